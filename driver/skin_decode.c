@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skin_decode.c - validate and decode one CAN frame of a skin board
+ *
+ * The upstream host driver reads whatever arrives: a short frame, a wrong
+ * class or an unknown byte 0 is silently misread as taxel values.  Here every
+ * frame gets one verdict; only SKIN_RX_HEAD and SKIN_RX_TAIL carry data.
+ *
+ * Portable: see skin_core.h.
+ */
+#include "skin_core.h"
+
+static const char * const skin_verdict_names[SKIN_RX_NR] = {
+	[SKIN_RX_HEAD]		= "rx_head",
+	[SKIN_RX_TAIL]		= "rx_tail",
+	[SKIN_RX_ERR_FRAME]	= "rx_error_frames",
+	[SKIN_RX_BAD_FD]	= "rx_bad_fd",
+	[SKIN_RX_BAD_EFF]	= "rx_bad_eff",
+	[SKIN_RX_BAD_RTR]	= "rx_bad_rtr",
+	[SKIN_RX_BAD_CLASS]	= "rx_bad_class",
+	[SKIN_RX_BAD_DLC]	= "rx_bad_dlc",
+	[SKIN_RX_BAD_BYTE0]	= "rx_bad_byte0",
+};
+
+/**
+ * skin_verdict_name() - counter name of a verdict, as shown in sysfs
+ * @verdict: a decoder verdict
+ *
+ * Return: a static string, or NULL for a value outside the enumeration.
+ */
+const char *skin_verdict_name(enum skin_rx_verdict verdict)
+{
+	if ((unsigned int)verdict >= SKIN_RX_NR)
+		return NULL;
+	return skin_verdict_names[verdict];
+}
+
+/**
+ * skin_verdict_accepted() - whether a verdict carries channel values
+ * @verdict: a decoder verdict
+ */
+bool skin_verdict_accepted(enum skin_rx_verdict verdict)
+{
+	return verdict == SKIN_RX_HEAD || verdict == SKIN_RX_TAIL;
+}
+
+/**
+ * skin_decode() - validate one CAN frame and decode it if it is skin data
+ * @cf: the frame; for a CAN FD frame, its classic-CAN-compatible prefix
+ * @is_fd: the frame arrived as CAN FD
+ * @half: filled in when the verdict is SKIN_RX_HEAD or SKIN_RX_TAIL, and left
+ *	untouched otherwise
+ *
+ * The checks run from the outside in (frame type, identifier, length, byte 0,
+ * length for the kind), so a frame that is wrong in several ways is counted
+ * under the most basic of its faults.
+ *
+ * Return: the verdict.
+ */
+enum skin_rx_verdict skin_decode(const struct can_frame *cf, bool is_fd,
+				 struct skin_half *half)
+{
+	u32 id = cf->can_id;
+	unsigned int cls, i;
+	bool tail;
+
+	if (id & CAN_ERR_FLAG)
+		return SKIN_RX_ERR_FRAME;
+	if (is_fd)
+		return SKIN_RX_BAD_FD;
+	if (id & CAN_EFF_FLAG)
+		return SKIN_RX_BAD_EFF;
+	if (id & CAN_RTR_FLAG)
+		return SKIN_RX_BAD_RTR;
+
+	cls = SKIN_ID_CLASS(id);
+	if (cls != SKIN_CLASS_DATA && cls != SKIN_CLASS_DATA_OLD)
+		return SKIN_RX_BAD_CLASS;
+
+	if (cf->len < 1 || cf->len > CAN_MAX_DLEN)
+		return SKIN_RX_BAD_DLC;
+
+	switch (cf->data[0]) {
+	case SKIN_BYTE0_HEAD:
+		if (cf->len != 1 + SKIN_HEAD_CHANNELS)
+			return SKIN_RX_BAD_DLC;
+		tail = false;
+		break;
+	case SKIN_BYTE0_TAIL:
+		/* 6 bytes: values only; 8 bytes: values and diagnostics */
+		if (cf->len != 1 + SKIN_TAIL_CHANNELS && cf->len != CAN_MAX_DLEN)
+			return SKIN_RX_BAD_DLC;
+		tail = true;
+		break;
+	default:
+		return SKIN_RX_BAD_BYTE0;
+	}
+
+	half->cls = cls;
+	half->board = SKIN_ID_BOARD(id);
+	half->triangle = SKIN_ID_TRIANGLE(id);
+	half->tail = tail;
+	half->first_channel = tail ? SKIN_HEAD_CHANNELS : 0;
+	half->nvalues = tail ? SKIN_TAIL_CHANNELS : SKIN_HEAD_CHANNELS;
+	for (i = 0; i < half->nvalues; i++)
+		half->values[i] = cf->data[1 + i];
+	for (; i < SKIN_HEAD_CHANNELS; i++)
+		half->values[i] = 0;
+	half->has_diag = tail && cf->len == CAN_MAX_DLEN;
+	half->diag = half->has_diag ? (u16)(cf->data[6] << 8 | cf->data[7]) : 0;
+
+	return tail ? SKIN_RX_TAIL : SKIN_RX_HEAD;
+}
