@@ -6,6 +6,7 @@
  * checks the verdict of each against the protocol (REFERENCE.md section 2).
  */
 #include <kunit/test.h>
+#include <linux/can/error.h>
 #include <linux/string.h>
 
 #include "skin_core.h"

@@ -64,7 +64,7 @@ static int skin_bind(struct net_device *dev)
 		if (err)
 			goto unwind;
 	}
-	err = can_rx_register(dev_net(dev), dev, CAN_ERR_FLAG, CAN_ERR_MASK,
+	err = can_rx_register(dev_net(dev), dev, 0, CAN_ERR_MASK | CAN_ERR_FLAG,
 			      skin_rx, NULL, "skin", NULL);
 	if (err)
 		goto unwind;
@@ -88,7 +88,7 @@ static void skin_unbind(struct net_device *dev)
 	for (i = 0; i < ARRAY_SIZE(skin_rx_classes); i++)
 		can_rx_unregister(dev_net(dev), dev, skin_rx_classes[i],
 				  SKIN_RX_CLASS_MASK, skin_rx, NULL);
-	can_rx_unregister(dev_net(dev), dev, CAN_ERR_FLAG, CAN_ERR_MASK,
+	can_rx_unregister(dev_net(dev), dev, 0, CAN_ERR_MASK | CAN_ERR_FLAG,
 			  skin_rx, NULL);
 	WRITE_ONCE(skin_dev, NULL);
 	netdev_info(dev, "skin: unbound\n");
