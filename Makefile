@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The front door.  The real work is in scripts/ and tests/; see README.md
+# and docs/TESTING.md.
+#
+#   make            skin.ko for the running or given kernel, and user space
+#   make check      every test layer, then "N passed, N failed"
+#   make demo       the walking skeleton in a VM, live
+#   make checkpatch / make clean
+#
+# Out of tree the module also builds the kernel's own way:
+#   make -C /lib/modules/$KVER/build M=$PWD
+# (Kbuild, not this file, is what Kbuild reads.)
+
+KVER ?= $(shell scripts/kver amd64 2>/dev/null)
+
+.PHONY: all deps module userspace check demo checkpatch clean
+
+all: module userspace
+
+# Installs the Debian packages the build and the tests need, when one is
+# missing (needs root then).
+deps:
+	@scripts/install-deps --check 2>/dev/null || scripts/install-deps
+
+module: deps
+	scripts/build-module $(or $(KVER),$(shell scripts/kver amd64))
+
+userspace: deps
+	@[ -f build/meson/build.ninja ] || meson setup build/meson
+	ninja -C build/meson
+
+check: deps
+	scripts/check
+
+demo: deps
+	scripts/demo
+
+checkpatch: deps
+	scripts/checkpatch
+
+clean:
+	rm -rf build
+	@if [ -n "$(KVER)" ] && [ -d /lib/modules/$(KVER)/build ]; then \
+		$(MAKE) -C /lib/modules/$(KVER)/build M=$(CURDIR) clean >/dev/null; \
+	fi
