@@ -9,7 +9,9 @@
  *
  *   L \ G      tactile   thermal   absent
  *   tactile    tactile   error     absent  (triangle not mounted here)
- *   thermal    error     thermal   thermal (hand files mark pads -1)
+ *   thermal    error     thermal   thermal if G has other taxels of
+ *                                  that triangle (the hand and forearm
+ *                                  files mark pads -1), else absent
  *   absent     error     error     absent
  *
  * Geometry (position, normal, flat position, radius, link) always comes
@@ -20,6 +22,17 @@
 #include <string.h>
 
 #include "model-private.h"
+
+/* Does g have a taxel or pad in the triangle (12 slots) of slot? */
+static bool triangle_present(const enum skin_taxel_kind *gk, unsigned int slot)
+{
+	unsigned int i, first = slot - slot % SKIN_CHANNELS_PER_TRIANGLE;
+
+	for (i = first; i < first + SKIN_CHANNELS_PER_TRIANGLE; i++)
+		if (gk[i] != SKIN_TAXEL_ABSENT)
+			return true;
+	return false;
+}
 
 static const char *kind_word(enum skin_taxel_kind k)
 {
@@ -60,6 +73,7 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 	const struct skin_part *gp = NULL;
 	unsigned int n = cp->n_patches * SKIN_VALUES_PER_PATCH, ln = 0, i;
 	unsigned char *covered = NULL;
+	enum skin_taxel_kind *gk = NULL;
 	struct skin_part *p;
 	int pi, gi;
 
@@ -112,8 +126,13 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 		m->taxels[p->first_taxel + i].kind = lk[i];
 	if (gp) {
 		covered = calloc(n, 1);
-		if (!covered)
+		gk = calloc(n, sizeof(*gk));	/* ABSENT is 0 */
+		if (!covered || !gk)
 			goto oom;
+		for (i = 0; i < gp->n_taxels; i++)
+			if (g->taxels[gp->first_taxel + i].index < n)
+				gk[g->taxels[gp->first_taxel + i].index] =
+					g->taxels[gp->first_taxel + i].kind;
 		p->flat_unit = gp->flat_unit;
 		p->update_rate_hz = gp->update_rate_hz;
 		if (model_set_str(&p->channel, gp->channel) ||
@@ -148,7 +167,8 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 				goto fail;
 			}
 			if (lk && gt->kind == SKIN_TAXEL_ABSENT &&
-			    l == SKIN_TAXEL_TACTILE)
+			    (l == SKIN_TAXEL_TACTILE ||
+			     !triangle_present(gk, gt->index)))
 				l = SKIN_TAXEL_ABSENT;
 			t->kind = l;
 			t->flags = gt->flags;
@@ -170,7 +190,8 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 		}
 		/* a slot the geometry does not cover is absent in it */
 		for (i = 0; lk && i < n; i++)
-			if (!covered[i] && lk[i] == SKIN_TAXEL_TACTILE)
+			if (!covered[i] && (lk[i] == SKIN_TAXEL_TACTILE ||
+					    !triangle_present(gk, i)))
 				m->taxels[p->first_taxel + i].kind =
 					SKIN_TAXEL_ABSENT;
 		for (i = 0; i < g->n_notes; i++)
@@ -183,6 +204,7 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 				    cp->patches[i].address) < 0)
 			goto oom;
 	free(covered);
+	free(gk);
 	free(lk);
 	skin_model_free(g);
 	return 0;
@@ -190,6 +212,7 @@ oom:
 	skin_err_oom(err, c->path);
 fail:
 	free(covered);
+	free(gk);
 	free(lk);
 	skin_model_free(g);
 	return -1;

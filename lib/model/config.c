@@ -81,6 +81,24 @@ static void cfg_error(struct cfg_parse *p, const char *value,
 	p->failed = true;
 }
 
+static bool new_section(struct cfg_parse *p, const char *section);
+
+/* inih reports a section only with its first key; a section without keys
+ * ([bus can0] with the default bitrate) must exist all the same, so the
+ * reader opens sections itself. */
+static void section_line(struct cfg_parse *p)
+{
+	const char *s = p->raw, *end;
+	char name[128];
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s != '[' || !(end = strchr(s, ']')))
+		return;		/* not a section; inih judges the syntax */
+	snprintf(name, sizeof(name), "%.*s", (int)(end - s - 1), s + 1);
+	new_section(p, name);
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct cfg_parse *p = stream;
@@ -111,6 +129,7 @@ static char *reader(char *str, int num, void *stream)
 	str[n + 1] = '\0';
 	memcpy(p->raw, p->buf + start, n);
 	p->raw[n] = '\0';
+	section_line(p);
 	return str;
 }
 
@@ -125,9 +144,8 @@ static bool parse_uint(struct cfg_parse *p, const char *key, const char *v,
 	x = strtoul(v, &end, base);
 	if (!*v || *v == '-' || *v == '+' || *end || errno || x < min ||
 	    x > max) {
-		cfg_error(p, v, "%s = '%s': expected an integer %lu..%lu%s", key,
-			  v, min, max, base == 16 || max > 255 ? "" :
-			  " (decimal, or hexadecimal with 0x)");
+		cfg_error(p, v, "%s = '%s': expected an integer %lu..%lu", key,
+			  v, min, max);
 		return false;
 	}
 	*out = (unsigned int)x;
@@ -436,6 +454,8 @@ static bool new_section(struct cfg_parse *p, const char *section)
 
 	snprintf(p->section, sizeof(p->section), "%s", section);
 	p->section_line = p->line;
+	if (p->failed)
+		return false;
 	p->seen = 0;
 	p->cur_part = -1;
 	p->cur_bus = -1;
@@ -519,14 +539,10 @@ static int handler(void *user, const char *section, const char *name,
 
 	if (p->failed)
 		return 0;
-	if (strcmp(section, p->section) || !p->section_line) {
-		if (!*section) {
-			cfg_error(p, NULL, "'%s' before any section: expected [skind], [board], [bus NAME] or [part NAME] first",
-				  name);
-			return 0;
-		}
-		if (!new_section(p, section))
-			return 0;
+	if (!*section || !p->section_line) {
+		cfg_error(p, NULL, "'%s' before any section: expected [skind], [board], [bus NAME] or [part NAME] first",
+			  name);
+		return 0;
 	}
 	if (!strcmp(section, "skind"))
 		return skind_key(p, name, value);

@@ -223,9 +223,12 @@ int skin_model_compute_neighbours(struct skin_model *m, double max_dist_m,
 						nbr[n++] = j;
 					}
 				}
-		qsort(nbr + first, n - first, sizeof(*nbr), cmp_uint);
+		if (n - first > 1)
+			qsort(nbr + first, n - first, sizeof(*nbr), cmp_uint);
 	}
 	start[m->n_taxels] = n;
+	if (!nbr && !(nbr = malloc(sizeof(*nbr))))	/* never NULL once computed */
+		goto oom;
 	free(po);
 	free(head);
 	free(next);

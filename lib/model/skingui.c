@@ -118,7 +118,7 @@ struct skin_model *skin_skingui_read(const char *buf, size_t len,
 				     const char *name, struct skin_error *err)
 {
 	struct gui_sensor *sensors = NULL, s;
-	unsigned int n_sensors = 0, cap = 0, n_cards = 0, i, k, l, c;
+	unsigned int n_sensors = 0, cap = 0, n_cards = 0, n_patches, i, k, l, c;
 	unsigned int *owner = NULL;
 	long cards[16];
 	char part[128] = "", tok[128];
@@ -268,15 +268,32 @@ struct skin_model *skin_skingui_read(const char *buf, size_t len,
 		lex_error(&lx, 0, 0, "expected a [SENSORS] group");
 		goto fail;
 	}
+	/* In YARP mode skinGui indexes the port vector with the ids and
+	 * uses cardid only on CAN: torso.ini names one card for ids up to
+	 * 63.  The vector is as long as the sensors need; a shortfall of
+	 * card ids is a note, and the extra patches have no address. */
+	n_patches = n_cards;
+	for (i = 0; i < n_sensors; i++) {
+		unsigned int end = (unsigned int)sensors[i].id * 12 +
+				   (sensors[i].type == PALM ? 48 : 12);
+
+		if (end > n_patches * SKIN_VALUES_PER_PATCH)
+			n_patches = (end + SKIN_VALUES_PER_PATCH - 1) /
+				    SKIN_VALUES_PER_PATCH;
+	}
 	m = model_new();
 	if (!m)
+		goto oom;
+	if (n_patches > n_cards &&
+	    model_note(m, "%s: cardid names %u card(s) but the sensors fill %u patches of 192 values; the other patches have no board address",
+		       name, n_cards, n_patches))
 		goto oom;
 	{
 		enum skin_part_id id = skin_part_id_from_name(part);
 
 		pi = model_add_part(m, id ? skin_part_id_name(id) :
 				    (part[0] ? part : "part"),
-				    n_cards * SKIN_VALUES_PER_PATCH);
+				    n_patches * SKIN_VALUES_PER_PATCH);
 		if (pi < 0)
 			goto oom;
 		model_part_set_id(&m->parts[pi], id);
@@ -284,10 +301,11 @@ struct skin_model *skin_skingui_read(const char *buf, size_t len,
 	m->parts[pi].flat_unit = SKIN_FLAT_SKINGUI;
 	if (model_set_str(&m->parts[pi].source, name))
 		goto oom;
-	for (i = 0; i < n_cards; i++)
-		if (model_add_patch(m, (unsigned int)pi, i, NULL, (int)cards[i]) < 0)
+	for (i = 0; i < n_patches; i++)
+		if (model_add_patch(m, (unsigned int)pi, i, NULL,
+				    i < n_cards ? (int)cards[i] : -1) < 0)
 			goto oom;
-	owner = calloc(n_cards * SKIN_VALUES_PER_PATCH, sizeof(*owner));
+	owner = calloc(n_patches * SKIN_VALUES_PER_PATCH, sizeof(*owner));
 	if (!owner)
 		goto oom;
 	for (i = 0; i < n_sensors; i++) {
@@ -295,12 +313,6 @@ struct skin_model *skin_skingui_read(const char *buf, size_t len,
 		unsigned int nt = gs->type == PALM ? 48 : 12;
 		unsigned int first = (unsigned int)gs->id * 12;
 
-		if (first + nt > n_cards * SKIN_VALUES_PER_PATCH) {
-			lex_error(&lx, gs->line, 1,
-				  "sensor %ld needs slots %u..%u but cardid names %u card(s) of 192",
-				  gs->id, first, first + nt - 1, n_cards);
-			goto fail;
-		}
 		for (k = 0; k < nt; k++) {
 			struct skin_taxel *t = &m->taxels[first + k];
 

@@ -93,11 +93,15 @@ struct skin_model *skin_skinware_read(const char *buf, size_t len,
 		char lname[32];
 		long link, nn;
 
-		for (k = 0; k < 9; k++)
+		for (k = 0; k < 9; k++) {
+			lex_space(&lx);
+			l = lx.line;	/* where the radius starts, for its check */
+			c = lx.col;
 			if (!num(&lx, what[k], &v9[k]))
 				goto fail;
+		}
 		if (v9[8] < 0) {
-			lex_error(&lx, lx.line, lx.col,
+			lex_error(&lx, l, c,
 				  "sensor %u: expected a radius >= 0 metres, got %g",
 				  i, v9[8]);
 			goto fail;

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_model_config.c - skind.conf: the shipped examples, the merge of
+ * layouts and geometry, and every kind of mistake
+ */
+#include "test_model_util.h"
+
+static struct skin_config *cfg(const char *text, struct skin_error *err)
+{
+	return skin_config_load_buffer(text, strlen(text), "/etc/skin/skind.conf", err);
+}
+
+static void cfg_fails(const char *text, const char *want)
+{
+	struct skin_error err;
+	struct skin_config *c;
+
+	memset(&err, 0, sizeof(err));
+	c = cfg(text, &err);
+	if (c) {
+		skin_config_free(c);
+		fail_msg("accepted, want: %s", want);
+	}
+	if (strcmp(err.text, want))
+		fail_msg("error\n  got:  %s\n  want: %s", err.text, want);
+}
+
+static void defaults_are_skinmanall(void **state)
+{
+	struct skin_error err;
+	struct skin_config *c = cfg("[bus can0]\n[part left_hand]\nlayout = hand_v2_1\npatches = can0:14\n", &err);
+
+	(void)state;
+	assert_non_null(c);
+	/* skinManAll.ini: period 20, minBaseline 3, addThreshold 7,
+	 * compensationGain 0.2, contactCompensationGain 0.05,
+	 * zeroUpRawData false, smoothFilter true, smoothFactor 0.5,
+	 * binarization true, maxNeighborDist 0.015 */
+	assert_int_equal(c->comp.period_ms, 20);
+	assert_true(c->comp.min_baseline == 3);
+	assert_true(c->comp.add_threshold == 7);
+	assert_true(c->comp.compensation_gain == 0.2);
+	assert_true(c->comp.contact_compensation_gain == 0.05);
+	assert_false(c->comp.zero_up_raw_data);
+	assert_true(c->comp.smooth_filter);
+	assert_true(c->comp.smooth_factor == 0.5);
+	assert_true(c->comp.binarization);
+	assert_true(c->comp.max_neighbor_dist_m == 0.015);
+	assert_true(c->comp.calibration_s == 5);
+	assert_int_equal(c->board.no_load, 0xf0);
+	assert_int_equal(c->board.cdc_offset, 0x2200);
+	assert_int_equal(c->parts[0].skin_part, SKIN_LEFT_HAND);
+	skin_config_free(c);
+}
+
+struct part_expect {
+	const char *name;
+	enum skin_part_id id;
+	unsigned int patches, tactile, thermal, absent, with_pos;
+	int first_address;
+};
+
+static void icub_upper_body(void **state)
+{
+	/* layouts merged with the positions files: pads from the layouts
+	 * (the hand and forearm files mark them -1), unmounted triangles
+	 * from the files */
+	static const struct part_expect pe[] = {
+		{ "left_hand", SKIN_LEFT_HAND, 1, 104, 4, 84, 48, 14 },
+		{ "left_forearm", SKIN_LEFT_FOREARM, 2, 240, 48, 96, 240, 13 },
+		{ "left_upper_arm", SKIN_LEFT_UPPER_ARM, 4, 350, 70, 348, 350, 11 },
+		{ "right_hand", SKIN_RIGHT_HAND, 1, 104, 4, 84, 48, 14 },
+		{ "right_forearm", SKIN_RIGHT_FOREARM, 2, 240, 48, 96, 240, 13 },
+		{ "right_upper_arm", SKIN_RIGHT_UPPER_ARM, 4, 350, 70, 348, 350, 11 },
+		{ "torso", SKIN_FRONT_TORSO, 4, 440, 88, 240, 528, 7 },
+	};
+	struct skin_model *m = must_load("etc/skind.conf", SKIN_FORMAT_AUTO);
+	struct skin_model_stats st;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(m->n_parts, 7);
+	assert_int_equal(m->n_patches, 18);
+	assert_int_equal(m->n_taxels, 3456);
+	for (i = 0; i < 7; i++) {
+		const struct skin_part *p = &m->parts[i];
+
+		assert_string_equal(p->name, pe[i].name);
+		assert_int_equal(p->skin_part, pe[i].id);
+		assert_int_equal(p->n_patches, pe[i].patches);
+		assert_int_equal(m->patches[p->first_patch].address, pe[i].first_address);
+		skin_model_stats(m, (int)i, &st);
+		if (st.tactile != pe[i].tactile || st.thermal != pe[i].thermal ||
+		    st.absent != pe[i].absent || st.with_pos != pe[i].with_pos)
+			fail_msg("%s: %u/%u/%u, %u with a position", p->name,
+				 st.tactile, st.thermal, st.absent, st.with_pos);
+	}
+	assert_string_equal(m->patches[17].bus, "can2");
+	assert_int_equal(m->patches[17].address, 10);
+	assert_int_equal(m->n_notes, 2);	/* the two upper-arm files */
+	assert_true(m->neighbour_dist_m == 0.015);
+	assert_true(m->n_nbr > 0);
+	skin_model_free(m);
+}
+
+static void urdf_example(void **state)
+{
+	struct skin_model *m = must_load("etc/examples/urdf-array.conf", SKIN_FORMAT_AUTO);
+	struct skin_model_stats st;
+
+	(void)state;
+	assert_int_equal(m->n_parts, 1);
+	assert_int_equal(m->n_taxels, 192);
+	skin_model_stats(m, 0, &st);
+	assert_int_equal(st.tactile, 16);
+	assert_int_equal(st.absent, 176);
+	assert_string_equal(m->parts[0].channel, "pad");
+	assert_string_equal(m->patches[0].bus, "can0");
+	/* 4 x 4 grid, 6 mm apart, neighbours at most 6.5 mm: 2 x 4 x 3 = 24
+	 * undirected pairs, 48 directed */
+	assert_int_equal(m->n_nbr, 48);
+	skin_model_free(m);
+}
+
+static void mistakes(void **state)
+{
+	(void)state;
+	cfg_fails("[skind]\nperiod_ms = 0\n",
+		  "/etc/skin/skind.conf:2:13: period_ms = '0': expected an integer 1..10000");
+	cfg_fails("[skind]\nsmooth_factor = 1.5\n",
+		  "/etc/skin/skind.conf:2:17: smooth_factor = '1.5': expected a number >= 0 and <= 1");
+	cfg_fails("[skind]\nmax_neighbor_dist_m = 0\n",
+		  "/etc/skin/skind.conf:2:23: max_neighbor_dist_m = '0': expected a number > 0 and <= 1 metres");
+	cfg_fails("[skind]\nbinarization = maybe\n",
+		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected true or false");
+	cfg_fails("[skind]\nperiod = 20\n",
+		  "/etc/skin/skind.conf:2: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s");
+	cfg_fails("[skind]\nperiod_ms = 20\nperiod_ms = 30\n",
+		  "/etc/skin/skind.conf:3: second 'period_ms' in [skind]: expected it once");
+	cfg_fails("[board]\nno_load = 0x100\n",
+		  "/etc/skin/skind.conf:2:11: no_load = '0x100': expected an integer 0..255");
+	cfg_fails("[skinmanager]\nx = 1\n",
+		  "/etc/skin/skind.conf:1: unknown section [skinmanager]: expected [skind], [board], [bus NAME] or [part NAME]");
+	cfg_fails("period_ms = 20\n",
+		  "/etc/skin/skind.conf:1: 'period_ms' before any section: expected [skind], [board], [bus NAME] or [part NAME] first");
+	cfg_fails("[skind\n",
+		  "/etc/skin/skind.conf:1: expected '[section]', 'key = value' or a comment");
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can1:14\n",
+		  "/etc/skin/skind.conf:4:11: patches: bus 'can1' is not declared: expected a [bus can1] section");
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:16\n",
+		  "/etc/skin/skind.conf:4:16: patches: board address = '16': expected an integer 0..15");
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0\n",
+		  "/etc/skin/skind.conf:4:11: patches: 'can0': expected BUS:ADDRESS, e.g. can0:14");
+	cfg_fails("[bus can0]\n[part a]\nlayout = forearm_v2\npatches = can0:13\n",
+		  "/etc/skin/skind.conf:4: [part a]: layout forearm_v2 has 2 patch(es), patches lists 1");
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:14\n"
+		  "[part b]\nlayout = hand_v2_1\npatches = can0:14\n",
+		  "/etc/skin/skind.conf:7:11: board can0:14 is already a patch of [part a] (line 4): expected each board once");
+	cfg_fails("[bus can0]\n[part a]\npatches = can0:14\n",
+		  "/etc/skin/skind.conf:2: [part a]: expected a layout, a geometry file or both");
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\n",
+		  "/etc/skin/skind.conf:2: [part a]: expected patches = BUS:ADDRESS ... (one per board, in vector order)");
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v3\n",
+		  "/etc/skin/skind.conf:3:10: layout = 'hand_v3': expected none, hand_v2_1, forearm_v1, forearm_v2, upper_arm or torso");
+	cfg_fails("[bus can0]\n[part a]\nskin_part = left_nose\n",
+		  "/etc/skin/skind.conf:3:13: skin_part = 'left_nose': expected an iCub skin part (left_hand, left_forearm, left_upper_arm, right_hand, right_forearm, right_upper_arm, front_torso, left_leg_upper, ..., right_foot)");
+	cfg_fails("[bus can0]\nbitrate = 2000000\n",
+		  "/etc/skin/skind.conf:2:11: bitrate = '2000000': expected an integer 10000..1000000");
+	cfg_fails("[bus can0]\n[bus can0]\nbitrate = 1000000\n",
+		  "/etc/skin/skind.conf:2: [bus can0] a second time: expected each bus once");
+}
+
+/* Geometry that contradicts the layout is caught, with both files named. */
+static void geometry_mismatch(void **state)
+{
+	char text[1024];
+	struct skin_error err;
+	struct skin_config *c;
+	struct skin_model *m;
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		 "[bus can0]\n[part a]\nlayout = forearm_v1\ngeometry = %s\npatches = can0:13 can0:12\n",
+		 src_path("tests/data/icub/positions/left_forearm_V2.txt"));
+	c = cfg(text, &err);
+	assert_non_null(c);
+	m = skin_config_build_model(c, &err);
+	assert_null(m);
+	/* V2's triangle 0 of the top patch does not exist on V1 */
+	snprintf(text, sizeof(text),
+		 "/etc/skin/skind.conf:2: [part a]: slot 192 (port position 193) is a taxel in %s but nothing in layout forearm_v1",
+		 src_path("tests/data/icub/positions/left_forearm_V2.txt"));
+	assert_string_equal(err.text, text);
+	skin_config_free(c);
+
+	snprintf(text, sizeof(text),
+		 "[bus can0]\n[part a]\nlayout = hand_v2_1\ngeometry = %s\npatches = can0:14\n",
+		 src_path("tests/data/icub/positions/left_forearm_V2.txt"));
+	c = cfg(text, &err);
+	m = skin_config_build_model(c, &err);
+	assert_null(m);
+	snprintf(text, sizeof(text),
+		 "/etc/skin/skind.conf:2: [part a]: %s has 384 taxels, layout hand_v2_1 has 192",
+		 src_path("tests/data/icub/positions/left_forearm_V2.txt"));
+	assert_string_equal(err.text, text);
+	skin_config_free(c);
+
+	c = cfg("[bus can0]\n[part a]\nlayout = hand_v2_1\ngeometry = /nonexistent/hand.txt\npatches = can0:14\n", &err);
+	m = skin_config_build_model(c, &err);
+	assert_null(m);
+	assert_string_equal(err.text, "/nonexistent/hand.txt: cannot open: No such file or directory (geometry of [part a] in /etc/skin/skind.conf:2)");
+	skin_config_free(c);
+}
+
+static void long_line(void **state)
+{
+	char text[600];
+
+	(void)state;
+	memset(text, 'x', sizeof(text));
+	memcpy(text, "[skind]\n# ", 10);
+	text[sizeof(text) - 1] = '\0';
+	cfg_fails(text, "/etc/skin/skind.conf:2: line longer than 198 characters");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_are_skinmanall),
+		cmocka_unit_test(icub_upper_body),
+		cmocka_unit_test(urdf_example),
+		cmocka_unit_test(mistakes),
+		cmocka_unit_test(geometry_mismatch),
+		cmocka_unit_test(long_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
