@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skinctl.c - the skin stack's command-line tool: the subcommand table
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "skinctl.h"
+
+static const struct skinctl_cmd cmds[] = {
+	{ "layout", "FILE", "validate a config or geometry file and summarise it",
+	  cmd_layout },
+	{ "convert", "[--from FMT] [--to FMT] IN OUT",
+	  "convert between geometry formats (e.g. positions to skinware)",
+	  cmd_convert },
+};
+
+static void usage(FILE *fp)
+{
+	unsigned int i;
+
+	fprintf(fp, "usage: skinctl COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(fp, "  %-8s %-32s %s\n", cmds[i].name, cmds[i].args,
+			cmds[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "skinctl: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * skinctl.h - the subcommand table's contract
+ *
+ * A subcommand is one file (cmd_NAME.c) with one entry point; add it to
+ * the table in skinctl.c and to meson.build.  It gets argv from its own
+ * name on and returns the process's exit status.
+ */
+#ifndef SKINCTL_H
+#define SKINCTL_H
+
+struct skinctl_cmd {
+	const char *name;
+	const char *args;	/* usage after the name */
+	const char *help;	/* one line */
+	int (*run)(int argc, char **argv);
+};
+
+int cmd_layout(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+#endif
