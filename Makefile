@@ -5,6 +5,7 @@
 #
 #   make            skin.ko for the running or given kernel, and user space
 #   make check      every test layer, then "N passed, N failed"
+#   make fuzz       the model parsers' fuzzers, 5 minutes each
 #   make demo       the walking skeleton in a VM, live
 #   make checkpatch / make clean
 #
@@ -14,7 +15,7 @@
 
 KVER ?= $(shell scripts/kver amd64 2>/dev/null)
 
-.PHONY: all deps module userspace check demo checkpatch clean
+.PHONY: all deps module userspace check fuzz demo checkpatch clean
 
 all: module userspace
 
@@ -32,6 +33,10 @@ userspace: deps
 
 check: deps
 	scripts/check
+
+# make check runs them for seconds; this is the long run (FUZZ_SECONDS).
+fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} tests/fuzz/run
 
 demo: deps
 	scripts/demo

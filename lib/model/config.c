@@ -544,6 +544,13 @@ static int handler(void *user, const char *section, const char *name,
 			  name);
 		return 0;
 	}
+	/* inih takes an indented line after a key as that key's
+	 * continuation, even one that looks like [section] */
+	if (strcmp(section, p->section)) {
+		cfg_error(p, NULL, "'[%s]' is indented after a key, so it would continue '%s': expected section headers at the start of a line",
+			  p->section, name);
+		return 0;
+	}
 	if (!strcmp(section, "skind"))
 		return skind_key(p, name, value);
 	if (!strcmp(section, "board"))

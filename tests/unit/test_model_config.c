@@ -166,6 +166,9 @@ static void mistakes(void **state)
 		  "/etc/skin/skind.conf:3:13: skin_part = 'left_nose': expected an iCub skin part (left_hand, left_forearm, left_upper_arm, right_hand, right_forearm, right_upper_arm, front_torso, left_leg_upper, ..., right_foot)");
 	cfg_fails("[bus can0]\nbitrate = 2000000\n",
 		  "/etc/skin/skind.conf:2:11: bitrate = '2000000': expected an integer 10000..1000000");
+	/* found by fuzz_config (tests/fuzz/regressions/config/) */
+	cfg_fails("[skind]\nperiod_ms = 20\n  [bus can0]\n",
+		  "/etc/skin/skind.conf:3: '[bus can0]' is indented after a key, so it would continue 'period_ms': expected section headers at the start of a line");
 	cfg_fails("[bus can0]\n[bus can0]\nbitrate = 1000000\n",
 		  "/etc/skin/skind.conf:2: [bus can0] a second time: expected each bus once");
 }
