@@ -384,6 +384,7 @@ int skin_positions_write(const struct skin_model *m, unsigned int part,
 	struct sbuf b = { 0 };
 	const char *name;
 	unsigned int i, k;
+	bool bad;
 
 	if (part >= m->n_parts) {
 		skin_err_set(err, "(positions writer)", 0, 0,
@@ -394,14 +395,19 @@ int skin_positions_write(const struct skin_model *m, unsigned int part,
 	name = p->name;
 	if (p->n_taxels && m->taxels[p->first_taxel].link >= 0)
 		name = m->links[m->taxels[p->first_taxel].link].name;
+	/* the name must read back as one token of at most 127 bytes that is
+	 * no comment (found by fuzz_urdf: <parent link=""/> gave an empty
+	 * name) */
+	bad = !name[0] || strlen(name) > 127 || name[0] == '#' ||
+	      name[0] == '[' || !strncmp(name, "//", 2);
 	for (i = 0; name[i]; i++)
-		if (name[i] == ' ' || name[i] == '\t' || name[i] == '\n' ||
-		    name[i] == '(' || name[i] == ')') {
-			skin_err_set(err, "(positions writer)", 0, 0,
-				     "part name '%s' has blanks or parentheses, which a positions file cannot hold",
-				     name);
-			return -1;
-		}
+		bad |= strchr(" \t\n\r\v\f()", name[i]) != NULL;
+	if (bad) {
+		skin_err_set(err, "(positions writer)", 0, 0,
+			     "part name '%.200s' is empty, too long, or has blanks, parentheses or comment marks, which a positions file cannot hold",
+			     name);
+		return -1;
+	}
 	sbuf_printf(&b, "name\t%s\nspatial_sampling\ttaxel\ntaxel2Repr\t(", name);
 	for (i = 0; i < p->n_taxels; i++) {
 		const struct skin_taxel *t = &m->taxels[p->first_taxel + i];

@@ -220,6 +220,23 @@ static void urdf_semantics(void **state)
 	skin_model_free(m);
 }
 
+/* found by fuzz_urdf (tests/fuzz/regressions/urdf/): a link named ""
+ * made the positions writer produce a file its reader rejects */
+static void urdf_empty_link_not_written(void **state)
+{
+	static const char text[] = "<robot><sensor name=\"s\"><parent link=\"\"/>"
+		"<tactile><array rows=\"1\" cols=\"1\" size=\"1 1\"/></tactile></sensor></robot>";
+	struct skin_error err;
+	struct skin_model *m;
+
+	(void)state;
+	m = skin_model_load_buffer(text, sizeof(text) - 1, SKIN_FORMAT_URDF, "in", &err);
+	assert_non_null(m);
+	assert_int_equal(skin_model_save(m, "/tmp/never-written.txt", SKIN_FORMAT_POSITIONS, &err), -1);
+	assert_string_equal(err.text, "(positions writer): part name '' is empty, too long, or has blanks, parentheses or comment marks, which a positions file cannot hold");
+	skin_model_free(m);
+}
+
 static void urdf_malformed(void **state)
 {
 	(void)state;
@@ -358,6 +375,7 @@ int main(void)
 		cmocka_unit_test(urdf_array),
 		cmocka_unit_test(urdf_taxels_and_col_major),
 		cmocka_unit_test(urdf_semantics),
+		cmocka_unit_test(urdf_empty_link_not_written),
 		cmocka_unit_test(urdf_malformed),
 		cmocka_unit_test(skingui_files),
 		cmocka_unit_test(skingui_geometry),
