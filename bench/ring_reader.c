@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ring_reader.c - read the samples of skin patches from their mapped rings
+ *
+ * Side (a) of the ring-versus-raw benchmark (docs/PERFORMANCE.md): maps
+ * /dev/skin/NAME devices read-only with <skin/ring.h>, waits for all of
+ * them with one poll() and, after each POLLIN, drains that ring to its
+ * head (for a mapped file POLLIN means "frames were published since poll()
+ * last said POLLIN", so a reader that stops early could sleep on frames
+ * already there).  It counts the samples, the partial ones, and the
+ * samples overwritten before it got to them.
+ *
+ *   ring_reader [--duration SEC] DEVICE...
+ *
+ * The last line of output is key=value pairs: frames is the CAN frames the
+ * driver accepted for these patches during the run (their counters in the
+ * control page), lost the samples this reader missed, cpu_us its user plus
+ * system time while reading (getrusage), cpu_ns_per_sample that over the
+ * samples read.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <skin/ring.h>
+
+#define MAX_DEVICES	64
+
+struct dev {
+	const char *path;
+	struct skin_ring_map map;
+	uint64_t samples, partial, repeat, timeout;
+	uint64_t rx0;	/* accepted CAN frames at start */
+	uint64_t rx;	/* ... during the run */
+};
+
+static struct dev devs[MAX_DEVICES];
+static unsigned int ndevs;
+static volatile sig_atomic_t stop;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static uint64_t cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+static uint64_t rx_frames(const struct dev *d)
+{
+	const volatile __u64 *s = d->map.ctrl->stats;
+
+	return s[SKIN_RX_HEAD] + s[SKIN_RX_TAIL];
+}
+
+static void drain(struct dev *d)
+{
+	struct skin_frame f;
+
+	while (skin_ring_map_next(&d->map, &f) > 0) {
+		d->samples++;
+		if (f.flags & SKIN_FRAME_PARTIAL)
+			d->partial++;
+		if (f.flags & SKIN_FRAME_REPEAT)
+			d->repeat++;
+		if (f.flags & SKIN_FRAME_TIMEOUT)
+			d->timeout++;
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: ring_reader [--duration SEC] DEVICE...\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct pollfd pfd[MAX_DEVICES];
+	uint64_t t0, t1, deadline, c0, c1, cpu;
+	uint64_t samples = 0, partial = 0, repeat = 0, timeout = 0;
+	uint64_t lost = 0, rx = 0;
+	unsigned long duration = 10;
+	unsigned int i, active;
+	struct sigaction sa;
+	int a;
+
+	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
+		char *end;
+
+		if (strcmp(argv[a], "--duration") || a + 1 >= argc)
+			usage();
+		errno = 0;
+		duration = strtoul(argv[++a], &end, 0);
+		if (errno || !*argv[a] || *end || duration > 86400) {
+			fprintf(stderr, "ring_reader: --duration: bad value '%s'\n",
+				argv[a]);
+			return 2;
+		}
+	}
+	if (a == argc || argc - a > MAX_DEVICES)
+		usage();
+	for (; a < argc; a++) {
+		struct dev *d = &devs[ndevs];
+		int err;
+
+		d->path = argv[a];
+		err = skin_ring_map_open(&d->map, d->path);
+		if (err < 0) {
+			fprintf(stderr, "ring_reader: %s: %s\n", d->path,
+				err == -EPROTO ? "not a skin ring" :
+				strerror(-err));
+			return 1;
+		}
+		d->rx0 = rx_frames(d);
+		pfd[ndevs].fd = d->map.fd;
+		pfd[ndevs].events = POLLIN;
+		ndevs++;
+	}
+	active = ndevs;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	c0 = cpu_us();
+	t0 = mono_ns();
+	deadline = t0 + duration * 1000000000ull;
+	while (!stop && active) {
+		uint64_t now = mono_ns();
+		int n;
+
+		if (now >= deadline)
+			break;
+		n = poll(pfd, ndevs, (int)((deadline - now) / 1000000) + 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("ring_reader: poll");
+			return 1;
+		}
+		for (i = 0; i < ndevs; i++) {
+			short ev = pfd[i].revents;
+
+			if (ev & POLLIN)
+				drain(&devs[i]);
+			if (ev & (POLLHUP | POLLERR | POLLNVAL)) {
+				fprintf(stderr, "ring_reader: %s: %s, no longer read\n",
+					devs[i].path, ev & POLLHUP ?
+					"patch removed" : ev & POLLERR ?
+					"CAN interface gone" : "bad descriptor");
+				drain(&devs[i]);
+				devs[i].rx = rx_frames(&devs[i]) - devs[i].rx0;
+				pfd[i].fd = -1;	/* poll() skips it */
+				active--;
+			}
+		}
+	}
+	t1 = mono_ns();
+	c1 = cpu_us();
+
+	for (i = 0; i < ndevs; i++) {
+		struct dev *d = &devs[i];
+
+		if (pfd[i].fd >= 0)
+			d->rx = rx_frames(d) - d->rx0;
+		fprintf(stderr, "ring_reader: %s: samples %llu (partial %llu, "
+			"repeat %llu, timeout %llu), lost %llu, frames %llu\n",
+			d->path, (unsigned long long)d->samples,
+			(unsigned long long)d->partial,
+			(unsigned long long)d->repeat,
+			(unsigned long long)d->timeout,
+			(unsigned long long)d->map.lost,
+			(unsigned long long)d->rx);
+		samples += d->samples;
+		partial += d->partial;
+		repeat += d->repeat;
+		timeout += d->timeout;
+		lost += d->map.lost;
+		rx += d->rx;
+		skin_ring_map_close(&d->map);
+	}
+	cpu = c1 - c0;
+	printf("devices=%u samples=%llu partial=%llu repeat=%llu timeout=%llu "
+	       "lost=%llu frames=%llu wall_s=%.3f cpu_us=%llu "
+	       "cpu_ns_per_sample=%.0f cpu_ns_per_frame=%.0f\n",
+	       ndevs, (unsigned long long)samples,
+	       (unsigned long long)partial, (unsigned long long)repeat,
+	       (unsigned long long)timeout, (unsigned long long)lost,
+	       (unsigned long long)rx, (t1 - t0) / 1e9,
+	       (unsigned long long)cpu,
+	       samples ? cpu * 1000.0 / samples : 0.0,
+	       rx ? cpu * 1000.0 / rx : 0.0);
+	return 0;
+}
