@@ -10,7 +10,7 @@
  */
 #include "skin_core.h"
 
-static const char * const skin_verdict_names[SKIN_RX_NR] = {
+static const char * const skin_stat_names[SKIN_STAT_NR] = {
 	[SKIN_RX_HEAD]		= "rx_head",
 	[SKIN_RX_TAIL]		= "rx_tail",
 	[SKIN_RX_ERR_FRAME]	= "rx_error_frames",
@@ -18,21 +18,32 @@ static const char * const skin_verdict_names[SKIN_RX_NR] = {
 	[SKIN_RX_BAD_EFF]	= "rx_bad_eff",
 	[SKIN_RX_BAD_RTR]	= "rx_bad_rtr",
 	[SKIN_RX_BAD_CLASS]	= "rx_bad_class",
+	[SKIN_RX_BAD_BOARD]	= "rx_bad_board",
 	[SKIN_RX_BAD_DLC]	= "rx_bad_dlc",
 	[SKIN_RX_BAD_BYTE0]	= "rx_bad_byte0",
+	[SKIN_RX_BAD_TRIANGLE]	= "rx_bad_triangle",
+	[SKIN_STAT_FRAMES]	= "frames",
+	[SKIN_STAT_PARTIAL]	= "frames_partial",
+	[SKIN_STAT_REPEATS]	= "repeats",
+	[SKIN_STAT_TIMEOUTS]	= "timeouts",
+	[SKIN_STAT_DIAG]	= "diag_reports",
+	[SKIN_STAT_BUS_OFF]	= "bus_off",
+	[SKIN_STAT_BUS_ERROR]	= "bus_errors",
+	[SKIN_STAT_TX]		= "tx_commands",
+	[SKIN_STAT_TX_FAILED]	= "tx_failed",
 };
 
 /**
- * skin_verdict_name() - counter name of a verdict, as shown in sysfs
- * @verdict: a decoder verdict
+ * skin_stat_name() - name of a counter, as shown in sysfs and by skinctl
+ * @stat: enum skin_stat (the first SKIN_RX_NR are the decoder verdicts)
  *
  * Return: a static string, or NULL for a value outside the enumeration.
  */
-const char *skin_verdict_name(enum skin_rx_verdict verdict)
+const char *skin_stat_name(unsigned int stat)
 {
-	if ((unsigned int)verdict >= SKIN_RX_NR)
+	if (stat >= SKIN_STAT_NR)
 		return NULL;
-	return skin_verdict_names[verdict];
+	return skin_stat_names[stat];
 }
 
 /**
@@ -53,7 +64,8 @@ bool skin_verdict_accepted(enum skin_rx_verdict verdict)
  *
  * The checks run from the outside in (frame type, identifier, length, byte 0,
  * length for the kind), so a frame that is wrong in several ways is counted
- * under the most basic of its faults.
+ * under the most basic of its faults.  Whether the frame is for the patch
+ * (board, triangle) is skin_asm_check()'s business.
  *
  * Return: the verdict.
  */

@@ -171,21 +171,23 @@ static void skin_decode_reject_leaves_half(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(&h, &before, sizeof(h)), 0);
 }
 
-static void skin_verdict_names_unique(struct kunit *test)
+static void skin_stat_names_unique(struct kunit *test)
 {
 	unsigned int i, j;
 
-	for (i = 0; i < SKIN_RX_NR; i++) {
-		const char *name = skin_verdict_name(i);
+	for (i = 0; i < SKIN_STAT_NR; i++) {
+		const char *name = skin_stat_name(i);
 
-		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "verdict %u", i);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "counter %u", i);
 		for (j = 0; j < i; j++)
-			KUNIT_EXPECT_STRNEQ(test, name, skin_verdict_name(j));
+			KUNIT_EXPECT_STRNEQ(test, name, skin_stat_name(j));
+	}
+	for (i = 0; i < SKIN_RX_NR; i++)
 		KUNIT_EXPECT_EQ(test, skin_verdict_accepted(i),
 				i == SKIN_RX_HEAD || i == SKIN_RX_TAIL);
-	}
-	KUNIT_EXPECT_NULL(test, skin_verdict_name(SKIN_RX_NR));
-	KUNIT_EXPECT_NULL(test, skin_verdict_name(-1));
+	KUNIT_EXPECT_NULL(test, skin_stat_name(SKIN_STAT_NR));
+	KUNIT_EXPECT_NULL(test, skin_stat_name(-1));
+	KUNIT_EXPECT_LE(test, SKIN_STAT_NR, SKIN_STAT_MAX);
 }
 
 static struct kunit_case skin_decode_cases[] = {
@@ -196,7 +198,7 @@ static struct kunit_case skin_decode_cases[] = {
 	KUNIT_CASE(skin_decode_every_class),
 	KUNIT_CASE(skin_decode_flags),
 	KUNIT_CASE(skin_decode_reject_leaves_half),
-	KUNIT_CASE(skin_verdict_names_unique),
+	KUNIT_CASE(skin_stat_names_unique),
 	{}
 };
 

@@ -55,8 +55,8 @@ static void verdict_is(const char *text, enum skin_rx_verdict want)
 
 	if (skin_decode(&cf, false, &h) != want)
 		fail_msg("%s: verdict %s, want %s", text,
-			 skin_verdict_name(skin_decode(&cf, false, &h)),
-			 skin_verdict_name(want));
+			 skin_stat_name(skin_decode(&cf, false, &h)),
+			 skin_stat_name(want));
 }
 
 static void test_head_values(void **state)

@@ -194,7 +194,7 @@ out:
 	return status;
 }
 
-int skinctl_dump(int argc, char **argv)
+int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "read", no_argument, NULL, 'r' },

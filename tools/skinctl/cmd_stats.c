@@ -75,7 +75,7 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int skinctl_stats(int argc, char **argv)
+int cmd_stats(int argc, char **argv)
 {
 	char *paths[256];
 	struct dirent *de;

@@ -13,6 +13,12 @@ static const struct skinctl_cmd cmds[] = {
 	{ "convert", "[--from FMT] [--to FMT] IN OUT",
 	  "convert between geometry formats (e.g. positions to skinware)",
 	  cmd_convert },
+	{ "dump", "[--read] [-n N] [--timeout MS] [--all] DEVICE",
+	  "print the frames of /dev/skin/NAME or a ring file as they come",
+	  cmd_dump },
+	{ "stats", "[DEVICE...]",
+	  "identity, state and counters of skin devices (default: all)",
+	  cmd_stats },
 };
 
 static void usage(FILE *fp)

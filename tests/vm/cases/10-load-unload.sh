@@ -1,18 +1,17 @@
-# The module loads with and without its interface present, rejects bad
-# parameters, and leaves nothing behind when it unloads.
+# The module loads and unloads cleanly, and cannot be unloaded while a
+# patch exists (each configfs item holds a module reference).
 . /cases/lib.sh
 
-if skin_load ifname=; then fail "empty ifname accepted"; fi
-if skin_load ifname=abcdefghijklmnopq; then fail "17-character ifname accepted"; fi
-[ ! -e /sys/module/skin ] || fail "failed load left /sys/module/skin"
-
-skin_load ifname=vcan0
-expect_eq "bound before vcan0 exists" "$(counter bound)" 0
+skin_load
+[ -d "$CFG" ] || fail "$CFG missing"
+[ -d /sys/class/skin ] || fail "/sys/class/skin missing"
 skin_unload
-[ ! -e "$SKIN_SYSFS" ] || fail "$SKIN_SYSFS left behind"
+[ ! -e "$CFG" ] || fail "$CFG left behind"
+[ ! -e /sys/class/skin ] || fail "/sys/class/skin left behind"
 
-vcan_add vcan0
-skin_load ifname=vcan0
-expect_eq "bound to existing vcan0" "$(counter bound)" 1
+skin_load
+patch_create p0
+expect_fail "rmmod with a patch" rmmod skin
+rmdir "$CFG/p0"
 skin_unload
-vcan_del vcan0
+echo "ok: unloaded after rmdir"

@@ -1,12 +1,19 @@
 # Helpers for the VM test cases (sourced; busybox sh).  A case is a shell
 # script run with "sh -e": any failing command or check fails the case.
 
-SKIN_SYSFS=/sys/kernel/skin
+CFG=/sys/kernel/config/skin
 
 # Debian's busybox-static prefers its own applets to PATH, and its ip knows
 # no vcan: use iproute2's.
 ip() {
 	/usr/bin/ip "$@"
+}
+
+# now_ns: CLOCK_BOOTTIME (= CLOCK_MONOTONIC without suspend) in ns, 10 ms
+# resolution; shell arithmetic, as busybox awk's %d stops at 2^31
+now_ns() {
+	read -r up _ </proc/uptime
+	echo $(( ${up%.*} * 1000000000 + ${up#*.} * 10000000 ))
 }
 
 fail() {
@@ -22,16 +29,41 @@ expect_eq() {
 	echo "ok: $1 = $3"
 }
 
-# show_counters: every skin counter, for the log of a case
-show_counters() {
-	for f in "$SKIN_SYSFS"/*; do
-		echo "$(basename "$f") $(cat "$f")"
+# expect_fail WHAT COMMAND...: the command must fail
+expect_# now_ns: CLOCK_BOOTTIME (= CLOCK_MONOTONIC without suspend) in ns, 10 ms
+# resolution; shell arithmetic, as busybox awk's %d stops at 2^31
+now_ns() {
+	read -r up _ </proc/uptime
+	echo $(( ${up%.*} * 1000000000 + ${up#*.} * 10000000 ))
+}
+
+fail() {
+	what=$1
+	shift
+	if "$@" 2>/dev/null; then
+		fail "$what: succeeded, expected a failure"
+	fi
+	echo "ok: $what fails"
+}
+
+# stat PATCH COUNTER: a counter of a live patch, from sysfs
+stat() {
+	cat "/sys/class/skin/$1/stats/$2"
+}
+
+show_stats() {
+	for f in /sys/class/skin/"$1"/stats/*; do
+		echo "  $(basename "$f") $(cat "$f")"
 	done
 }
 
-# counter NAME: a skin counter from sysfs
-counter() {
-	cat "$SKIN_SYSFS/$1"
+# sum of the decoder verdict counters: every frame delivered gets one
+rx_total() {
+	t=0
+	for f in /sys/class/skin/"$1"/stats/rx_*; do
+		t=$((t + $(cat "$f")))
+	done
+	echo $t
 }
 
 vcan_add() {
@@ -51,6 +83,24 @@ skin_unload() {
 	rmmod skin
 }
 
+# patch_create NAME [ATTR=VALUE...]: a patch, configured, not enabled
+patch_create() {
+	name=$1
+	shift
+	mkdir "$CFG/$name"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$CFG/$name/${kv%%=*}"
+	done
+}
+
+patch_enable() {
+	echo 1 >"$CFG/$1/enable"
+}
+
+patch_disable() {
+	echo 0 >"$CFG/$1/enable"
+}
+
 # send_n COUNT ID#DATA: send one frame COUNT times on $IF (default vcan0)
 send_n() {
 	n=$1
@@ -58,4 +108,67 @@ send_n() {
 		cansend "${IF:-vcan0}" "$2"
 		n=$((n - 1))
 	done
+}
+
+# triangle BOARD TRI BASE: queue a triangle's head and tail (class 4,
+# channel c carrying BASE + c, BASE in hex, diagnostics 0) for play().
+# A cansend per frame would take longer than a board period in the VM.
+triangle() {
+	id=$(printf '4%X%X' "$1" "$2")
+	c=0
+	while [ $c -lt 12 ]; do
+		eval "v$c=$(printf '%02X' $((0x$3 + c)))"
+		c=$((c + 1))
+	done
+	echo "(0.000000) ${IF:-vcan0} $id#40$v0$v1$v2$v3$v4$v5$v6" >>/tmp/play.log
+	echo "(0.000000) ${IF:-vcan0} $id#C0$v7$v8$v9$v10${v11}0000" >>/tmp/play.log
+}
+
+# queue ID#DATA: queue any frame for play()
+queue() {
+	echo "(0.000000) ${IF:-vcan0} $1" >>/tmp/play.log
+}
+
+# play: send what was queued, back to back
+play() {
+	canplayer -t -I /tmp/play.log
+	rm -f /tmp/play.log
+}
+
+# patch_set NAME ATTR=VALUE...: configure an existing patch
+patch_set() {
+	name=$1
+	shift
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$CFG/$name/${kv%%=*}"
+	done
+}
+
+# values_of BASE...: the 24 hex digits of triangles filled by triangle()
+values_of() {
+	out=""
+	for base in "$@"; do
+		c=0
+		while [ $c -lt 12 ]; do
+			out="$out$(printf '%02x' $((0x$base + c)))"
+			c=$((c + 1))
+		done
+	done
+	echo "$out"
+}
+
+# repeat_str STR N
+repeat_str() {
+	r=""
+	i=0
+	while [ $i -lt "$2" ]; do
+		r="$r$1"
+		i=$((i + 1))
+	done
+	echo "$r"
+}
+
+# field N: the Nth field of each line on stdin
+field() {
+	awk -v n="$1" '{ print $n }'
 }

@@ -1,0 +1,34 @@
+# Heads of one triangle at full rate: each one after the first repeats the
+# pending half and publishes a frame.  A reader of a small ring and a
+# read() reader each account for every frame: read or counted as lost.
+. /cases/lib.sh
+
+vcan_add vcan0
+skin_load
+patch_create lh interface=vcan0 address=14 triangles=0x0001 ring_frames=16
+patch_enable lh
+skinctl dump --timeout 1500 /dev/skin/lh >/tmp/mmap.out 2>/dev/null &
+r1=$!
+skinctl dump --timeout 1500 /dev/skin/lh >/tmp/mmap2.out 2>/dev/null &
+r2=$!
+sleep 0.3
+cangen vcan0 -I 4E0 -L 8 -D 40F0F0F0F0F0F0F0 -g 0 -n 20000
+sleep 0.2				# the timer publishes the last one
+wait $r1 || true			# (they end on the timeout)
+wait $r2 || true
+
+expect_eq rx_head "$(stat lh rx_head)" 20000
+expect_eq repeats "$(stat lh repeats)" 19999
+expect_eq timeouts "$(stat lh timeouts)" 1
+expect_eq frames "$(stat lh frames)" 20000
+for out in /tmp/mmap.out /tmp/mmap2.out; do
+	got=$(grep -vc '^#' "$out" || true)
+	lost=$(awk '/^# lost/ { n += $3 } END { print n + 0 }' "$out")
+	expect_eq "$out: frames read + lost" "$((got + lost))" 20000
+	# in order, no duplicates
+	awk '!/^#/ { if ($1 <= last) { print "out of order: " $1 " after " last; exit 1 } last = $1 }' "$out" ||
+		fail "$out: frames out of order"
+done
+rmdir "$CFG/lh"
+skin_unload
+vcan_del vcan0
