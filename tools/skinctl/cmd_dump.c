@@ -16,11 +16,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <skin/ring.h>
@@ -50,34 +52,54 @@ static void print_frame(const struct skin_frame *f)
 	       f->diag_valid, values);
 }
 
-/* Wait for the device to have a frame: 1 ready, 0 timeout, -1 gone. */
-static int wait_frame(int fd, int timeout_ms, const char *path)
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait until the device has a frame or the deadline (CLOCK_MONOTONIC ms,
+ * -1 for none) passes: 1 ready, 0 timed out, -1 gone or failed.  While the
+ * patch's interface is gone (POLLERR, which poll() reports at once) look
+ * again every 100 ms: it may come back.
+ */
+static int wait_frame(int fd, int64_t deadline, const char *path)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int n = poll(&pfd, 1, timeout_ms);
+	int timeout, n;
 
-	if (n < 0) {
-		fprintf(stderr, "skinctl dump: %s: poll: %s\n", path,
-			strerror(errno));
-		return -1;
+	for (;;) {
+		timeout = -1;
+		if (deadline >= 0) {
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0)
+				return 0;
+			timeout = (int)left;
+		}
+		n = poll(&pfd, 1, timeout);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "skinctl dump: %s: poll: %s\n", path,
+				strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		if (pfd.revents & POLLIN)
+			return 1;
+		if (pfd.revents & POLLHUP) {
+			fprintf(stderr, "skinctl dump: %s: the patch was removed\n",
+				path);
+			return -1;
+		}
+		if (pfd.revents & POLLERR)
+			usleep(100000);
 	}
-	if (n == 0)
-		return 0;
-	if (pfd.revents & POLLIN)
-		return 1;
-	if (pfd.revents & POLLHUP) {
-		fprintf(stderr, "skinctl dump: %s: the patch was removed\n", path);
-		return -1;
-	}
-	if (pfd.revents & POLLERR) {
-		/*
-		 * The interface is gone: nothing comes until it is back, and
-		 * poll() would say so at once; wait out the timeout instead.
-		 */
-		usleep(timeout_ms >= 0 ? timeout_ms * 1000 : 10000);
-		return 0;
-	}
-	return 0;
 }
 
 struct dump_opts {
@@ -118,7 +140,8 @@ static int dump_mmap(const char *path, const struct dump_opts *o)
 		}
 		fflush(stdout);
 		if (S_ISCHR(st.st_mode)) {
-			ready = wait_frame(m.fd, o->timeout_ms, path);
+			ready = wait_frame(m.fd, o->timeout_ms < 0 ? -1 :
+					   now_ms() + o->timeout_ms, path);
 		} else {
 			/* a ring file cannot be polled: look every ms */
 			usleep(1000);
@@ -155,7 +178,8 @@ static int dump_read(const char *path, const struct dump_opts *o)
 		n = read(fd, frames, sizeof(frames));
 		if (n < 0 && errno == EAGAIN) {
 			fflush(stdout);
-			ready = wait_frame(fd, o->timeout_ms, path);
+			ready = wait_frame(fd, o->timeout_ms < 0 ? -1 :
+					   now_ms() + o->timeout_ms, path);
 			if (ready < 0)
 				break;
 			if (ready == 0 && o->timeout_ms >= 0) {

@@ -14,12 +14,14 @@ sleep 0.3
 triangle 14 0 01			# frame 1
 play
 
+# "any" follows interfaces that appear later
+candump -L any,200:700 >/tmp/cmds &
+d=$!
+sleep 0.2
 vcan_del vcan0
 expect_eq "unbound" "$(cat /sys/class/skin/lh/bound)" 0
 vcan_add vcan0
 expect_eq "bound again" "$(cat /sys/class/skin/lh/bound)" 1
-candump -L vcan0,200:700 >/tmp/cmds &
-d=$!
 sleep 0.8
 kill $d
 expect_eq "start-up re-sent" "$(awk '{ print $3 }' /tmp/cmds | tr '\n' ' ')" \

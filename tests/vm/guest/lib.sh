@@ -30,14 +30,7 @@ expect_eq() {
 }
 
 # expect_fail WHAT COMMAND...: the command must fail
-expect_# now_ns: CLOCK_BOOTTIME (= CLOCK_MONOTONIC without suspend) in ns, 10 ms
-# resolution; shell arithmetic, as busybox awk's %d stops at 2^31
-now_ns() {
-	read -r up _ </proc/uptime
-	echo $(( ${up%.*} * 1000000000 + ${up#*.} * 10000000 ))
-}
-
-fail() {
+expect_fail() {
 	what=$1
 	shift
 	if "$@" 2>/dev/null; then
