@@ -78,21 +78,6 @@ enum skin_rx_verdict skin_asm_check(const struct skin_asm *a,
 }
 
 /**
- * skin_asm_is_repeat() - whether a half is already pending
- * @a: the assembler
- * @h: an accepted half of this patch
- *
- * Return: true when the pending sample must be published before @h is
- * applied.
- */
-bool skin_asm_is_repeat(const struct skin_asm *a, const struct skin_half *h)
-{
-	u16 have = h->tail ? a->have_tail : a->have_head;
-
-	return have & (1U << h->triangle);
-}
-
-/**
  * skin_asm_apply() - take the values of an accepted half
  * @a: the assembler
  * @h: an accepted half of this patch, not a repeat
@@ -102,38 +87,19 @@ void skin_asm_apply(struct skin_asm *a, const struct skin_half *h, u64 ts)
 {
 	u8 *v = &a->values[h->triangle * SKIN_CHANNELS + h->first_channel];
 	u16 bit = 1U << h->triangle;
-	unsigned int i;
 
-	for (i = 0; i < h->nvalues; i++)
-		v[i] = h->values[i];
 	if (h->tail) {
+		memcpy(v, h->values, SKIN_TAIL_CHANNELS);
 		a->have_tail |= bit;
 		if (h->has_diag) {
 			a->diag[h->triangle] = h->diag;
 			a->diag_valid |= bit;
 		}
 	} else {
+		memcpy(v, h->values, SKIN_HEAD_CHANNELS);
 		a->have_head |= bit;
 	}
 	a->last_ts = ts;
-}
-
-/**
- * skin_asm_complete() - whether every enabled triangle sent both halves
- * @a: the assembler
- */
-bool skin_asm_complete(const struct skin_asm *a)
-{
-	return (a->have_head & a->have_tail) == a->enabled;
-}
-
-/**
- * skin_asm_pending() - whether any half arrived since the last publication
- * @a: the assembler
- */
-bool skin_asm_pending(const struct skin_asm *a)
-{
-	return a->have_head | a->have_tail;
 }
 
 /**

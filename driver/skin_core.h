@@ -97,8 +97,13 @@ struct skin_half {
 
 enum skin_rx_verdict skin_decode(const struct can_frame *cf, bool is_fd,
 				 struct skin_half *half);
-bool skin_verdict_accepted(enum skin_rx_verdict verdict);
 const char *skin_stat_name(unsigned int stat);
+
+/* Whether a verdict carries channel values. */
+static inline bool skin_verdict_accepted(enum skin_rx_verdict verdict)
+{
+	return verdict == SKIN_RX_HEAD || verdict == SKIN_RX_TAIL;
+}
 
 /**
  * struct skin_patch_config - what user space configures for a patch
@@ -162,11 +167,34 @@ void skin_asm_init(struct skin_asm *a, const struct skin_patch_config *cfg);
 enum skin_rx_verdict skin_asm_check(const struct skin_asm *a,
 				    const struct can_frame *cf, bool is_fd,
 				    struct skin_half *half);
-bool skin_asm_is_repeat(const struct skin_asm *a, const struct skin_half *h);
 void skin_asm_apply(struct skin_asm *a, const struct skin_half *h, u64 ts);
-bool skin_asm_complete(const struct skin_asm *a);
-bool skin_asm_pending(const struct skin_asm *a);
 u16 skin_asm_fill(struct skin_asm *a, struct skin_frame *f, u16 flags);
+
+/*
+ * The predicates of the receive sequence (skin_assemble.c), inline: they
+ * run for every frame.
+ */
+
+/* Whether an accepted half is already pending: publish before applying it. */
+static inline bool skin_asm_is_repeat(const struct skin_asm *a,
+				      const struct skin_half *h)
+{
+	u16 have = h->tail ? a->have_tail : a->have_head;
+
+	return have & (1U << h->triangle);
+}
+
+/* Whether every enabled triangle sent both halves since the last sample. */
+static inline bool skin_asm_complete(const struct skin_asm *a)
+{
+	return (a->have_head & a->have_tail) == a->enabled;
+}
+
+/* Whether any half arrived since the last publication. */
+static inline bool skin_asm_pending(const struct skin_asm *a)
+{
+	return a->have_head | a->have_tail;
+}
 
 /**
  * struct skin_ring - the writer's view of a ring (see <linux/skin.h>)

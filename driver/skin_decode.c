@@ -47,15 +47,6 @@ const char *skin_stat_name(unsigned int stat)
 }
 
 /**
- * skin_verdict_accepted() - whether a verdict carries channel values
- * @verdict: a decoder verdict
- */
-bool skin_verdict_accepted(enum skin_rx_verdict verdict)
-{
-	return verdict == SKIN_RX_HEAD || verdict == SKIN_RX_TAIL;
-}
-
-/**
  * skin_decode() - validate one CAN frame and decode it if it is skin data
  * @cf: the frame; for a CAN FD frame, its classic-CAN-compatible prefix
  * @is_fd: the frame arrived as CAN FD
@@ -73,7 +64,7 @@ enum skin_rx_verdict skin_decode(const struct can_frame *cf, bool is_fd,
 				 struct skin_half *half)
 {
 	u32 id = cf->can_id;
-	unsigned int cls, i;
+	unsigned int cls;
 	bool tail;
 
 	if (id & CAN_ERR_FLAG)
@@ -114,10 +105,12 @@ enum skin_rx_verdict skin_decode(const struct can_frame *cf, bool is_fd,
 	half->tail = tail;
 	half->first_channel = tail ? SKIN_HEAD_CHANNELS : 0;
 	half->nvalues = tail ? SKIN_TAIL_CHANNELS : SKIN_HEAD_CHANNELS;
-	for (i = 0; i < half->nvalues; i++)
-		half->values[i] = cf->data[1 + i];
-	for (; i < SKIN_HEAD_CHANNELS; i++)
-		half->values[i] = 0;
+	/* fixed-size copies: the compiler makes them two moves, not a loop */
+	memcpy(half->values, &cf->data[1], SKIN_HEAD_CHANNELS);
+	if (tail) {
+		half->values[SKIN_TAIL_CHANNELS] = 0;	/* the diagnostics */
+		half->values[SKIN_TAIL_CHANNELS + 1] = 0;
+	}
 	half->has_diag = tail && cf->len == CAN_MAX_DLEN;
 	half->diag = half->has_diag ? (u16)(cf->data[6] << 8 | cf->data[7]) : 0;
 
