@@ -19,6 +19,11 @@ static const struct skinctl_cmd cmds[] = {
 	{ "stats", "[DEVICE...]",
 	  "identity, state and counters of skin devices (default: all)",
 	  cmd_stats },
+	{ "start", "DEVICE", "configure the patch's board and make it stream",
+	  cmd_start },
+	{ "stop", "DEVICE", "tell the patch's board to stop streaming",
+	  cmd_stop },
+	{ "reset", "DEVICE", "reset the patch's counters", cmd_reset },
 };
 
 static void usage(FILE *fp)

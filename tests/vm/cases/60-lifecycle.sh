@@ -8,6 +8,7 @@ vcan_add vcan0
 skin_load
 patch_create lh interface=vcan0 address=14 triangles=0x0001
 patch_enable lh
+sleep 0.8		# the start-up, SET_TXMODE(on) included, is over
 skinctl dump -n 3 --timeout 10000 /dev/skin/lh >/tmp/out &
 r=$!
 sleep 0.3
