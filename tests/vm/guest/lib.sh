@@ -13,7 +13,8 @@ ip() {
 # resolution; shell arithmetic, as busybox awk's %d stops at 2^31
 now_ns() {
 	read -r up _ </proc/uptime
-	echo $(( ${up%.*} * 1000000000 + ${up#*.} * 10000000 ))
+	# "1" prefixed, 100 subtracted: "08" is not octal to the shell then
+	echo $(( ${up%.*} * 1000000000 + (1${up#*.} - 100) * 10000000 ))
 }
 
 fail() {
