@@ -37,6 +37,26 @@ static bool close_enough(const struct skin_taxel *a,
 }
 
 /* part of each taxel, for the same-part rule */
+/*
+ * Append taxel id j to a growing neighbour list: 0, or -1 when out of
+ * memory (*list is then unchanged, for the caller to free).
+ */
+static int nbr_push(unsigned int **list, unsigned int *n, unsigned int *cap,
+		    unsigned int j)
+{
+	if (*n == *cap) {
+		unsigned int newcap = *cap ? *cap * 2 : 1024;
+		unsigned int *nn = realloc(*list, newcap * sizeof(*nn));
+
+		if (!nn)
+			return -1;
+		*list = nn;
+		*cap = newcap;
+	}
+	(*list)[(*n)++] = j;
+	return 0;
+}
+
 static unsigned int *part_of(const struct skin_model *m)
 {
 	unsigned int *po = malloc(((size_t)m->n_taxels + 1) * sizeof(*po));
@@ -69,16 +89,8 @@ int skin_neighbours_brute(const struct skin_model *m, double max_dist_m,
 			if (j == i || !eligible(&m->taxels[j]) || po[i] != po[j] ||
 			    !close_enough(&m->taxels[i], &m->taxels[j], d2))
 				continue;
-			if (n == cap) {
-				unsigned int *nn;
-
-				cap = cap ? cap * 2 : 1024;
-				nn = realloc(nbr, cap * sizeof(*nn));
-				if (!nn)
-					goto oom;
-				nbr = nn;
-			}
-			nbr[n++] = j;
+			if (nbr_push(&nbr, &n, &cap, j))
+				goto oom;
 		}
 	}
 	start[m->n_taxels] = n;
@@ -211,16 +223,8 @@ int skin_model_compute_neighbours(struct skin_model *m, double max_dist_m,
 						    !close_enough(&m->taxels[i],
 								  &m->taxels[j], d2))
 							continue;
-						if (n == cap) {
-							unsigned int *nn;
-
-							cap = cap ? cap * 2 : 1024;
-							nn = realloc(nbr, cap * sizeof(*nn));
-							if (!nn)
-								goto oom;
-							nbr = nn;
-						}
-						nbr[n++] = j;
+						if (nbr_push(&nbr, &n, &cap, j))
+							goto oom;
 					}
 				}
 		if (n - first > 1)

@@ -61,13 +61,14 @@ static int64_t now_ms(void)
 }
 
 /*
- * Wait until the device has a frame or the deadline (CLOCK_MONOTONIC ms,
- * -1 for none) passes: 1 ready, 0 timed out, -1 gone or failed.  While the
- * patch's interface is gone (POLLERR, which poll() reports at once) look
- * again every 100 ms: it may come back.
+ * Wait until the device has a frame, for at most timeout_ms (-1: no
+ * limit): 1 ready, 0 timed out (said on stderr), -1 gone or failed.  While
+ * the patch's interface is gone (POLLERR, which poll() reports at once)
+ * look again every 100 ms: it may come back.
  */
-static int wait_frame(int fd, int64_t deadline, const char *path)
+static int wait_frame(int fd, int timeout_ms, const char *path)
 {
+	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	int timeout, n;
 
@@ -77,7 +78,7 @@ static int wait_frame(int fd, int64_t deadline, const char *path)
 			int64_t left = deadline - now_ms();
 
 			if (left <= 0)
-				return 0;
+				goto timed_out;
 			timeout = (int)left;
 		}
 		n = poll(&pfd, 1, timeout);
@@ -89,7 +90,7 @@ static int wait_frame(int fd, int64_t deadline, const char *path)
 			return -1;
 		}
 		if (n == 0)
-			return 0;
+			goto timed_out;
 		if (pfd.revents & POLLIN)
 			return 1;
 		if (pfd.revents & POLLHUP) {
@@ -100,6 +101,10 @@ static int wait_frame(int fd, int64_t deadline, const char *path)
 		if (pfd.revents & POLLERR)
 			usleep(100000);
 	}
+timed_out:
+	fprintf(stderr, "skinctl dump: %s: no frame for %d ms\n", path,
+		timeout_ms);
+	return 0;
 }
 
 struct dump_opts {
@@ -140,19 +145,14 @@ static int dump_mmap(const char *path, const struct dump_opts *o)
 		}
 		fflush(stdout);
 		if (S_ISCHR(st.st_mode)) {
-			ready = wait_frame(m.fd, o->timeout_ms < 0 ? -1 :
-					   now_ms() + o->timeout_ms, path);
+			ready = wait_frame(m.fd, o->timeout_ms, path);
 		} else {
 			/* a ring file cannot be polled: look every ms */
 			usleep(1000);
 			ready = 1;
 		}
-		if (ready < 0)
-			break;
-		if (ready == 0 && o->timeout_ms >= 0) {
-			fprintf(stderr, "skinctl dump: %s: no frame for %d ms\n",
-				path, o->timeout_ms);
-			status = 1;
+		if (ready <= 0) {
+			status = ready < 0 ? 0 : 1;
 			break;
 		}
 	}
@@ -178,14 +178,9 @@ static int dump_read(const char *path, const struct dump_opts *o)
 		n = read(fd, frames, sizeof(frames));
 		if (n < 0 && errno == EAGAIN) {
 			fflush(stdout);
-			ready = wait_frame(fd, o->timeout_ms < 0 ? -1 :
-					   now_ms() + o->timeout_ms, path);
-			if (ready < 0)
-				break;
-			if (ready == 0 && o->timeout_ms >= 0) {
-				fprintf(stderr, "skinctl dump: %s: no frame for %d ms\n",
-					path, o->timeout_ms);
-				status = 1;
+			ready = wait_frame(fd, o->timeout_ms, path);
+			if (ready <= 0) {
+				status = ready < 0 ? 0 : 1;
 				break;
 			}
 			continue;
