@@ -221,10 +221,10 @@ static int parse_frame(struct cursor *c, struct skin_canlog_record *r)
 		c->pos++;
 	}
 	ndig = c->pos - start;
+	if (ndig == 0)
+		return fail(c, c->pos, "expected a CAN id, found %s",
+			    describe(c, d, sizeof(d)));
 	if (cur_peek(c) != '#') {
-		if (ndig == 0)
-			return fail(c, c->pos, "expected a CAN id, found %s",
-				    describe(c, d, sizeof(d)));
 		if (ndig > 8 || hexval(cur_peek(c)) >= 0)
 			return fail(c, start,
 				    "CAN id must have 3 (standard) or 8 (extended) hex digits");
@@ -291,11 +291,11 @@ static int parse_frame(struct cursor *c, struct skin_canlog_record *r)
 		hi = hexval(cur_peek(c));
 		if (hi < 0)
 			break;
+		if (n == max)
+			return fail(c, c->pos, "more than %u data bytes", max);
 		lo = c->pos + 1 < c->len ? hexval((unsigned char)c->s[c->pos + 1]) : -1;
 		if (lo < 0)
 			return fail(c, c->pos, "data byte needs two hex digits");
-		if (n == max)
-			return fail(c, c->pos, "more than %u data bytes", max);
 		f->data[n++] = (uint8_t)(hi << 4 | lo);
 		c->pos += 2;
 	}
@@ -334,7 +334,10 @@ int skin_canlog_parse_line(const char *line, size_t len, const char *name,
 	skip_blanks(&c);
 	if (cur_peek(&c) < 0 || cur_peek(&c) == '#')
 		return 0;			/* blank or comment */
-	if (c.pos != 0 || cur_peek(&c) != '(')
+	if (c.pos != 0)
+		return fail(&c, c.pos,
+			    "a frame line must start with '(' in column 1");
+	if (cur_peek(&c) != '(')
 		return fail(&c, c.pos,
 			    "expected '(' and a timestamp, found %s (comments start with '#')",
 			    describe(&c, d, sizeof(d)));
