@@ -290,6 +290,40 @@ int skin_sim_truth_sample(FILE *f, const struct skin_sim *s,
 			  const struct skin_sim_sample *smp);
 int skin_sim_truth_contacts(FILE *f, const struct skin_sim *s, uint64_t t_ns);
 
+/* ---- ring files ----------------------------------------------------- */
+
+/*
+ * A ring file: a regular file laid out exactly as the mapping of
+ * /dev/skin/NAME (control page, then 2^log2 frames; <linux/skin.h>),
+ * written through a shared mapping by the driver's own core: its receive
+ * path (filter, decoder verdicts and counters, assembly, publication of
+ * complete, repeated and timed-out samples) and its ring writer.  lib/ring
+ * reads it unchanged.  The file appears complete (created under a
+ * temporary name, then renamed), so a reader never sees half a control
+ * page.  A regular file always polls readable: readers wake on a timer at
+ * the patch period (docs/SIMULATOR.md).
+ */
+struct skin_sim_ring;
+
+struct skin_sim_ring *skin_sim_ring_create(const char *path,
+					   const struct skin_sim_patch_info *info,
+					   const struct skin_sim_board *b,
+					   uint8_t cls, unsigned int log2,
+					   struct skin_error *err);
+/* A frame on the patch's bus at ts_ns, as the driver receives it (frames
+ * its filters would not pass are ignored). */
+void skin_sim_ring_rx(struct skin_sim_ring *r, const struct can_frame *cf,
+		      uint64_t ts_ns);
+/* Time passes: the driver's 1.5-period timer fires when it is due. */
+void skin_sim_ring_tick(struct skin_sim_ring *r, uint64_t now_ns);
+/* Publish what is pending now (the board stopped), as the timer would. */
+void skin_sim_ring_flush(struct skin_sim_ring *r);
+uint64_t skin_sim_ring_head(const struct skin_sim_ring *r);
+/* Counter n (enum skin_stat of <linux/skin.h>). */
+uint64_t skin_sim_ring_stat(const struct skin_sim_ring *r, unsigned int n);
+/* Unmap and close; the file stays. */
+void skin_sim_ring_close(struct skin_sim_ring *r);
+
 #ifdef __cplusplus
 }
 #endif

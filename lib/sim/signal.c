@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/can/error.h>
+
 #include "sim-private.h"
 
 /* Salts: one stream of draws per purpose. */
@@ -585,7 +587,7 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 				struct can_frame *cf = &out->extra[out->n_extra++];
 
 				memset(cf, 0, sizeof(*cf));
-				cf->can_id = CAN_ERR_FLAG | 0x00000088; /* bus error, protocol */
+				cf->can_id = CAN_ERR_FLAG | CAN_ERR_PROT | CAN_ERR_BUSERROR;
 				cf->len = CAN_MAX_DLEN;
 			}
 			continue;
