@@ -2,7 +2,7 @@
 # /dev/skin/* are skinsim's ground truth bit for bit (values, refreshed
 # masks, counts); a board is silent until SET_TXMODE(on) and stops on
 # SET_TXMODE(off); a log skinsim wrote plays through canplayer and through
-# skinsim --replay to the samples of its own ground truth.
+# skinsim --replay (back to back) to the samples of its own ground truth.
 . /cases/lib.sh
 
 CONF=/etc/skin/examples/sim-vcan.conf
@@ -48,7 +48,10 @@ check() {
 	skinctl dump --all -n $((skip + n)) --timeout 3000 "/dev/skin/$name" |
 		tail -n "$n" | awk '{ print $3, $4, $6 }' >/tmp/got
 	if ! cmp -s /tmp/want /tmp/got; then
-		diff /tmp/want /tmp/got | head -n 6 | cut -c 1-160
+		diff /tmp/want /tmp/got | head -n 24 | cut -c 1-72
+		skinctl dump --all -n $((skip + n)) --timeout 3000 "/dev/skin/$name" |
+			tail -n $((n + 2)) | cut -c 1-72
+		show_stats "$name"
 		fail "$name: the ring differs from the ground truth"
 	fi
 	echo "ok: $name: $n samples = the ground truth, bit for bit"
@@ -122,10 +125,12 @@ skinsim --log /tmp/touch.log --truth /tmp/touch.truth --fast --epoch 1000 /tmp/t
 head -n 2 /tmp/touch.log
 for player in canplayer skinsim; do
 	snapshot
+	# back to back: at the log's pace, a stall of the emulated machine
+	# longer than 1.5 periods inside a period would time the sample out
 	if [ $player = canplayer ]; then
-		canplayer -I /tmp/touch.log
+		canplayer -t -I /tmp/touch.log
 	else
-		skinsim --replay /tmp/touch.log
+		skinsim --replay /tmp/touch.log --fast
 	fi
 	sleep 0.3
 	while read -r name _; do
