@@ -285,6 +285,7 @@ struct skin_sim *skin_sim_new(const struct skin_config *cfg,
 
 	if (!s)
 		goto oom;
+	s->cls = 4;
 	if (sc)
 		s->params = sc->params;
 	else
@@ -357,6 +358,11 @@ const struct skin_sim_patch_info *skin_sim_patch(const struct skin_sim *s,
 const struct skin_sim_params *skin_sim_params(const struct skin_sim *s)
 {
 	return &s->params;
+}
+
+void skin_sim_set_class(struct skin_sim *s, uint8_t cls)
+{
+	s->cls = cls;
 }
 
 const struct skin_model *skin_sim_model(const struct skin_sim *s)
@@ -483,12 +489,13 @@ static double dist3(const double a[3], const double b[3])
 }
 
 /* A malformed frame in a board's id space, kind by kind. */
-static void garbage_frame(uint8_t address, uint64_t j, struct can_frame *cf)
+static void garbage_frame(uint8_t cls, uint8_t address, uint64_t j,
+			  struct can_frame *cf)
 {
 	unsigned int tri = (unsigned int)(j % SKIN_SIM_TRIANGLES);
 
 	memset(cf, 0, sizeof(*cf));
-	cf->can_id = (canid_t)(0x4 << 8 | address << 4 | tri);
+	cf->can_id = (canid_t)((cls & 0x7) << 8 | address << 4 | tri);
 	cf->len = 8;
 	memset(cf->data, 0xa5, sizeof(cf->data));
 	switch (j % 5) {
@@ -635,7 +642,7 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 			if (!fault_on_board(ev, &p->info))
 				break;
 			for (h = 0; h < ev->count && out->n_extra < 32; h++)
-				garbage_frame(p->info.address, k * ev->count + h,
+				garbage_frame(s->cls, p->info.address, k * ev->count + h,
 					      &out->extra[out->n_extra++]);
 			break;
 		default:

@@ -432,6 +432,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "skinsim: %s\n", err.text);
 			goto out;
 		}
+		skin_sim_set_class(r.sim, o.cls);
 	}
 	r.duration_ns = o.have_duration ? o.duration_ns :
 			sc ? skin_sim_scenario_duration(sc) : 0;
