@@ -33,6 +33,7 @@ struct bus {
 	char name[IFNAMSIZ];		/* the interface, mapped */
 	const char *config_name;	/* as the config names it */
 	int fd;
+	bool down;			/* said that it is gone */
 };
 
 struct board {
@@ -52,8 +53,19 @@ static int send_frame(struct run *r, struct bus *bus, const struct can_frame *cf
 	for (tries = 0; tries < 50; tries++) {
 		struct pollfd p = { .fd = bus->fd, .events = POLLOUT };
 
-		if (write(bus->fd, cf, sizeof(*cf)) == (ssize_t)sizeof(*cf))
+		if (write(bus->fd, cf, sizeof(*cf)) == (ssize_t)sizeof(*cf)) {
+			bus->down = false;
 			return log_frame(r, bus->config_name, cf, now_real()) ? -1 : 0;
+		}
+		if (errno == ENETDOWN || errno == ENODEV || errno == ENXIO) {
+			/* unplugged or down: a board talks to nobody, and
+			 * carries on when the bus is back */
+			if (!bus->down)
+				fprintf(stderr, "skinsim: %s: %s: frames lost until it is back\n",
+					bus->name, strerror(errno));
+			bus->down = true;
+			return 1;
+		}
 		if (errno != EAGAIN && errno != ENOBUFS && errno != EINTR) {
 			fprintf(stderr, "skinsim: %s: write: %s\n", bus->name,
 				strerror(errno));
@@ -278,6 +290,8 @@ int run_can(struct run *r)
 			} else {
 				struct can_frame cf;
 
+				/* (a failing read also clears a socket error:
+				 * an interface that went away) */
 				while (read(buses[id].fd, &cf, sizeof(cf)) == sizeof(cf))
 					command(r, boards, n, (unsigned int)id, &cf,
 						&origin);
