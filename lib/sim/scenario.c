@@ -522,7 +522,6 @@ static int parse_line(struct parser *p)
 	struct skin_sim_scenario *sc = p->sc;
 	const struct tok *t;
 	double v;
-	long n;
 
 	if (!p->n)
 		return 0;
@@ -586,7 +585,6 @@ static int parse_line(struct parser *p)
 		sc->params.thermal_gain = v;
 		return expect_end(p);
 	}
-	(void)n;
 	return perr(p, t->col,
 		    "unknown directive '%s' (config, seed, duration, noise, spread, drift, thermal, at)",
 		    t->s);

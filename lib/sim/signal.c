@@ -149,8 +149,6 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 		e->part_index = (unsigned int)pi;
 	}
 	if (e->kind == SC_FAULT) {
-		unsigned int idx;
-
 		switch (e->fault) {
 		case SC_FAULT_STUCK:
 		case SC_FAULT_SATURATE:
@@ -185,7 +183,6 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 			}
 			return 0;
 		}
-		(void)idx;
 		return 0;
 	}
 	if ((e->kind == SC_PRESS || e->kind == SC_MOVE) && e->where.taxel) {
