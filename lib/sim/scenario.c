@@ -442,7 +442,7 @@ static int parse_fault(struct parser *p, struct sc_event *e)
 	if (strcmp(t->s, "errors") == 0) {
 		e->fault = SC_FAULT_ERRORS;
 		if (word(p, "a bus", e->bus, sizeof(e->bus)) ||
-		    integer(p, "a number of error frames", 1, 1000, &n))
+		    integer(p, "a number of error frames", 1, 64, &n))
 			return -1;
 		e->count = (unsigned int)n;
 		return expect_end(p);

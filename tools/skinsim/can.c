@@ -124,6 +124,7 @@ static int send_sample(struct run *r, struct bus *bus, struct board *bd,
 				bd->frames++;
 		}
 	}
+	bd->lost += smp.extra_lost;	/* more fault frames than a sample holds */
 	for (j = 0; j < smp.n_extra; j++) {
 		ret = send_frame(r, bus, &smp.extra[j]);
 		if (ret < 0)
