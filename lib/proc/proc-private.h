@@ -23,6 +23,8 @@
 #define PROC_BIN_NO_TOUCH	0.0	/* BIN_NO_TOUCH */
 #define PROC_DRIFT_SCALE	0.02	/* gain * 0.02 (= gain / 50) */
 #define PROC_FORCE_SCALE	(-0.05)	/* force = -0.05 n p normal */
+#define PROC_FAULT_CHECK_NS	100000000ull	/* faults are evaluated
+						 * every 100 ms of frame time */
 #define PROC_CAL_MAX_SAMPLES	65535u	/* histogram counts are 32-bit;
 					 * far beyond any sane calibration */
 
@@ -53,6 +55,8 @@ struct proc_patch {
 	bool seen;			/* a frame has arrived */
 	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh */
 	uint16_t tri_dead;		/* triangles flagged dead */
+	uint64_t next_check_ns;		/* next fault evaluation */
+	bool diag_active;		/* the last frame reported diagnostics */
 	/* touch list of the last feed: part-local indices, ascending */
 	unsigned int n_touched;
 	unsigned int *touched;
@@ -93,8 +97,12 @@ struct proc_part {
 	uint8_t *fault;			/* SKIN_FAULT_* */
 	uint64_t *fault_ns;
 	uint8_t *last_raw;
-	uint64_t *raw_ns;		/* when the raw value last changed */
-	uint64_t *sat_ns;		/* since when raw sits at 0 or 255; 0 */
+	uint64_t *raw_ns;		/* when the raw value last changed; 0
+					 * before the first sample */
+	double *level;			/* thr + add_threshold: the touch level */
+	uint8_t *special;		/* not the plain case: recalibrating,
+					 * faulty or held (proc_mark) */
+	double *act;			/* 1.0: a plain tactile taxel; 0 */
 	/* calibration: per taxel histogram of v, sums, staging results */
 	uint32_t *hist;			/* n x 256 */
 	uint32_t *valid;		/* readings counted per taxel */
@@ -126,12 +134,20 @@ struct skin_proc {
 	double add;			/* add_threshold */
 	double g_free, g_touch;		/* 0.02 x gains */
 	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
+	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
 	unsigned int n_parts, n_patches;
 	struct proc_part *parts;
 	struct proc_patch *patches;
 	uint64_t next_id;
 	unsigned int median_hist[PROC_MAX_SKIN + 1];	/* scratch */
 };
+
+/* Whether taxel k needs the general path (taxel.c: taxel_slow). */
+static inline void proc_mark(struct proc_part *pt, unsigned int k)
+{
+	pt->special[k] = pt->mode[k] != MODE_RUN || pt->fault[k] || pt->hold[k];
+	pt->act[k] = pt->special[k] ? 0.0 : 1.0;
+}
 
 /* proc.c */
 void proc_derive(struct skin_proc *p);

@@ -43,6 +43,7 @@ void proc_derive(struct skin_proc *p)
 {
 	const struct skin_config_comp *c = &p->prm;
 	double n = round(c->calibration_s * 1000.0 / c->period_ms);
+	unsigned int i, k;
 	float a;
 
 	p->cal_samples = n < 1 ? 1 : n > PROC_CAL_MAX_SAMPLES ?
@@ -64,6 +65,15 @@ void proc_derive(struct skin_proc *p)
 	p->sat_ns = seconds_ns(c->saturated_s);
 	p->dead_ns = seconds_ns(c->dead_s);
 	p->hold_max_ns = seconds_ns(c->hold_max_s);
+	for (i = 0; i <= PROC_MAX_SKIN; i++)
+		p->vtab[i] = c->zero_up_raw_data ? i : PROC_MAX_SKIN - i;
+	/* the touch levels follow add_threshold */
+	for (i = 0; p->parts && i < p->n_parts; i++) {
+		struct proc_part *pt = &p->parts[i];
+
+		for (k = 0; k < pt->n; k++)
+			pt->level[k] = pt->thr[k] + p->add;
+	}
 }
 
 static void *zalloc(size_t n, size_t size, bool *oom)
@@ -84,7 +94,7 @@ static void part_free(struct proc_part *pt)
 	free(pt->value); free(pt->filt); free(pt->byte); free(pt->touched);
 	free(pt->touch_raw); free(pt->hold); free(pt->hold_ns);
 	free(pt->fault); free(pt->fault_ns); free(pt->last_raw);
-	free(pt->raw_ns); free(pt->sat_ns); free(pt->hist); free(pt->valid);
+	free(pt->raw_ns); free(pt->level); free(pt->special); free(pt->act); free(pt->hist); free(pt->valid);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
 	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
 	free(pt->prev_owner); free(pt->overlap); free(pt->claim);
@@ -120,7 +130,9 @@ static bool part_alloc(struct proc_part *pt)
 	pt->fault_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->last_raw = zalloc(n, 1, &oom);
 	pt->raw_ns = zalloc(n, sizeof(uint64_t), &oom);
-	pt->sat_ns = zalloc(n, sizeof(uint64_t), &oom);
+	pt->level = zalloc(n, sizeof(double), &oom);
+	pt->special = zalloc(n, 1, &oom);
+	pt->act = zalloc(n, sizeof(double), &oom);
 	pt->hist = zalloc(n * (PROC_MAX_SKIN + 1), sizeof(uint32_t), &oom);
 	pt->valid = zalloc(n, sizeof(uint32_t), &oom);
 	pt->sum = zalloc(n, sizeof(uint64_t), &oom);
@@ -146,6 +158,7 @@ static bool part_alloc(struct proc_part *pt)
 		pt->prev_owner[i] = -1;
 		pt->thr[i] = PROC_MIN_TOUCH_THR;
 		pt->inv_thr[i] = 1.0 / PROC_MIN_TOUCH_THR;
+		pt->level[i] = PROC_MIN_TOUCH_THR;
 	}
 	return true;
 }

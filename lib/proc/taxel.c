@@ -41,6 +41,7 @@ static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 	pt->touched[k] = 0;
 	pt->touch_raw[k] = 0;
 	pt->hold[k] = 0;
+	proc_mark(pt, k);
 }
 
 static void hist_clear(struct proc_part *pt, unsigned int k)
@@ -125,9 +126,9 @@ static bool taxel_calibration(const struct skin_proc *p,
 static void set_threshold(struct skin_proc *p, struct proc_part *pt,
 			  unsigned int k, double thr)
 {
-	(void)p;
 	pt->thr[k] = thr > PROC_MIN_TOUCH_THR ? thr : PROC_MIN_TOUCH_THR;
 	pt->inv_thr[k] = 1.0 / pt->thr[k];
+	pt->level[k] = pt->thr[k] + p->add;
 }
 
 /*
@@ -170,7 +171,7 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		pt->fault_ns[k] = 0;
 		pt->d[k] = 0;
 		pt->raw_ns[k] = 0;	/* set by the next sample */
-		pt->sat_ns[k] = 0;
+		pt->last_raw[k] = 0;
 		pt->recal_n[k] = 0;
 		if (pt->kind[k] != SKIN_TAXEL_TACTILE) {
 			pt->mode[k] = MODE_OFF;
@@ -196,6 +197,10 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		 */
 		pt->smooth[k] = p->prm.compat ? pt->baseline[k] : 0;
 	}
+	for (k = 0; k < pt->n; k++)
+		proc_mark(pt, k);
+	for (k = 0; k < pt->n_patches; k++)
+		p->patches[pt->first_patch + k].next_check_ns = 0;
 	pt->state = SKIN_PROC_RUNNING;
 	pt->calibrated = true;
 	pt->reason[0] = '\0';
@@ -379,192 +384,355 @@ static void recal_start(struct proc_part *pt, unsigned int k)
 	pt->recal_n[k] = 0;
 	hist_clear(pt, k);
 	taxel_outputs_zero(pt, k);
-	pt->value[k] = 0;
+	proc_mark(pt, k);
 }
 
-/*
- * Improvement c: the fault flags a sample leaves on taxel k.  @chan_diag:
- * this taxel's channel is reported by the board; @dead: its triangle has
- * been silent for dead_s.
- */
-static inline unsigned int taxel_faults(const struct skin_proc *p,
-					struct proc_part *pt, unsigned int k,
-					uint8_t raw, bool fresh, bool dead,
-					bool chan_diag, uint64_t ts)
-{
-	unsigned int fl = pt->fault[k] &
-			  (SKIN_FAULT_CALIBRATION | SKIN_FAULT_SATURATED);
-
-	if (!pt->raw_ns[k])
-		pt->raw_ns[k] = ts;	/* first sample since calibration */
-	if (fresh) {
-		if (raw != pt->last_raw[k]) {
-			pt->last_raw[k] = raw;
-			pt->raw_ns[k] = ts;
-		}
-		if (raw == 0 || raw == PROC_MAX_SKIN) {
-			if (!pt->sat_ns[k])
-				pt->sat_ns[k] = ts;
-		} else {
-			pt->sat_ns[k] = 0;
-		}
-	}
-	/* SATURATED stays only while a recalibration keeps failing or the
-	 * raw value sits at the rail */
-	if (pt->mode[k] != MODE_RECAL)
-		fl &= ~SKIN_FAULT_SATURATED;
-	if (ts - pt->raw_ns[k] >= p->stuck_ns && !dead)
-		fl |= SKIN_FAULT_STUCK;
-	if (pt->sat_ns[k] && ts - pt->sat_ns[k] >= p->sat_ns)
-		fl |= SKIN_FAULT_SATURATED;
-	if (dead)
-		fl |= SKIN_FAULT_DEAD;
-	if (chan_diag)
-		fl |= SKIN_FAULT_DIAG;
-	return fl;
-}
-
-/* Channels each triangle's diagnostics word reports (12-bit masks). */
-static void diag_channels(const struct skin_frame *f, uint16_t out[SKIN_TRIANGLES])
+/* Channels each triangle's diagnostics word reports (12-bit masks);
+ * returns whether any does. */
+static bool diag_channels(const struct skin_frame *f,
+			  uint16_t out[SKIN_TRIANGLES])
 {
 	unsigned int t;
+	bool any = false;
 
 	for (t = 0; t < SKIN_TRIANGLES; t++) {
 		uint16_t w = (f->diag_valid & (1u << t)) ? f->diag[t] : 0;
 
 		/* bits 15..4: out-of-range channels 0..11 (bit 4 + c);
 		 * bit 0 no-ack, bit 1 not-connected: the whole triangle */
-		if (w & 0x3)
-			out[t] = 0xfff;
-		else
-			out[t] = (uint16_t)(w >> 4);
+		out[t] = (w & 0x3) ? 0xfff : (uint16_t)(w >> 4);
+		any |= out[t] != 0;
 	}
+	return any;
 }
 
+/*
+ * Improvement c: the fault flags of the patch's taxels, evaluated every
+ * PROC_FAULT_CHECK_NS of frame time and on every frame that carries (or
+ * stopped carrying) diagnostics.  The sample loop only records when each
+ * raw value last changed.
+ */
+static int check_faults(struct skin_proc *p, struct proc_patch *pp,
+			const struct skin_frame *f, const uint16_t *diag)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	const uint64_t ts = f->timestamp_ns;
+	unsigned int i, t;
+	int ev = 0;
+
+	pp->tri_dead = 0;
+	for (t = 0; t < SKIN_TRIANGLES; t++)
+		if ((pp->tri_tactile & (1u << t)) &&
+		    ts - pp->tri_refresh_ns[t] >= p->dead_ns)
+			pp->tri_dead |= (uint16_t)(1u << t);
+	for (i = 0; i < pp->n_tactile; i++) {
+		const unsigned int o = pp->tactile[i], k = pp->first + o;
+		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
+		const bool dead = pp->tri_dead & (1u << tri);
+		const uint8_t raw = pt->last_raw[k];
+		const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
+		unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
+		uint64_t still;
+
+		if (!pt->raw_ns[k])
+			pt->raw_ns[k] = ts;	/* first sample since calibration */
+		still = ts - pt->raw_ns[k];
+		/* a recalibration that keeps finding the baseline out of
+		 * range holds SATURATED (recal_step) */
+		if (pt->mode[k] == MODE_RECAL)
+			fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
+		if (dead)
+			fl |= SKIN_FAULT_DEAD;
+		else if (rail && still >= p->sat_ns)
+			fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
+		else if (!rail && still >= p->stuck_ns)
+			fl |= SKIN_FAULT_STUCK;
+		if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
+			fl |= SKIN_FAULT_DIAG;
+		if (fl != pt->fault[k]) {
+			if (fl & ~pt->fault[k])
+				pt->fault_ns[k] = ts;
+			pt->fault[k] = (uint8_t)fl;
+			if (fl && pt->touched[k])
+				ev |= SKIN_PROC_EV_TOUCH;
+			if (fl)
+				taxel_outputs_zero(pt, k);
+			proc_mark(pt, k);
+			ev |= SKIN_PROC_EV_FAULTS;
+		}
+	}
+	pp->next_check_ns = ts + PROC_FAULT_CHECK_NS;
+	pp->diag_active = diag != NULL;
+	return ev;
+}
+
+/*
+ * One taxel in any state (recalibrating, faulty, held): the general path.
+ * Identical results to the fast loop in run() for a taxel in none of them.
+ */
+static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
+		      struct proc_patch *pp, unsigned int k, uint8_t raw,
+		      bool fresh, uint64_t ts, unsigned int *n_touched)
+{
+	const struct skin_config_comp *c = &p->prm;
+	const double hyst = c->hold_hysteresis;
+	double d, s, level, out;
+	bool tr, tf;
+	int ev = 0;
+
+	if (pt->mode[k] == MODE_RECAL) {
+		ev = recal_step(p, pt, k, v_of(p, raw), fresh, ts);
+		proc_mark(pt, k);
+		return ev;
+	}
+	if (pt->fault[k]) {
+		if (pt->touched[k])
+			ev |= SKIN_PROC_EV_TOUCH;
+		taxel_outputs_zero(pt, k);
+		return ev;
+	}
+	d = p->vtab[raw] - pt->baseline[k];
+	if (d > PROC_MAX_SKIN)
+		d = PROC_MAX_SKIN;
+	level = pt->level[k];
+	tr = d > level;
+	s = p->a_new * d + p->a_old * pt->smooth[k];
+	pt->smooth[k] = s;
+	tf = s > level;
+	if (c->hold_contacts && !c->compat) {
+		/* improvement a: a touched taxel's baseline stays put (no
+		 * "compensating away", icub-main #55) until d falls
+		 * hold_hysteresis below the touch level or hold_max_s passes */
+		uint8_t h = pt->hold[k];
+
+		if (h & HOLD_ON) {
+			if (d <= level - hyst)
+				pt->hold[k] = 0;
+			else if (p->hold_max_ns &&
+				 ts - pt->hold_ns[k] >= p->hold_max_ns)
+				pt->hold[k] = HOLD_EXPIRED;
+			else
+				tf = tf || s > level - hyst;
+		} else if (h & HOLD_EXPIRED) {
+			if (d <= level - hyst)
+				pt->hold[k] = 0;
+		} else if (tr) {
+			pt->hold[k] = HOLD_ON;
+			pt->hold_ns[k] = ts;
+		}
+		proc_mark(pt, k);
+	}
+	pt->filt[k] = s > 0 ? s : 0;
+	out = c->binarization ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) :
+	      pt->filt[k];
+	pt->value[k] = out;
+	pt->byte[k] = (uint8_t)(out + 0.5);
+	if (tf != pt->touched[k])
+		ev |= SKIN_PROC_EV_TOUCH;
+	pt->touched[k] = tf;
+	if (tf)
+		pp->touched[(*n_touched)++] = k;
+	pt->touch_raw[k] = tr;
+	pt->d[k] = d;
+	if (!(pt->hold[k] & HOLD_ON))
+		pt->baseline[k] += (tr ? p->g_touch : p->g_free) * d *
+				   pt->inv_thr[k];
+	if (c->auto_recalibrate && !c->compat && !tr && !tf &&
+	    (pt->baseline[k] < c->min_baseline ||
+	     pt->baseline[k] > PROC_MAX_SKIN - c->min_baseline)) {
+		recal_start(pt, k);
+	}
+	return ev;
+}
+
+/*
+ * The arithmetic of every slot of a patch, dense and branch-free, four
+ * slots at a time in GCC's vector extension (AVX2 or SSE2 pairs; the
+ * clone is picked at load time; gcc 12 does not vectorise the scalar form
+ * by itself).  A slot that is not a plain running tactile taxel (act 0:
+ * pads, absent slots, taxels recalibrating, faulty or held) keeps its
+ * baseline and smoothing state and gets 0; the scalar pass in run()
+ * finishes plain taxels and sends the others through taxel_slow().  The
+ * scalar tail and dense_one() compute the same expressions.
+ */
+typedef double v4d __attribute__((vector_size(32), aligned(8)));
+typedef long long v4l __attribute__((vector_size(32), aligned(8)));
+
+struct dense_k {
+	double a_new, a_old, g_free, g_touch, voff, vsign;
+	bool bin;
+};
+
+/* a macro: 32-byte vectors as arguments trip gcc's -Wpsabi */
+#define vsel(m, a, b)	((v4d)(((v4l)(a) & (m)) | ((v4l)(b) & ~(m))))
+
+static inline void dense_one(const struct dense_k *K, double *baseline,
+			     double *smooth, double *dd, double *value,
+			     double *filt, const double *level,
+			     const double *inv_thr, const double *act,
+			     uint8_t raw)
+{
+	const double v = K->voff + K->vsign * (double)raw;
+	const double b = *baseline, sm = *smooth, lv = *level;
+	const bool on = *act > 0.5;
+	double d = v - b, s, fs, out, g;
+
+	d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+	s = K->a_new * d + K->a_old * sm;
+	fs = s > 0 ? s : 0;
+	out = K->bin ? (s > lv ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+	g = (d > lv ? K->g_touch : K->g_free) * d * *inv_thr;
+	*smooth = on ? s : sm;
+	*filt = on ? fs : 0;
+	*value = on ? out : 0;
+	*dd = d;
+	*baseline = on ? b + g : b;
+}
+
+__attribute__((target_clones("avx2", "default")))
+static void dense(const struct dense_k *K, double *restrict baseline,
+		  double *restrict smooth, double *restrict dd,
+		  double *restrict value, double *restrict filt,
+		  const double *restrict level, const double *restrict inv_thr,
+		  const double *restrict act, const uint8_t *restrict vals,
+		  unsigned int n)
+{
+	const v4d a_new = { K->a_new, K->a_new, K->a_new, K->a_new };
+	const v4d a_old = { K->a_old, K->a_old, K->a_old, K->a_old };
+	const v4d g_free = { K->g_free, K->g_free, K->g_free, K->g_free };
+	const v4d g_touch = { K->g_touch, K->g_touch, K->g_touch, K->g_touch };
+	const v4d voff = { K->voff, K->voff, K->voff, K->voff };
+	const v4d vsign = { K->vsign, K->vsign, K->vsign, K->vsign };
+	const v4d max = { PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN };
+	const v4d zero = { 0, 0, 0, 0 }, half = { 0.5, 0.5, 0.5, 0.5 };
+	const v4d touch = { PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH };
+	const v4l bin = { -(long long)K->bin, -(long long)K->bin,
+			  -(long long)K->bin, -(long long)K->bin };
+	unsigned int j;
+
+	for (j = 0; j + 4 <= n; j += 4) {
+		const v4d raw = { vals[j], vals[j + 1], vals[j + 2], vals[j + 3] };
+		const v4d b = *(const v4d *)(baseline + j);
+		const v4d sm = *(const v4d *)(smooth + j);
+		const v4d lv = *(const v4d *)(level + j);
+		const v4d it = *(const v4d *)(inv_thr + j);
+		const v4l on = *(const v4d *)(act + j) > half;
+		v4d d = voff + vsign * raw - b, s, fs, out, g;
+
+		d = vsel(d < max, d, max);
+		s = a_new * d + a_old * sm;
+		fs = vsel(s > zero, s, zero);
+		/* NO_TOUCH is 0: the touch mask and 100 */
+		out = vsel(bin, (v4d)((v4l)touch & (s > lv)), fs);
+		g = vsel(d > lv, g_touch, g_free) * d * it;
+		*(v4d *)(smooth + j) = vsel(on, s, sm);
+		*(v4d *)(filt + j) = (v4d)((v4l)fs & on);
+		*(v4d *)(value + j) = (v4d)((v4l)out & on);
+		*(v4d *)(dd + j) = d;
+		*(v4d *)(baseline + j) = vsel(on, b + g, b);
+	}
+	for (; j < n; j++)
+		dense_one(K, baseline + j, smooth + j, dd + j, value + j,
+			  filt + j, level + j, inv_thr + j, act + j, vals[j]);
+}
+
+static void dense_patch(const struct skin_proc *p, struct proc_part *pt,
+			const struct proc_patch *pp, const uint8_t *vals)
+{
+	const unsigned int f = pp->first;
+	const struct dense_k K = {
+		.a_new = p->a_new, .a_old = p->a_old, .g_free = p->g_free,
+		/* with holds, a plain taxel that touches starts one: no
+		 * drift */
+		.g_touch = p->prm.hold_contacts && !p->prm.compat ? 0 : p->g_touch,
+		.voff = p->prm.zero_up_raw_data ? 0 : PROC_MAX_SKIN,
+		.vsign = p->prm.zero_up_raw_data ? 1 : -1,
+		.bin = p->prm.binarization,
+	};
+
+	dense(&K, pt->baseline + f, pt->smooth + f, pt->d + f, pt->value + f,
+	      pt->filt + f, pt->level + f, pt->inv_thr + f, pt->act + f, vals,
+	      pp->n_slots);
+}
+
+/*
+ * The sample path of a calibrated patch: the dense arithmetic, then one
+ * scalar pass over the tactile taxels for the byte outputs, the touched
+ * list, the raw-change times (faults), new holds and recalibrations, and
+ * the general path of the special taxels.
+ */
 static int run(struct skin_proc *p, struct proc_patch *pp,
 	       const struct skin_frame *f)
 {
 	struct proc_part *pt = &p->parts[pp->part];
 	const struct skin_config_comp *c = &p->prm;
-	const bool compat = c->compat;
-	const bool faults = c->fault_detection && !compat;
-	const bool hold_on = c->hold_contacts && !compat;
-	const bool recal_on = c->auto_recalibrate && !compat;
-	const bool smooth = c->smooth_filter, bin = c->binarization;
-	const double a_new = p->a_new, a_old = p->a_old, add = p->add;
-	const double hyst = c->hold_hysteresis;
+	const bool faults = c->fault_detection && !c->compat;
+	const bool hold_on = c->hold_contacts && !c->compat;
+	const bool recal_on = c->auto_recalibrate && !c->compat;
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
+	const uint16_t *restrict tac = pp->tactile;
+	const uint8_t *restrict vals = f->values;
+	double *restrict baseline = pt->baseline;
+	const double *restrict smooth = pt->smooth, *restrict dd = pt->d;
+	const double *restrict value = pt->value, *restrict level = pt->level;
+	uint8_t *restrict byte = pt->byte, *restrict touched = pt->touched;
+	uint8_t *restrict touch_raw = pt->touch_raw, *restrict special = pt->special;
+	uint8_t *restrict last_raw = pt->last_raw;
+	uint64_t *restrict raw_ns = pt->raw_ns;
+	unsigned int *restrict list = pp->touched;
+	const unsigned int first = pp->first, n_tac = pp->n_tactile;
+	unsigned int i, n_touched = 0, changed = 0;
 	uint16_t diag[SKIN_TRIANGLES];
-	unsigned int i, n_touched = 0;
 	int ev = 0;
 
 	if (faults) {
-		unsigned int t;
+		bool any = diag_channels(f, diag);
 
-		pp->tri_dead = 0;
-		for (t = 0; t < SKIN_TRIANGLES; t++)
-			if ((pp->tri_tactile & (1u << t)) &&
-			    ts - pp->tri_refresh_ns[t] >= p->dead_ns)
-				pp->tri_dead |= (uint16_t)(1u << t);
-		diag_channels(f, diag);
+		if (any || pp->diag_active || ts >= pp->next_check_ns)
+			ev |= check_faults(p, pp, f, any ? diag : NULL);
 	}
-	for (i = 0; i < pp->n_tactile; i++) {
-		const unsigned int o = pp->tactile[i], k = pp->first + o;
-		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
-		const uint8_t raw = f->values[o];
-		const unsigned int v = v_of(p, raw);
-		double d, s, level, out;
-		bool tr, tf;
+	dense_patch(p, pt, pp, vals);
+	for (i = 0; i < n_tac; i++) {
+		const unsigned int o = tac[i], k = first + o;
+		const uint8_t raw = vals[o];
+		unsigned int tr, tf;
 
 		if (faults) {
-			const bool fresh = f->refreshed & (1u << tri);
-			unsigned int fl = taxel_faults(p, pt, k, raw, fresh,
-						       pp->tri_dead & (1u << tri),
-						       diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE)),
-						       ts);
+			/* when each raw value last changed (stuck,
+			 * saturated): branch-free, noise makes it random */
+			const bool ch = raw != last_raw[k];
 
-			if (fl != pt->fault[k]) {
-				if (fl & ~pt->fault[k])
-					pt->fault_ns[k] = ts;
-				pt->fault[k] = (uint8_t)fl;
-				ev |= SKIN_PROC_EV_FAULTS;
-			}
-			if (pt->mode[k] == MODE_RECAL) {
-				ev |= recal_step(p, pt, k, v, fresh, ts);
-				continue;
-			}
-			if (fl) {
-				if (pt->touched[k])
-					ev |= SKIN_PROC_EV_TOUCH;
-				taxel_outputs_zero(pt, k);
-				continue;
-			}
-		} else if (pt->mode[k] == MODE_RECAL) {
-			ev |= recal_step(p, pt, k, v, true, ts);
+			last_raw[k] = raw;
+			raw_ns[k] = ch ? ts : raw_ns[k];
+		}
+		if (__builtin_expect(special[k], 0)) {
+			ev |= taxel_slow(p, pt, pp, k, raw,
+					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
+					 ts, &n_touched);
 			continue;
 		}
-
-		d = (double)v - pt->baseline[k];
-		if (d > PROC_MAX_SKIN)
-			d = PROC_MAX_SKIN;
-		level = pt->thr[k] + add;
-		tr = d > level;
-		s = d;
-		if (smooth) {
-			s = a_new * d + a_old * pt->smooth[k];
-			pt->smooth[k] = s;
+		tr = dd[k] > level[k];
+		tf = smooth[k] > level[k];
+		byte[k] = (uint8_t)(value[k] + 0.5);
+		changed |= tf ^ touched[k];
+		touched[k] = (uint8_t)tf;
+		list[n_touched] = k;
+		n_touched += tf;
+		touch_raw[k] = (uint8_t)tr;
+		if (__builtin_expect(tr && hold_on, 0)) {
+			/* a new contact (dense() left its baseline): hold it */
+			pt->hold[k] = HOLD_ON;
+			pt->hold_ns[k] = ts;
+			proc_mark(pt, k);
+			continue;
 		}
-		tf = s > level;
-		if (hold_on) {
-			/* improvement a: a touched taxel's baseline stays
-			 * put (no "compensating away", icub-main #55) until
-			 * d falls hold_hysteresis below the touch level or
-			 * hold_max_s passes */
-			uint8_t h = pt->hold[k];
-
-			if (h & HOLD_ON) {
-				if (d <= level - hyst)
-					pt->hold[k] = 0;
-				else if (p->hold_max_ns &&
-					 ts - pt->hold_ns[k] >= p->hold_max_ns)
-					pt->hold[k] = HOLD_EXPIRED;
-				else
-					tf = tf || s > level - hyst;
-			} else if (h & HOLD_EXPIRED) {
-				if (d <= level - hyst)
-					pt->hold[k] = 0;
-			} else if (tr) {
-				pt->hold[k] = HOLD_ON;
-				pt->hold_ns[k] = ts;
-			}
-		}
-		pt->filt[k] = s > 0 ? s : 0;
-		out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : s;
-		if (out < 0)
-			out = 0;
-		pt->value[k] = out;
-		pt->byte[k] = (uint8_t)(out + 0.5);
-		if (tf != pt->touched[k])
-			ev |= SKIN_PROC_EV_TOUCH;
-		pt->touched[k] = tf;
-		if (tf)
-			pp->touched[n_touched++] = k;
-		pt->touch_raw[k] = tr;
-		pt->d[k] = d;
-		/* drift compensation, with the unsmoothed d */
-		if (!(pt->hold[k] & HOLD_ON))
-			pt->baseline[k] += (tr ? p->g_touch : p->g_free) * d *
-					   pt->inv_thr[k];
-		if (recal_on && (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b) &&
-		    !tr && !tf) {
-			if (pt->touched[k])
-				ev |= SKIN_PROC_EV_TOUCH;
+		if (__builtin_expect(recal_on && !tr && !tf &&
+				     (baseline[k] < lo_b || baseline[k] > hi_b), 0))
 			recal_start(pt, k);
-			if (n_touched && pp->touched[n_touched - 1] == k)
-				n_touched--;
-		}
 	}
+	if (changed)
+		ev |= SKIN_PROC_EV_TOUCH;
 	pp->n_touched = n_touched;
 	return ev;
 }

@@ -429,7 +429,8 @@ static void faults(void **state)
 	fixture_strip(&fx, "binarization = false\nstuck_s = 1\nsaturated_s = 0.5\ndead_s = 0.2");
 	seq = calibrate_strip(fx.p);
 	/* taxel 0 constant, the others noisy: stuck 1 s after the first
-	 * sample, at the 51st */
+	 * sample; faults are evaluated every 100 ms (5 samples), the first
+	 * time at the first sample: the 51st sample (t = 1 s) sees it */
 	for (i = 0; i < 50; i++)
 		feed4(fx.p, seq++, 240, 235 + (int)(i % 2), 230 + (int)(i % 2), 250 + (int)(i % 2));
 	assert_int_equal(skin_proc_faults(fx.p, 0)[0], 0);
@@ -440,10 +441,12 @@ static void faults(void **state)
 	assert_int_equal(list[0].flags, SKIN_FAULT_STUCK);
 	skin_fault_names(list[0].flags, names, sizeof(names));
 	assert_string_equal(names, "stuck");
-	/* pressed while stuck: excluded, no touch */
-	feed4(fx.p, seq++, 240, 235, 230, 250);
+	/* pressed while flagged: excluded until the next evaluation */
+	feed4(fx.p, seq++, 200, 235, 230, 250);
 	assert_int_equal(skin_proc_touched(fx.p, 0)[0], 0);
-	feed4(fx.p, seq++, 241, 236, 231, 251);
+	assert_near(skin_proc_values(fx.p, 0)[0], 0, EPS);
+	for (i = 0; i < 5; i++)
+		feed4(fx.p, seq++, 241 - (int)(i % 2), 236, 231, 251 - (int)(i % 2));
 	assert_int_equal(skin_proc_faults(fx.p, 0)[0], 0);
 
 	/* diagnostics: channel 2 out of range (bit 4 + 2), then the
@@ -467,8 +470,8 @@ static void faults(void **state)
 	skin_proc_feed(fx.p, 0, &f);
 	assert_int_equal(skin_proc_fault_list(fx.p, 0, NULL, 0), 0);
 
-	/* triangle 0 silent for 0.2 s (10 samples) */
-	for (i = 0; i < 10; i++) {
+	/* triangle 0 silent for 0.2 s: flagged within the next 100 ms */
+	for (i = 0; i < 15; i++) {
 		frame_init(&f, seq, seq * 20 * MS, 240);
 		f.refreshed = 0xfffe;
 		seq++;
@@ -476,11 +479,12 @@ static void faults(void **state)
 	}
 	for (i = 0; i < 4; i++)
 		assert_int_equal(skin_proc_faults(fx.p, 0)[i], SKIN_FAULT_DEAD);
-	feed4(fx.p, seq++, 240, 235, 230, 250);
+	for (i = 0; i < 5; i++)
+		feed4(fx.p, seq++, 240 + (int)(i % 2), 235 + (int)(i % 2), 230 + (int)(i % 2), 250 + (int)(i % 2));
 	assert_int_equal(skin_proc_fault_list(fx.p, 0, NULL, 0), 0);
 
 	/* taxel 3 at raw 0 for 0.5 s: saturated */
-	for (i = 0; i < 26; i++)
+	for (i = 0; i < 31; i++)
 		feed4(fx.p, seq++, 240 + (int)(i % 2), 235 + (int)(i % 2), 230 + (int)(i % 2), 0);
 	assert_true(skin_proc_faults(fx.p, 0)[3] & SKIN_FAULT_SATURATED);
 	assert_near(skin_proc_values(fx.p, 0)[3], 0, EPS);
