@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <skin/proc.h>
 
@@ -56,6 +57,8 @@ struct proc_patch {
 	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh */
 	uint16_t tri_dead;		/* triangles flagged dead */
 	uint64_t next_check_ns;		/* next fault evaluation */
+	uint64_t spec[3];		/* slots whose taxel is special */
+	uint64_t touch_bits[3];		/* slots touched at the last sample */
 	bool diag_active;		/* the last frame reported diagnostics */
 	/* touch list of the last feed: part-local indices, ascending */
 	unsigned int n_touched;
@@ -103,6 +106,7 @@ struct proc_part {
 	uint8_t *special;		/* not the plain case: recalibrating,
 					 * faulty or held (proc_mark) */
 	double *act;			/* 1.0: a plain tactile taxel; 0 */
+	struct proc_patch *patch0;	/* the part's first patch */
 	/* calibration: per taxel histogram of v, sums, staging results */
 	uint32_t *hist;			/* n x 256 */
 	uint32_t *valid;		/* readings counted per taxel */
@@ -135,6 +139,7 @@ struct skin_proc {
 	double g_free, g_touch;		/* 0.02 x gains */
 	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
+	bool avx2;			/* the CPU has AVX2: dense_avx2() */
 	unsigned int n_parts, n_patches;
 	struct proc_part *parts;
 	struct proc_patch *patches;
@@ -145,8 +150,18 @@ struct skin_proc {
 /* Whether taxel k needs the general path (taxel.c: taxel_slow). */
 static inline void proc_mark(struct proc_part *pt, unsigned int k)
 {
-	pt->special[k] = pt->mode[k] != MODE_RUN || pt->fault[k] || pt->hold[k];
-	pt->act[k] = pt->special[k] ? 0.0 : 1.0;
+	struct proc_patch *pp = &pt->patch0[k / SKIN_VALUES_PER_PATCH];
+	unsigned int o = k % SKIN_VALUES_PER_PATCH;
+	bool sp = pt->mode[k] != MODE_RUN || pt->fault[k] || pt->hold[k];
+
+	pt->special[k] = sp;
+	pt->act[k] = sp ? 0.0 : 1.0;
+	/* the slot bit of special tactile taxels (pads and absent slots are
+	 * special too, but dense() leaves them at 0 for good) */
+	if (sp && pt->kind[k] == SKIN_TAXEL_TACTILE)
+		pp->spec[o / 64] |= 1ull << (o % 64);
+	else
+		pp->spec[o / 64] &= ~(1ull << (o % 64));
 }
 
 /* proc.c */

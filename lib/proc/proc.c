@@ -205,6 +205,13 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 	for (i = 0; i < m->n_parts; i++) {
 		const struct skin_part *sp = &m->parts[i];
 
+		if (!sp->n_patches ||
+		    sp->n_taxels > sp->n_patches * SKIN_VALUES_PER_PATCH) {
+			proc_err(err, NULL, 0,
+				 "part %s: %u taxels on %u patch(es): the processor needs a model built from skind.conf",
+				 sp->name, sp->n_taxels, sp->n_patches);
+			return NULL;
+		}
 		for (k = 0; k < sp->n_taxels; k++)
 			if (m->taxels[sp->first_taxel + k].index != k) {
 				proc_err(err, NULL, 0,
@@ -224,6 +231,11 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 		goto oom;
 	p->m = m;
 	p->prm = *comp;
+#if defined(__x86_64__)
+	/* SKIN_PROC_NO_AVX2=1: the generic path, for tests and comparisons */
+	p->avx2 = __builtin_cpu_supports("avx2") &&
+		  !(getenv("SKIN_PROC_NO_AVX2") && *getenv("SKIN_PROC_NO_AVX2"));
+#endif
 	proc_derive(p);
 	p->next_id = 1;
 	p->n_parts = m->n_parts;
@@ -248,9 +260,20 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 				pt->n_tactile++;
 		}
 	}
+	for (i = 0; i < m->n_parts; i++)
+		p->parts[i].patch0 = &p->patches[m->parts[i].first_patch];
 	for (i = 0; i < m->n_patches; i++) {
 		const struct skin_patch *mp = &m->patches[i];
 		struct proc_patch *pp = &p->patches[i];
+
+		if (mp->part >= m->n_parts || mp->order >= m->parts[mp->part].n_patches ||
+		    m->parts[mp->part].first_patch + mp->order != i) {
+			proc_err(err, NULL, 0,
+				 "patch %u is not in its part's order: the processor needs a model built from skind.conf",
+				 i);
+			skin_proc_free(p);
+			return NULL;
+		}
 		struct proc_part *pt = &p->parts[mp->part];
 		unsigned int first = mp->order * SKIN_VALUES_PER_PATCH;
 

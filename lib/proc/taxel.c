@@ -21,6 +21,9 @@
  * least 1; the smoothing state starts at the baselines.
  */
 #include <math.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -407,15 +410,21 @@ static bool diag_channels(const struct skin_frame *f,
 }
 
 /*
- * Improvement c: the fault flags of the patch's taxels, evaluated every
- * PROC_FAULT_CHECK_NS of frame time and on every frame that carries (or
- * stopped carrying) diagnostics.  The sample loop only records when each
- * raw value last changed.
+ * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
+ * faults, on every frame that carries or stopped carrying diagnostics):
+ * the time each raw value last changed (read at these instants: a noisy
+ * taxel cannot read the same value at every one of them for long), the
+ * fault flags, and the taxels whose baseline left the safe range.  The
+ * per-sample path stays free of this bookkeeping.
  */
-static int check_faults(struct skin_proc *p, struct proc_patch *pp,
-			const struct skin_frame *f, const uint16_t *diag)
+static int maintain(struct skin_proc *p, struct proc_patch *pp,
+		    const struct skin_frame *f, const uint16_t *diag)
 {
 	struct proc_part *pt = &p->parts[pp->part];
+	const struct skin_config_comp *c = &p->prm;
+	const bool faults = c->fault_detection && !c->compat;
+	const bool recal_on = c->auto_recalibrate && !c->compat;
+	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
 	unsigned int i, t;
 	int ev = 0;
@@ -429,13 +438,21 @@ static int check_faults(struct skin_proc *p, struct proc_patch *pp,
 		const unsigned int o = pp->tactile[i], k = pp->first + o;
 		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
 		const bool dead = pp->tri_dead & (1u << tri);
-		const uint8_t raw = pt->last_raw[k];
+		const uint8_t raw = f->values[o];
 		const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
 		unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
 		uint64_t still;
 
-		if (!pt->raw_ns[k])
-			pt->raw_ns[k] = ts;	/* first sample since calibration */
+		if (recal_on && !pt->special[k] && !pt->touched[k] &&
+		    !pt->touch_raw[k] &&
+		    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
+			recal_start(pt, k);
+		if (!faults)
+			continue;
+		if (raw != pt->last_raw[k] || !pt->raw_ns[k]) {
+			pt->last_raw[k] = raw;
+			pt->raw_ns[k] = ts;
+		}
 		still = ts - pt->raw_ns[k];
 		/* a recalibration that keeps finding the baseline out of
 		 * range holds SATURATED (recal_step) */
@@ -471,8 +488,7 @@ static int check_faults(struct skin_proc *p, struct proc_patch *pp,
  * Identical results to the fast loop in run() for a taxel in none of them.
  */
 static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
-		      struct proc_patch *pp, unsigned int k, uint8_t raw,
-		      bool fresh, uint64_t ts, unsigned int *n_touched)
+		      unsigned int k, uint8_t raw, bool fresh, uint64_t ts)
 {
 	const struct skin_config_comp *c = &p->prm;
 	const double hyst = c->hold_hysteresis;
@@ -530,8 +546,6 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 	if (tf != pt->touched[k])
 		ev |= SKIN_PROC_EV_TOUCH;
 	pt->touched[k] = tf;
-	if (tf)
-		pp->touched[(*n_touched)++] = k;
 	pt->touch_raw[k] = tr;
 	pt->d[k] = d;
 	if (!(pt->hold[k] & HOLD_ON))
@@ -547,70 +561,69 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 
 /*
  * The arithmetic of every slot of a patch, dense and branch-free, four
- * slots at a time in GCC's vector extension (AVX2 or SSE2 pairs; the
+ * slots at a time in GCC's vector extension (AVX2, or SSE2 pairs; the
  * clone is picked at load time; gcc 12 does not vectorise the scalar form
  * by itself).  A slot that is not a plain running tactile taxel (act 0:
  * pads, absent slots, taxels recalibrating, faulty or held) keeps its
- * baseline and smoothing state and gets 0; the scalar pass in run()
- * finishes plain taxels and sends the others through taxel_slow().  The
- * scalar tail and dense_one() compute the same expressions.
+ * baseline and smoothing state and gets 0 everywhere; run() sends those
+ * through taxel_slow() afterwards.  Besides the arrays it returns the
+ * touched (smoothed) and touched-raw (unsmoothed) slots as bit masks, from
+ * which run() builds the touched list in O(touched).
  */
 typedef double v4d __attribute__((vector_size(32), aligned(8)));
 typedef long long v4l __attribute__((vector_size(32), aligned(8)));
-
-struct dense_k {
-	double a_new, a_old, g_free, g_touch, voff, vsign;
-	bool bin;
-};
+typedef int v4i __attribute__((vector_size(16), aligned(4)));
+typedef unsigned char v4c __attribute__((vector_size(4), aligned(1)));
 
 /* a macro: 32-byte vectors as arguments trip gcc's -Wpsabi */
 #define vsel(m, a, b)	((v4d)(((v4l)(a) & (m)) | ((v4l)(b) & ~(m))))
+#define vbits(m)	((uint64_t)(((m)[0] & 1) | ((m)[1] & 2) | \
+				    ((m)[2] & 4) | ((m)[3] & 8)))
 
-static inline void dense_one(const struct dense_k *K, double *baseline,
-			     double *smooth, double *dd, double *value,
-			     double *filt, const double *level,
-			     const double *inv_thr, const double *act,
-			     uint8_t raw)
+struct dense_io {
+	double a_new, a_old, g_free, g_touch, voff, vsign;
+	bool bin;
+	double *baseline, *smooth, *d, *value, *filt;
+	const double *level, *inv_thr, *act;
+	uint8_t *byte, *touched, *touch_raw;
+	const uint8_t *vals;
+	unsigned int n;
+	uint16_t tri;			/* triangles with tactile taxels */
+	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
+};
+
+static void dense(struct dense_io *io)
 {
-	const double v = K->voff + K->vsign * (double)raw;
-	const double b = *baseline, sm = *smooth, lv = *level;
-	const bool on = *act > 0.5;
-	double d = v - b, s, fs, out, g;
-
-	d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
-	s = K->a_new * d + K->a_old * sm;
-	fs = s > 0 ? s : 0;
-	out = K->bin ? (s > lv ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
-	g = (d > lv ? K->g_touch : K->g_free) * d * *inv_thr;
-	*smooth = on ? s : sm;
-	*filt = on ? fs : 0;
-	*value = on ? out : 0;
-	*dd = d;
-	*baseline = on ? b + g : b;
-}
-
-__attribute__((target_clones("avx2", "default")))
-static void dense(const struct dense_k *K, double *restrict baseline,
-		  double *restrict smooth, double *restrict dd,
-		  double *restrict value, double *restrict filt,
-		  const double *restrict level, const double *restrict inv_thr,
-		  const double *restrict act, const uint8_t *restrict vals,
-		  unsigned int n)
-{
-	const v4d a_new = { K->a_new, K->a_new, K->a_new, K->a_new };
-	const v4d a_old = { K->a_old, K->a_old, K->a_old, K->a_old };
-	const v4d g_free = { K->g_free, K->g_free, K->g_free, K->g_free };
-	const v4d g_touch = { K->g_touch, K->g_touch, K->g_touch, K->g_touch };
-	const v4d voff = { K->voff, K->voff, K->voff, K->voff };
-	const v4d vsign = { K->vsign, K->vsign, K->vsign, K->vsign };
+	const v4d a_new = { io->a_new, io->a_new, io->a_new, io->a_new };
+	const v4d a_old = { io->a_old, io->a_old, io->a_old, io->a_old };
+	const v4d g_free = { io->g_free, io->g_free, io->g_free, io->g_free };
+	const v4d g_touch = { io->g_touch, io->g_touch, io->g_touch, io->g_touch };
+	const v4d voff = { io->voff, io->voff, io->voff, io->voff };
+	const v4d vsign = { io->vsign, io->vsign, io->vsign, io->vsign };
 	const v4d max = { PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN };
 	const v4d zero = { 0, 0, 0, 0 }, half = { 0.5, 0.5, 0.5, 0.5 };
 	const v4d touch = { PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH };
-	const v4l bin = { -(long long)K->bin, -(long long)K->bin,
-			  -(long long)K->bin, -(long long)K->bin };
+	const long long bl = -(long long)io->bin;
+	const v4l bin = { bl, bl, bl, bl };
+	const v4l one = { 1, 1, 1, 1 };
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	double *restrict filt = io->filt;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const double *restrict act = io->act;
+	const uint8_t *restrict vals = io->vals;
+	const unsigned int n = io->n & ~3u;
 	unsigned int j;
 
-	for (j = 0; j + 4 <= n; j += 4) {
+	io->tf[0] = io->tf[1] = io->tf[2] = 0;
+	io->tr[0] = io->tr[1] = io->tr[2] = 0;
+	for (j = 0; j < n; j += 4) {
+		/* a triangle without tactile taxels (j is at its start):
+		 * nothing to compute, its outputs stay 0 */
+		if (!(io->tri & (1u << (j / SKIN_CHANNELS_PER_TRIANGLE)))) {
+			j += SKIN_CHANNELS_PER_TRIANGLE - 4;
+			continue;
+		}
 		const v4d raw = { vals[j], vals[j + 1], vals[j + 2], vals[j + 3] };
 		const v4d b = *(const v4d *)(baseline + j);
 		const v4d sm = *(const v4d *)(smooth + j);
@@ -618,48 +631,148 @@ static void dense(const struct dense_k *K, double *restrict baseline,
 		const v4d it = *(const v4d *)(inv_thr + j);
 		const v4l on = *(const v4d *)(act + j) > half;
 		v4d d = voff + vsign * raw - b, s, fs, out, g;
+		v4l tf, tr;
+		v4c c;
 
 		d = vsel(d < max, d, max);
 		s = a_new * d + a_old * sm;
 		fs = vsel(s > zero, s, zero);
+		tf = (s > lv) & on;
+		tr = (d > lv) & on;
 		/* NO_TOUCH is 0: the touch mask and 100 */
-		out = vsel(bin, (v4d)((v4l)touch & (s > lv)), fs);
-		g = vsel(d > lv, g_touch, g_free) * d * it;
+		out = (v4d)((v4l)vsel(bin, (v4d)((v4l)touch & tf), fs) & on);
+		g = vsel(tr, g_touch, g_free) * d * it;
 		*(v4d *)(smooth + j) = vsel(on, s, sm);
 		*(v4d *)(filt + j) = (v4d)((v4l)fs & on);
-		*(v4d *)(value + j) = (v4d)((v4l)out & on);
+		*(v4d *)(value + j) = out;
 		*(v4d *)(dd + j) = d;
 		*(v4d *)(baseline + j) = vsel(on, b + g, b);
+		c = __builtin_convertvector(__builtin_convertvector(out + half, v4i), v4c);
+		__builtin_memcpy(io->byte + j, &c, 4);
+		c = __builtin_convertvector(tf & one, v4c);
+		__builtin_memcpy(io->touched + j, &c, 4);
+		c = __builtin_convertvector(tr & one, v4c);
+		__builtin_memcpy(io->touch_raw + j, &c, 4);
+		io->tf[j / 64] |= vbits(tf) << (j % 64);
+		io->tr[j / 64] |= vbits(tr) << (j % 64);
 	}
-	for (; j < n; j++)
-		dense_one(K, baseline + j, smooth + j, dd + j, value + j,
-			  filt + j, level + j, inv_thr + j, act + j, vals[j]);
+	for (; j < io->n; j++) {	/* a short part's last slots */
+		const double v = io->voff + io->vsign * (double)vals[j];
+		const double b = baseline[j], sm = smooth[j], lv = level[j];
+		const bool on = act[j] > 0.5;
+		double d = v - b, s, fs, out;
+		bool tf, tr;
+
+		d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+		s = io->a_new * d + io->a_old * sm;
+		fs = s > 0 ? s : 0;
+		tf = on && s > lv;
+		tr = on && d > lv;
+		out = io->bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+		out = on ? out : 0;
+		smooth[j] = on ? s : sm;
+		filt[j] = on ? fs : 0;
+		value[j] = out;
+		dd[j] = d;
+		baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
+					   inv_thr[j] : b;
+		io->byte[j] = (uint8_t)(int)(out + 0.5);
+		io->touched[j] = tf;
+		io->touch_raw[j] = tr;
+		io->tf[j / 64] |= (uint64_t)tf << (j % 64);
+		io->tr[j / 64] |= (uint64_t)tr << (j % 64);
+	}
 }
 
-static void dense_patch(const struct skin_proc *p, struct proc_part *pt,
-			const struct proc_patch *pp, const uint8_t *vals)
+#if defined(__x86_64__)
+/*
+ * dense() in AVX2 intrinsics: the same operations in the same order (no
+ * FMA), so both give the same doubles; picked when the CPU has AVX2
+ * (skin_proc_new).  The vector extension leaves the u8 loads, the masks
+ * and the byte stores to scalar code; here they are one instruction each.
+ */
+static const uint32_t bits_to_bytes[16] = {
+	0x00000000, 0x00000001, 0x00000100, 0x00000101,
+	0x00010000, 0x00010001, 0x00010100, 0x00010101,
+	0x01000000, 0x01000001, 0x01000100, 0x01000101,
+	0x01010000, 0x01010001, 0x01010100, 0x01010101,
+};
+
+__attribute__((target("avx2")))
+static void dense_avx2(struct dense_io *io)
 {
-	const unsigned int f = pp->first;
-	const struct dense_k K = {
-		.a_new = p->a_new, .a_old = p->a_old, .g_free = p->g_free,
-		/* with holds, a plain taxel that touches starts one: no
-		 * drift */
-		.g_touch = p->prm.hold_contacts && !p->prm.compat ? 0 : p->g_touch,
-		.voff = p->prm.zero_up_raw_data ? 0 : PROC_MAX_SKIN,
-		.vsign = p->prm.zero_up_raw_data ? 1 : -1,
-		.bin = p->prm.binarization,
-	};
+	const __m256d a_new = _mm256_set1_pd(io->a_new);
+	const __m256d a_old = _mm256_set1_pd(io->a_old);
+	const __m256d g_free = _mm256_set1_pd(io->g_free);
+	const __m256d g_touch = _mm256_set1_pd(io->g_touch);
+	const __m256d voff = _mm256_set1_pd(io->voff);
+	const __m256d vsign = _mm256_set1_pd(io->vsign);
+	const __m256d max = _mm256_set1_pd(PROC_MAX_SKIN);
+	const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
+	const __m256d touch = _mm256_set1_pd(PROC_BIN_TOUCH);
+	const __m256d bin = _mm256_castsi256_pd(_mm256_set1_epi64x(-(long long)io->bin));
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	double *restrict filt = io->filt;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const double *restrict act = io->act;
+	const uint8_t *restrict vals = io->vals;
+	const unsigned int n = io->n;	/* a multiple of 4 (run()) */
+	unsigned int j;
 
-	dense(&K, pt->baseline + f, pt->smooth + f, pt->d + f, pt->value + f,
-	      pt->filt + f, pt->level + f, pt->inv_thr + f, pt->act + f, vals,
-	      pp->n_slots);
+	io->tf[0] = io->tf[1] = io->tf[2] = 0;
+	io->tr[0] = io->tr[1] = io->tr[2] = 0;
+	for (j = 0; j < n; j += 4) {
+		int32_t r4, ob;
+
+		/* a triangle without tactile taxels (j is at its start):
+		 * nothing to compute, its outputs stay 0 */
+		if (!(io->tri & (1u << (j / SKIN_CHANNELS_PER_TRIANGLE)))) {
+			j += SKIN_CHANNELS_PER_TRIANGLE - 4;
+			continue;
+		}
+		const __m256d raw = (memcpy(&r4, vals + j, 4),
+			_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
+		const __m256d b = _mm256_loadu_pd(baseline + j);
+		const __m256d sm = _mm256_loadu_pd(smooth + j);
+		const __m256d lv = _mm256_loadu_pd(level + j);
+		const __m256d it = _mm256_loadu_pd(inv_thr + j);
+		const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
+		__m256d d, s, fs, tf, tr, out, g;
+		__m128i oi;
+		unsigned int mtf, mtr;
+
+		d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
+		d = _mm256_blendv_pd(max, d, _mm256_cmp_pd(d, max, _CMP_LT_OQ));
+		s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
+		fs = _mm256_blendv_pd(zero, s, _mm256_cmp_pd(s, zero, _CMP_GT_OQ));
+		tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
+		tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
+		out = _mm256_and_pd(_mm256_blendv_pd(fs, _mm256_and_pd(touch, tf), bin), on);
+		g = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d), it);
+		_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
+		_mm256_storeu_pd(filt + j, _mm256_and_pd(fs, on));
+		_mm256_storeu_pd(value + j, out);
+		_mm256_storeu_pd(dd + j, d);
+		_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, g), on));
+		oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
+		oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
+		ob = _mm_cvtsi128_si32(oi);
+		memcpy(io->byte + j, &ob, 4);
+		mtf = (unsigned int)_mm256_movemask_pd(tf);
+		mtr = (unsigned int)_mm256_movemask_pd(tr);
+		memcpy(io->touched + j, &bits_to_bytes[mtf], 4);
+		memcpy(io->touch_raw + j, &bits_to_bytes[mtr], 4);
+		io->tf[j / 64] |= (uint64_t)mtf << (j % 64);
+		io->tr[j / 64] |= (uint64_t)mtr << (j % 64);
+	}
 }
+#endif
 
 /*
- * The sample path of a calibrated patch: the dense arithmetic, then one
- * scalar pass over the tactile taxels for the byte outputs, the touched
- * list, the raw-change times (faults), new holds and recalibrations, and
- * the general path of the special taxels.
+ * The sample path of a calibrated patch: the periodic checks when due,
+ * the dense arithmetic, new holds, the special taxels, and the touched
+ * list from the bit masks.
  */
 static int run(struct skin_proc *p, struct proc_patch *pp,
 	       const struct skin_frame *f)
@@ -669,67 +782,76 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	const bool faults = c->fault_detection && !c->compat;
 	const bool hold_on = c->hold_contacts && !c->compat;
 	const bool recal_on = c->auto_recalibrate && !c->compat;
-	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
-	const uint16_t *restrict tac = pp->tactile;
-	const uint8_t *restrict vals = f->values;
-	double *restrict baseline = pt->baseline;
-	const double *restrict smooth = pt->smooth, *restrict dd = pt->d;
-	const double *restrict value = pt->value, *restrict level = pt->level;
-	uint8_t *restrict byte = pt->byte, *restrict touched = pt->touched;
-	uint8_t *restrict touch_raw = pt->touch_raw, *restrict special = pt->special;
-	uint8_t *restrict last_raw = pt->last_raw;
-	uint64_t *restrict raw_ns = pt->raw_ns;
-	unsigned int *restrict list = pp->touched;
-	const unsigned int first = pp->first, n_tac = pp->n_tactile;
-	unsigned int i, n_touched = 0, changed = 0;
+	const unsigned int first = pp->first;
+	struct dense_io io;
+	uint64_t spec[3];
+	unsigned int w, n_touched = 0, changed = 0;
 	uint16_t diag[SKIN_TRIANGLES];
 	int ev = 0;
 
-	if (faults) {
-		bool any = diag_channels(f, diag);
+	if (faults || recal_on) {
+		bool any = faults && diag_channels(f, diag);
 
 		if (any || pp->diag_active || ts >= pp->next_check_ns)
-			ev |= check_faults(p, pp, f, any ? diag : NULL);
+			ev |= maintain(p, pp, f, any ? diag : NULL);
 	}
-	dense_patch(p, pt, pp, vals);
-	for (i = 0; i < n_tac; i++) {
-		const unsigned int o = tac[i], k = first + o;
-		const uint8_t raw = vals[o];
-		unsigned int tr, tf;
+	io.a_new = p->a_new;
+	io.a_old = p->a_old;
+	io.g_free = p->g_free;
+	/* with holds, a plain taxel that touches starts one: no drift */
+	io.g_touch = hold_on ? 0 : p->g_touch;
+	io.voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
+	io.vsign = c->zero_up_raw_data ? 1 : -1;
+	io.bin = c->binarization;
+	io.baseline = pt->baseline + first;
+	io.smooth = pt->smooth + first;
+	io.d = pt->d + first;
+	io.value = pt->value + first;
+	io.filt = pt->filt + first;
+	io.level = pt->level + first;
+	io.inv_thr = pt->inv_thr + first;
+	io.act = pt->act + first;
+	io.byte = pt->byte + first;
+	io.touched = pt->touched + first;
+	io.touch_raw = pt->touch_raw + first;
+	io.vals = f->values;
+	io.n = pp->n_slots;
+	io.tri = pp->tri_tactile;
+#if defined(__x86_64__)
+	if (p->avx2 && !(io.n & 3))
+		dense_avx2(&io);
+	else
+#endif
+		dense(&io);
+	memcpy(spec, pp->spec, sizeof(spec));
+	for (w = 0; w < 3; w++) {
+		uint64_t m;
 
-		if (faults) {
-			/* when each raw value last changed (stuck,
-			 * saturated): branch-free, noise makes it random */
-			const bool ch = raw != last_raw[k];
+		/* plain taxels that touch start holds */
+		for (m = hold_on ? io.tr[w] : 0; m; m &= m - 1) {
+			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
-			last_raw[k] = raw;
-			raw_ns[k] = ch ? ts : raw_ns[k];
-		}
-		if (__builtin_expect(special[k], 0)) {
-			ev |= taxel_slow(p, pt, pp, k, raw,
-					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
-					 ts, &n_touched);
-			continue;
-		}
-		tr = dd[k] > level[k];
-		tf = smooth[k] > level[k];
-		byte[k] = (uint8_t)(value[k] + 0.5);
-		changed |= tf ^ touched[k];
-		touched[k] = (uint8_t)tf;
-		list[n_touched] = k;
-		n_touched += tf;
-		touch_raw[k] = (uint8_t)tr;
-		if (__builtin_expect(tr && hold_on, 0)) {
-			/* a new contact (dense() left its baseline): hold it */
 			pt->hold[k] = HOLD_ON;
 			pt->hold_ns[k] = ts;
 			proc_mark(pt, k);
-			continue;
 		}
-		if (__builtin_expect(recal_on && !tr && !tf &&
-				     (baseline[k] < lo_b || baseline[k] > hi_b), 0))
-			recal_start(pt, k);
+		/* the special taxels, through the general path */
+		for (m = spec[w]; m; m &= m - 1) {
+			unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
+			unsigned int k = first + o;
+
+			ev |= taxel_slow(p, pt, k, f->values[o],
+					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
+					 ts);
+			if (pt->touched[k])
+				io.tf[w] |= 1ull << (o % 64);
+		}
+		changed |= io.tf[w] != pp->touch_bits[w];
+		pp->touch_bits[w] = io.tf[w];
+		for (m = io.tf[w]; m; m &= m - 1)
+			pp->touched[n_touched++] = first + 64 * w +
+				(unsigned int)__builtin_ctzll(m);
 	}
 	if (changed)
 		ev |= SKIN_PROC_EV_TOUCH;
