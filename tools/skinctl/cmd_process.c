@@ -269,7 +269,7 @@ static int dispatch(struct process *pr, const struct skin_canlog_record *rec,
 		if (rec->is_fd || (cf->can_id & CAN_EFF_FLAG))
 			continue;
 		if ((cf->can_id & SKIN_DATA_MASK) !=
-		    SKIN_DATA_ID(r->cfg.cls, r->cfg.address, 0))
+		    (canid_t)SKIN_DATA_ID(r->cfg.cls, r->cfg.address, 0))
 			continue;
 		hits++;
 		rc = rx(pr, i, cf, rec->ts_ns);
