@@ -613,17 +613,15 @@ static void dense(struct dense_io *io)
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
 	const unsigned int n = io->n & ~3u;
-	unsigned int j;
+	unsigned int j, end, tri;
 
 	io->tf[0] = io->tf[1] = io->tf[2] = 0;
 	io->tr[0] = io->tr[1] = io->tr[2] = 0;
-	for (j = 0; j < n; j += 4) {
-		/* a triangle without tactile taxels (j is at its start):
-		 * nothing to compute, its outputs stay 0 */
-		if (!(io->tri & (1u << (j / SKIN_CHANNELS_PER_TRIANGLE)))) {
-			j += SKIN_CHANNELS_PER_TRIANGLE - 4;
-			continue;
-		}
+	/* triangle by triangle, only those with tactile taxels: the others'
+	 * outputs stay 0 */
+	for (tri = io->tri; tri; tri &= tri - 1)
+	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
+	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j + 4 <= end && j + 4 <= n; j += 4) {
 		const v4d raw = { vals[j], vals[j + 1], vals[j + 2], vals[j + 3] };
 		const v4d b = *(const v4d *)(baseline + j);
 		const v4d sm = *(const v4d *)(smooth + j);
@@ -656,7 +654,7 @@ static void dense(struct dense_io *io)
 		io->tf[j / 64] |= vbits(tf) << (j % 64);
 		io->tr[j / 64] |= vbits(tr) << (j % 64);
 	}
-	for (; j < io->n; j++) {	/* a short part's last slots */
+	for (j = n; j < io->n; j++) {	/* a short part's last slots */
 		const double v = io->voff + io->vsign * (double)vals[j];
 		const double b = baseline[j], sm = smooth[j], lv = level[j];
 		const bool on = act[j] > 0.5;
@@ -718,19 +716,17 @@ static void dense_avx2(struct dense_io *io)
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
 	const unsigned int n = io->n;	/* a multiple of 4 (run()) */
-	unsigned int j;
+	unsigned int j, end, tri;
 
 	io->tf[0] = io->tf[1] = io->tf[2] = 0;
 	io->tr[0] = io->tr[1] = io->tr[2] = 0;
-	for (j = 0; j < n; j += 4) {
+	/* triangle by triangle, only those with tactile taxels: the others'
+	 * outputs stay 0 */
+	for (tri = io->tri; tri; tri &= tri - 1)
+	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
+	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < n; j += 4) {
 		int32_t r4, ob;
 
-		/* a triangle without tactile taxels (j is at its start):
-		 * nothing to compute, its outputs stay 0 */
-		if (!(io->tri & (1u << (j / SKIN_CHANNELS_PER_TRIANGLE)))) {
-			j += SKIN_CHANNELS_PER_TRIANGLE - 4;
-			continue;
-		}
 		const __m256d raw = (memcpy(&r4, vals + j, 4),
 			_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
 		const __m256d b = _mm256_loadu_pd(baseline + j);
