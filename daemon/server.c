@@ -135,7 +135,10 @@ void client_ok(struct client *c, const char *fmt, ...)
 	}
 	if (c->format == FORMAT_JSON) {
 		json_escape(esc, sizeof(esc), msg);
-		client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
+		if (msg[0])
+			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
+		else
+			client_printf(c, "{\"type\":\"ok\"}");
 	} else {
 		text_clean(msg);
 		client_printf(c, msg[0] ? "ok %s" : "ok", msg);
