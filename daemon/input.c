@@ -36,11 +36,17 @@
 
 #define RESCAN_NS	1000000000ull
 
+/*
+ * At most a ring's worth per wakeup: a writer faster than we are must not
+ * keep us here forever (the rest of the loop would starve); what is left
+ * is still there at the next wakeup, or counted lost when overwritten.
+ */
 static void drain(struct skind_patch *pt)
 {
+	unsigned int n = pt->ring.ctrl->frame_count;
 	struct skin_frame f;
 
-	while (skin_ring_map_next(&pt->ring, &f))
+	while (n-- && skin_ring_map_next(&pt->ring, &f))
 		pipeline_frame(pt, &f);
 	if (pt->ring.lost != pt->lost) {
 		pt->part->lost += pt->ring.lost - pt->lost;

@@ -17,6 +17,7 @@
  *	release NAME               no slot of NAME pressed
  *	period MS                  every patch's period
  *	flood N                    N frames per patch back to back, now
+ *	full on|off                frames back to back until "full off"
  *	uniform on|off             all 192 values of a frame equal, a counter
  *	                           (readers can tell a torn copy)
  *	pause | resume             stop / restart writing frames
@@ -63,7 +64,7 @@ struct feed {
 
 static struct feed feeds[MAX_PATCHES];
 static unsigned int n_feeds;
-static bool uniform, paused;
+static bool uniform, paused, full;
 static const char *dir;
 
 static uint64_t now_ns(void)
@@ -194,6 +195,10 @@ static int command(char *line)
 				write_frame(&feeds[i]);
 		return 0;
 	}
+	if (!strcmp(argv[0], "full") && argc == 2) {
+		full = !strcmp(argv[1], "on");
+		return 0;
+	}
 	if (!strcmp(argv[0], "uniform") && argc == 2) {
 		uniform = !strcmp(argv[1], "on");
 		return 1;
@@ -269,7 +274,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		struct pollfd pfd = { .fd = 0, .events = POLLIN };
 		uint64_t now = now_ns();
-		int timeout = now >= next ? 0 : (int)((next - now) / 1000000) + 1;
+		int timeout = now >= next || full ? 0 : (int)((next - now) / 1000000) + 1;
 		ssize_t n;
 
 		if (poll(&pfd, 1, timeout) > 0) {
@@ -298,6 +303,13 @@ int main(int argc, char **argv)
 			}
 		}
 		now = now_ns();
+		if (full && !paused) {
+			int k;
+
+			for (k = 0; k < 64; k++)
+				for (i = 0; i < (int)n_feeds; i++)
+					write_frame(&feeds[i]);
+		}
 		if (now >= next) {
 			if (!paused)
 				for (i = 0; i < (int)n_feeds; i++)
