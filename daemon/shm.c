@@ -244,3 +244,11 @@ void shm_retire(struct skind_skin *s, bool unlink_name)
 	s->shm_fd = -1;
 	s->shm_ro_fd = -1;
 }
+
+/* The layout other languages read (clients/python/skin_client.py). */
+_Static_assert(sizeof(struct skin_shm_header) == 88, "shm header ABI");
+_Static_assert(sizeof(struct skin_shm_part_desc) == 104, "shm part descriptor ABI");
+_Static_assert(sizeof(struct skin_shm_part) == 72, "shm part head ABI");
+_Static_assert(sizeof(struct skin_shm_contact) == 168, "shm contact ABI");
+_Static_assert(offsetof(struct skin_shm_part_desc, offset) == 56, "shm part offset");
+_Static_assert(offsetof(struct skin_shm_contact, first_taxel) == 152, "shm contact taxels");

@@ -24,6 +24,12 @@ static const struct skinctl_cmd cmds[] = {
 	{ "stop", "DEVICE", "tell the patch's board to stop streaming",
 	  cmd_stop },
 	{ "reset", "DEVICE", "reset the patch's counters", cmd_reset },
+	{ "status", "[--socket PATH] [--json]",
+	  "skind's state: its parts, patches and clients", cmd_status },
+	{ "contacts", "[--watch [--rate HZ]] [--json] [PART]",
+	  "the contacts skind sees, once or as they change", cmd_contacts },
+	{ "calibrate", "[--wait] [PART]",
+	  "make skind calibrate a part (or every part)", cmd_calibrate },
 };
 
 static void usage(FILE *fp)
