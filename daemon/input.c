@@ -37,21 +37,104 @@
 #define RESCAN_NS	1000000000ull
 
 /*
- * At most a ring's worth per wakeup: a writer faster than we are must not
- * keep us here forever (the rest of the loop would starve); what is left
- * is still there at the next wakeup, or counted lost when overwritten.
+ * At most a ring's worth per wakeup, and at most the patch's budget per
+ * window (SKIND_WINDOW_NS): a writer faster than that must not keep us
+ * here (the rest of the loop would starve).  Frames over the budget are
+ * skipped, newest kept, and counted (pt->skipped; they are lost frames to
+ * the part).
  */
+static void rt_pause(struct skind *d, uint64_t now);
+
 static void drain(struct skind_patch *pt)
 {
 	unsigned int n = pt->ring.ctrl->frame_count;
+	struct skind *d = pt->part->d;
+	uint64_t now = now_ns(), end;
 	struct skin_frame f;
 
-	while (n-- && skin_ring_map_next(&pt->ring, &f))
+	if (now - pt->window_start_ns >= SKIND_WINDOW_NS) {
+		pt->window_start_ns = now;
+		pt->window_frames = 0;
+	}
+	if (n > pt->budget - pt->window_frames)
+		n = pt->budget - pt->window_frames;
+	while (n && skin_ring_map_next(&pt->ring, &f)) {
 		pipeline_frame(pt, &f);
+		pt->window_frames++;
+		n--;
+	}
+	if (!n) {
+		uint64_t head = skin_ring_map_head(&pt->ring);
+
+		if (head >= pt->ring.next) {
+			pt->skipped += head + 1 - pt->ring.next;
+			pt->ring.lost += head + 1 - pt->ring.next;
+			pt->ring.next = head + 1;
+		}
+	}
 	if (pt->ring.lost != pt->lost) {
 		pt->part->lost += pt->ring.lost - pt->lost;
 		pt->lost = pt->ring.lost;
 	}
+	/* the whole path's share of the window */
+	end = now_ns();
+	if (now - d->rt_window_start >= SKIND_WINDOW_NS) {
+		d->rt_window_start = now;
+		d->rt_busy_ns = 0;
+	}
+	d->rt_busy_ns += end - now;
+	if (d->rt_busy_ns > SKIND_RT_SHARE_NS)
+		rt_pause(d, end);
+}
+
+static void set_sources(struct skind *d, int on)
+{
+	struct skind_skin *s = d->skin;
+	unsigned int i, k;
+
+	for (i = 0; s && i < s->n_parts; i++)
+		for (k = 0; k < s->parts[i].n_patches; k++)
+			if (s->parts[i].patches[k].attached)
+				sd_event_source_set_enabled(s->parts[i].patches[k].source,
+							    on);
+}
+
+static int on_rt_resume(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct skind *d = data;
+
+	(void)s;
+	(void)usec;
+	d->rt_resume = sd_event_source_disable_unref(d->rt_resume);
+	d->rt_paused = false;
+	d->rt_window_start = now_ns();
+	d->rt_busy_ns = 0;
+	set_sources(d, SD_EVENT_ON);
+	return 0;
+}
+
+/*
+ * Overloaded: the input stops until the window ends, its rings fill (and
+ * are counted lost if lapped), the loop serves everything else meanwhile.
+ */
+static void rt_pause(struct skind *d, uint64_t now)
+{
+	uint64_t left = SKIND_WINDOW_NS - SKIND_RT_SHARE_NS;
+
+	if (d->rt_paused)
+		return;
+	/* the rest of the window, and at least the others' share of one */
+	if (d->rt_window_start + SKIND_WINDOW_NS > now + left)
+		left = d->rt_window_start + SKIND_WINDOW_NS - now;
+	/* from the real now: sd-event's cached one is the start of this
+	 * iteration, which a long drain has left behind */
+	if (sd_event_add_time(d->event, &d->rt_resume, CLOCK_MONOTONIC,
+			      (now + left) / 1000 + 1, 1, on_rt_resume, d) < 0)
+		return;
+	sd_event_source_set_priority(d->rt_resume, SKIND_PRIO_RT);
+	d->rt_paused = true;
+	d->rt_overloads++;
+	set_sources(d, SD_EVENT_OFF);
 }
 
 static void detach(struct skind_patch *pt, const char *why)
@@ -89,8 +172,14 @@ static int on_file_timer(sd_event_source *s, uint64_t usec, void *data)
 {
 	struct skind_patch *pt = data;
 
+	uint64_t next = usec + pt->period_ns / 1000, now;
+
 	drain(pt);
-	sd_event_source_set_time(s, usec + pt->period_ns / 1000);
+	/* late (overloaded): skip the ticks we missed rather than catch up */
+	now = now_ns() / 1000;
+	if (next <= now)
+		next = now + pt->period_ns / 1000;
+	sd_event_source_set_time(s, next);
 	return 0;
 }
 
@@ -151,17 +240,27 @@ static void try_attach(struct skind *d, const char *path, const struct stat *st)
 	pt->ino = st->st_ino;
 	snprintf(pt->path, sizeof(pt->path), "%s", path);
 	pt->period_ns = (uint64_t)(m.ctrl->period_ms ? m.ctrl->period_ms : 1) * 1000000ull;
+	/* accuracy 1 us: sd-event's default (0) would batch us by 250 ms */
 	if (pt->is_file)
 		r = sd_event_add_time_relative(d->event, &pt->source, CLOCK_MONOTONIC,
-					       pt->period_ns / 1000, 0,
+					       pt->period_ns / 1000, 1,
 					       on_file_timer, pt);
 	else
 		r = sd_event_add_io(d->event, &pt->source, m.fd, EPOLLIN,
 				    on_device, pt);
 	if (r >= 0)
 		r = sd_event_source_set_priority(pt->source, SKIND_PRIO_RT);
+	/* four times the board's rate, and room for a burst */
+	pt->budget = (unsigned int)(4 * SKIND_WINDOW_NS / pt->period_ns) + 16;
+	pt->window_start_ns = 0;
+	/* a device that never stops being readable must not starve the loop */
+	if (r >= 0 && !pt->is_file)
+		r = sd_event_source_set_ratelimit(pt->source, SKIND_WINDOW_NS / 1000,
+						  pt->budget);
 	if (r >= 0 && pt->is_file)
 		r = sd_event_source_set_enabled(pt->source, SD_EVENT_ON);
+	if (r >= 0 && d->rt_paused)
+		r = sd_event_source_set_enabled(pt->source, SD_EVENT_OFF);
 	if (r < 0) {
 		log_err("%s: cannot watch: %s", path, strerror(-r));
 		pt->source = sd_event_source_disable_unref(pt->source);
@@ -201,7 +300,7 @@ static void check_attached(struct skind_skin *s)
 				detach(pt, "its ring was removed or replaced");
 				continue;
 			}
-			if (!pt->is_file) {
+			if (!pt->is_file && !s->d->rt_paused) {
 				int on = 0;
 
 				sd_event_source_get_enabled(pt->source, &on);
@@ -323,6 +422,8 @@ int input_start(struct skind *d)
 
 void input_stop(struct skind *d)
 {
+	d->rt_resume = sd_event_source_disable_unref(d->rt_resume);
+	d->rt_paused = false;
 	d->inotify = sd_event_source_disable_unref(d->inotify);
 	d->rescan = sd_event_source_disable_unref(d->rescan);
 }

@@ -54,6 +54,13 @@ static int on_status(sd_event_source *s, uint64_t usec, void *data)
 	struct skind *d = data;
 
 	skind_update_status(d);
+	/* what the real-time path only counted */
+	if (d->rt_overloads != d->rt_overloads_logged) {
+		log_warn("input overloaded: paused %llu times in the last second so that clients are served (%llu in all); frames were skipped",
+			 (unsigned long long)(d->rt_overloads - d->rt_overloads_logged),
+			 (unsigned long long)d->rt_overloads);
+		d->rt_overloads_logged = d->rt_overloads;
+	}
 	sd_event_source_set_time(s, usec + STATUS_PERIOD_US);
 	return 0;
 }

@@ -226,21 +226,22 @@ static void cmd_status(struct client *c, int argc, char **argv)
 			      "\"generation\":%" PRIu64 ",\"uptime_s\":%.3f,\"parts\":%u,"
 			      "\"calibrated\":%u,\"patches\":%u,\"attached\":%u,\"clients\":%u,"
 			      "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
-			      ",\"admin\":%s}",
+			      ",\"overloads\":%" PRIu64 ",\"admin\":%s}",
 			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
-			      c->srv->refused, c->srv->total_drops,
+			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
 			      c->admin ? "true" : "false");
 	else
 		client_printf(c, "status version %s protocol %d pid %d generation %" PRIu64
 			      " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
 			      " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
-			      " admin %d",
+			      " overloads %" PRIu64 " admin %d",
 			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
-			      c->srv->refused, c->srv->total_drops, c->admin);
+			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
+			      c->admin);
 	client_ok(c, NULL);
 }
 
@@ -270,16 +271,17 @@ static void part_lines(struct client *c, struct skind_part *p)
 		if (json(c))
 			client_printf(c, "{\"type\":\"patch\",\"part\":\"%s\",\"name\":\"%s\",\"bus\":\"%s\","
 				      "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
-				      ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64 "}",
+				      ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
+				      ",\"skipped\":%" PRIu64 "}",
 				      p->name, pt->name, pt->ifname, pt->address,
 				      pt->attached ? "true" : "false", pt->frames,
-				      pt->lost, pt->partial);
+				      pt->lost, pt->partial, pt->skipped);
 		else
 			client_printf(c, "patch %s %s bus %s address %d %s frames %" PRIu64
-				      " lost %" PRIu64 " partial %" PRIu64,
+				      " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64,
 				      p->name, pt->name, pt->ifname, pt->address,
 				      pt->attached ? "attached" : "detached", pt->frames,
-				      pt->lost, pt->partial);
+				      pt->lost, pt->partial, pt->skipped);
 	}
 }
 

@@ -494,8 +494,9 @@ static void pause_for(struct client *c, uint64_t ns)
 	c->paused = true;
 	if (c->resume)
 		return;
-	r = sd_event_add_time_relative(c->srv->d->event, &c->resume,
-				       CLOCK_MONOTONIC, ns / 1000, 0, on_resume, c);
+	/* from the real now, not the loop's cached one */
+	r = sd_event_add_time(c->srv->d->event, &c->resume, CLOCK_MONOTONIC,
+			      (now_ns() + ns) / 1000, 1000, on_resume, c);
 	if (r >= 0)
 		sd_event_source_set_priority(c->resume, SKIND_PRIO_CLIENT);
 }

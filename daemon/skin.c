@@ -137,11 +137,12 @@ void skin_free(struct skind_skin *s)
 	if (!s)
 		return;
 	input_detach_skin(s);
+	shm_retire(s, false);
 	for (i = 0; i < s->n_parts; i++)
 		free_part(&s->parts[i]);
 	free(s->parts);
+	s->parts = NULL;
 	pipeline_free(s);
-	shm_retire(s, false);
 	skin_model_free(s->model);
 	skin_config_free(s->config);
 	free(s);

@@ -40,6 +40,17 @@
 #define SKIND_PRIO_CLIENT	SD_EVENT_PRIORITY_NORMAL	/* 0 */
 #define SKIND_PRIO_HOUSEKEEPING	SD_EVENT_PRIORITY_IDLE		/* 100 */
 
+/*
+ * Overload guard: a patch may deliver up to four times its board rate
+ * (plus a burst) per window; what comes faster (a flood, a broken board, a
+ * simulator flat out) is skipped and counted, so that the real-time path
+ * cannot starve the daemon's other work.
+ */
+#define SKIND_WINDOW_NS		100000000ull	/* 100 ms */
+/* ... and the real-time path may take at most this much of a window: the
+ * rest is the clients' and housekeeping's, whatever the input does. */
+#define SKIND_RT_SHARE_NS	60000000ull	/* 60 ms */
+
 /* Contacts published per part at most (shm, evdev slots). */
 #define SKIND_MAX_CONTACTS	64
 
@@ -91,11 +102,16 @@ struct skind_patch {
 	struct skin_ring_map ring;
 	sd_event_source *source;	/* io (device) or timer (ring file) */
 	uint64_t period_ns;		/* ring files: the board period */
+	/* overload guard: frames processed in the current window */
+	uint64_t window_start_ns;
+	unsigned int window_frames;
+	unsigned int budget;		/* frames per SKIND_WINDOW_NS */
 
 	/* counters (the real-time path writes, housekeeping reads) */
 	uint64_t frames;
 	uint64_t lost;			/* frames the ring lapped us by */
 	uint64_t partial;
+	uint64_t skipped;		/* frames over budget, not processed */
 	uint64_t attaches;
 	uint64_t last_ts_ns;
 };
@@ -186,6 +202,13 @@ struct skind {
 	uint64_t next_contact_id;
 
 	sd_event_source *fanout;	/* deferred: subscribers and evdev */
+	/* overload guard of the real-time path (input.c) */
+	uint64_t rt_window_start;
+	uint64_t rt_busy_ns;
+	uint64_t rt_overloads;		/* windows the input was paused */
+	uint64_t rt_overloads_logged;
+	bool rt_paused;
+	sd_event_source *rt_resume;
 	sd_event_source *rescan;	/* timer: attach missing patches */
 	sd_event_source *inotify;	/* the ring directory */
 	sd_event_source *status_timer;

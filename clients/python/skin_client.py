@@ -190,7 +190,7 @@ def parse_event(line):
             ev["part"], ev["name"], rest = rest[0], rest[1], rest[2:]
         i = 0
         while i < len(rest):
-            if rest[i] in ("attached", "detached"):
+            if words[0] == "patch" and rest[i] in ("attached", "detached"):
                 ev["attached"] = rest[i] == "attached"
                 i += 1
                 continue
