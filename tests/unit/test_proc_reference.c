@@ -191,7 +191,7 @@ static int raw_value(unsigned int pi, unsigned int k, unsigned int s,
 static double run_reference(const char *what, void (*tweak)(struct skin_config_comp *),
 			    bool strict)
 {
-	enum { N_PRESS = 4, SAMPLES = 1500 };
+	enum { N_PRESS = 4, SAMPLES = 1000 };
 	struct fixture fx;
 	struct compensator *c;
 	struct press pr[N_PRESS];
