@@ -50,6 +50,8 @@ extern "C" {
 #define SKIN_SIM_VALUES		192
 /* Frames of one board period: a head and a tail per triangle. */
 #define SKIN_SIM_FRAMES_MAX	(2 * SKIN_SIM_TRIANGLES)
+/* Fault frames one sample can carry (struct skin_sim_sample.extra). */
+#define SKIN_SIM_EXTRA_MAX	64
 
 /* ---- the board ------------------------------------------------------ */
 
@@ -200,8 +202,12 @@ struct skin_sim_patch_info {
  * @send_tail: likewise for tails
  * @pressure: per channel, the contacts' pressure, raw counts at shift 2
  *	(0 for untouched channels, pads and absent channels)
- * @n_extra: fault frames to send after the data (garbage, error frames)
+ * @n_extra: fault frames to send after the data: garbage in the board's
+ *	id space; error-frame bursts go with the sample of the first board
+ *	of their bus in the config (in CAN mode: when that board streams)
  * @extra: those frames
+ * @extra_lost: fault frames beyond SKIN_SIM_EXTRA_MAX (several faults at
+ *	once), not sent; 0 normally
  */
 struct skin_sim_sample {
 	unsigned int patch;
@@ -213,7 +219,8 @@ struct skin_sim_sample {
 	uint16_t send_tail;
 	float pressure[SKIN_SIM_VALUES];
 	unsigned int n_extra;
-	struct can_frame extra[32];
+	struct can_frame extra[SKIN_SIM_EXTRA_MAX];
+	unsigned int extra_lost;
 };
 
 /* A contact as the scenario has it at some time. */
@@ -244,6 +251,9 @@ const struct skin_sim_patch_info *skin_sim_patch(const struct skin_sim *s,
 int skin_sim_find(const struct skin_sim *s, const char *bus,
 		  unsigned int address);
 const struct skin_sim_params *skin_sim_params(const struct skin_sim *s);
+/* The data class of the fault frames the simulation makes (garbage): 4
+ * (the default) or 3, as the boards' own frames (skin_sim_encode()). */
+void skin_sim_set_class(struct skin_sim *s, uint8_t cls);
 const struct skin_model *skin_sim_model(const struct skin_sim *s);
 
 /*
@@ -260,12 +270,6 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 unsigned int skin_sim_contacts(const struct skin_sim *s, uint64_t t_ns,
 			       struct skin_sim_contact_state *out,
 			       unsigned int max);
-
-/* Error frames the scenario bursts in (t0, t1] on a bus: up to max into
- * frames, the number returned (each burst once, at its time). */
-unsigned int skin_sim_error_burst(const struct skin_sim *s, const char *bus,
-				  uint64_t t0_ns, uint64_t t1_ns,
-				  struct can_frame *frames, unsigned int max);
 
 /* The firmware's raw value: noLoad - (delta >> shift), clamped to 0..255,
  * for a capacitance change delta in raw counts at shift 2 (see struct

@@ -149,8 +149,6 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 		e->part_index = (unsigned int)pi;
 	}
 	if (e->kind == SC_FAULT) {
-		unsigned int idx;
-
 		switch (e->fault) {
 		case SC_FAULT_STUCK:
 		case SC_FAULT_SATURATE:
@@ -185,7 +183,6 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 			}
 			return 0;
 		}
-		(void)idx;
 		return 0;
 	}
 	if ((e->kind == SC_PRESS || e->kind == SC_MOVE) && e->where.taxel) {
@@ -285,6 +282,7 @@ struct skin_sim *skin_sim_new(const struct skin_config *cfg,
 
 	if (!s)
 		goto oom;
+	s->cls = 4;
 	if (sc)
 		s->params = sc->params;
 	else
@@ -357,6 +355,11 @@ const struct skin_sim_patch_info *skin_sim_patch(const struct skin_sim *s,
 const struct skin_sim_params *skin_sim_params(const struct skin_sim *s)
 {
 	return &s->params;
+}
+
+void skin_sim_set_class(struct skin_sim *s, uint8_t cls)
+{
+	s->cls = cls;
 }
 
 const struct skin_model *skin_sim_model(const struct skin_sim *s)
@@ -483,12 +486,13 @@ static double dist3(const double a[3], const double b[3])
 }
 
 /* A malformed frame in a board's id space, kind by kind. */
-static void garbage_frame(uint8_t address, uint64_t j, struct can_frame *cf)
+static void garbage_frame(uint8_t cls, uint8_t address, uint64_t j,
+			  struct can_frame *cf)
 {
 	unsigned int tri = (unsigned int)(j % SKIN_SIM_TRIANGLES);
 
 	memset(cf, 0, sizeof(*cf));
-	cf->can_id = (canid_t)(0x4 << 8 | address << 4 | tri);
+	cf->can_id = (canid_t)((cls & 0x7) << 8 | address << 4 | tri);
 	cf->len = 8;
 	memset(cf->data, 0xa5, sizeof(cf->data));
 	switch (j % 5) {
@@ -583,8 +587,14 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 					break;
 			if (h < i)
 				continue;
-			for (h = 0; h < ev->count && out->n_extra < 32; h++) {
-				struct can_frame *cf = &out->extra[out->n_extra++];
+			for (h = 0; h < ev->count; h++) {
+				struct can_frame *cf;
+
+				if (out->n_extra == SKIN_SIM_EXTRA_MAX) {
+					out->extra_lost++;
+					continue;
+				}
+				cf = &out->extra[out->n_extra++];
 
 				memset(cf, 0, sizeof(*cf));
 				cf->can_id = CAN_ERR_FLAG | CAN_ERR_PROT | CAN_ERR_BUSERROR;
@@ -634,9 +644,14 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 		case SC_FAULT_GARBAGE:
 			if (!fault_on_board(ev, &p->info))
 				break;
-			for (h = 0; h < ev->count && out->n_extra < 32; h++)
-				garbage_frame(p->info.address, k * ev->count + h,
+			for (h = 0; h < ev->count; h++) {
+				if (out->n_extra == SKIN_SIM_EXTRA_MAX) {
+					out->extra_lost++;
+					continue;
+				}
+				garbage_frame(s->cls, p->info.address, k * ev->count + h,
 					      &out->extra[out->n_extra++]);
+			}
 			break;
 		default:
 			break;

@@ -82,6 +82,7 @@ struct sim_patch {
 
 struct skin_sim {
 	struct skin_sim_params params;
+	uint8_t cls;			/* of the garbage frames */
 	struct skin_model *model;
 	unsigned int n_patches;
 	struct sim_patch *patches;

@@ -65,7 +65,8 @@ check() {
 }
 
 echo "--- 1. the driver starts skinsim's boards; the rings are the truth"
-skinsim --config $CONF --truth /tmp/truth --duration 3s -v $SCN 2>/tmp/sim.err &
+skinsim --config $CONF --truth /tmp/truth --can --log /tmp/sent.log \
+	--duration 3s -v $SCN 2>/tmp/sim.err &
 sim=$!
 sleep 0.5
 while read -r name _; do
@@ -83,6 +84,9 @@ sleep 0.3
 while read -r name _; do
 	check "$name" /tmp/truth
 done </tmp/boards
+# what skinsim recorded sending: every frame of the truth, as candump -l
+expect_eq "frames recorded" "$(grep -c '^([0-9]*\.[0-9]\{6\}) vcan0 4[CDE][0-9A-F]#[4C]0[0-9A-F]\{14\}$' /tmp/sent.log)" \
+	"$(( $(awk '$1 == "frame"' /tmp/truth | popsum 6) + $(awk '$1 == "frame"' /tmp/truth | popsum 7) ))"
 pressed=$(awk '$1 == "taxel" && $2 == "left_forearm.0" && $6 < 200' /tmp/truth | wc -l)
 [ "$pressed" -gt 0 ] || fail "the touch pressed no taxel below 200"
 echo "ok: the touch reached the ring ($pressed pressed taxel samples)"
