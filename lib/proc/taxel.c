@@ -452,6 +452,10 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		if (raw != pt->last_raw[k] || !pt->raw_ns[k]) {
 			pt->last_raw[k] = raw;
 			pt->raw_ns[k] = ts;
+			/* a value that moved is neither stuck nor saturated:
+			 * a healthy taxel of a live triangle is done */
+			if (!pt->fault[k] && !dead && !diag)
+				continue;
 		}
 		still = ts - pt->raw_ns[k];
 		/* a recalibration that keeps finding the baseline out of
