@@ -15,9 +15,13 @@ cat /tmp/boards
 expect_eq boards "$(wc -l </tmp/boards)" 3
 
 # The driver's patches: one per board, with the triangles the skin has.
+# Boards every 250 ms (real ones: 50): the driver times a sample out at
+# 1.5 periods, and the emulated machine, loaded, has stalled a sender for
+# 290 ms in the middle of a period; what this case checks is values,
+# masks and counts, not timing.
 while read -r name bus addr _ _ present; do
 	patch_create "$name" interface="$bus" address="$addr" \
-		triangles="0x$present" period_ms=50 ring_frames=1024
+		triangles="0x$present" period_ms=250 ring_frames=1024
 done </tmp/boards
 
 # popcount of the hex masks of field N, summed over stdin
@@ -71,7 +75,7 @@ echo "--- 1. the driver starts skinsim's boards; the rings are the truth"
 # to ksoftirqd (seen under TCG: two samples swapped, none partial).  A real
 # controller delivers from one interrupt, in order.
 taskset 1 skinsim --config $CONF --truth /tmp/truth --can --log /tmp/sent.log \
-	--duration 3s -v $SCN 2>/tmp/sim.err &
+	--duration 4s -v $SCN 2>/tmp/sim.err &
 sim=$!
 sleep 0.5
 while read -r name _; do
@@ -107,7 +111,7 @@ expect_eq "no samples before SET_TXMODE(on)" "$(stat left_hand frames)" "$f0"
 skinctl start /dev/skin/left_hand
 sleep 2
 f1=$(stat left_hand frames)
-[ "$f1" -ge $((f0 + 10)) ] || fail "left_hand: $f0 -> $f1 frames after SET_TXMODE(on)"
+[ "$f1" -ge $((f0 + 4)) ] || fail "left_hand: $f0 -> $f1 frames after SET_TXMODE(on)"
 echo "ok: streaming after SET_TXMODE(on): $f0 -> $f1"
 skinctl stop /dev/skin/left_hand
 sleep 0.5
