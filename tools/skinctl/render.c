@@ -499,6 +499,8 @@ static void put_cut(struct view_buf *b, const char *s, size_t width)
 		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
 			n--;
 	}
+	while (n && s[n - 1] == ' ')
+		n--;
 	bprintf(b, "%.*s", (int)n, s);
 }
 
@@ -533,8 +535,8 @@ static void caption_text(char *s, size_t len, const struct view_layout *l,
 	size_t n = (size_t)snprintf(s, len, "%s", layout_text(l));
 
 	if (l->n_unplaced && n < len)
-		n += (size_t)snprintf(s + n, len - n, ", %u taxels without a position not shown",
-				      l->n_unplaced);
+		n += (size_t)snprintf(s + n, len - n, ", %u taxel%s without a position not shown",
+				      l->n_unplaced, l->n_unplaced == 1 ? "" : "s");
 	if (f->source && n < len)
 		n += (size_t)snprintf(s + n, len - n, " | %s", f->source);
 	if (hint && n < len)
@@ -846,7 +848,8 @@ int view_render_svg(struct view_buf *b, const struct view_layout *l,
 	bprintf(b, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 36);
 	xml_text(b, layout_text(l));
 	if (l->n_unplaced)
-		bprintf(b, ", %u taxels without a position not shown", l->n_unplaced);
+		bprintf(b, ", %u taxel%s without a position not shown", l->n_unplaced,
+			l->n_unplaced == 1 ? "" : "s");
 	bprintf(b, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 54);
 	xml_text(b, f->source ? f->source : "");
 	bputs(b, "</text>\n</g>\n</svg>\n");
