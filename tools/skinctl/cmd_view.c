@@ -445,22 +445,39 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-static int write_svg(const char *who, const char *path, const struct view_buf *b)
+static int write_svg(const char *who, const char *path,
+		     const struct view_layout *l, const struct view_frame *f)
 {
-	FILE *f;
+	FILE *out = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	int bad;
 
-	if (!strcmp(path, "-"))
-		return write_all(STDOUT_FILENO, b->p, b->len) ? -1 : 0;
-	f = fopen(path, "w");
-	if (!f) {
+	if (!out) {
 		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
 		return -1;
 	}
-	bad = fwrite(b->p, 1, b->len, f) != b->len;
-	bad |= fclose(f) != 0;
+	bad = view_render_svg(out, l, f) != 0;
+	bad |= (out == stdout ? fflush(out) : fclose(out)) != 0;
 	if (bad) {
 		fprintf(stderr, "%s: writing %s: %s\n", who, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A text frame, built whole in memory so that it reaches the terminal in
+ * one write: 0, or -1 (too small, out of memory). */
+static int text_frame(char **text, size_t *len, const struct view_layout *l,
+		      const struct view_frame *f, const struct view_text_opts *o)
+{
+	FILE *mem = open_memstream(text, len);
+	int r;
+
+	if (!mem)
+		return -1;
+	r = view_render_text(mem, l, f, o);
+	if (fclose(mem) || r) {
+		free(*text);
+		*text = NULL;
 		return -1;
 	}
 	return 0;
@@ -523,7 +540,6 @@ static int live(struct source *s, const struct view_layout *l,
 	struct sigaction sa, old_int, old_term, old_hup, old_winch;
 	struct termios tio, saved;
 	bool raw = false, drawn = false;
-	struct view_buf b = { 0 };
 	int rc = 0, timeout = (int)lround(1000 / o->rate);
 
 	if (!isatty(STDOUT_FILENO)) {
@@ -551,6 +567,8 @@ static int live(struct source *s, const struct view_layout *l,
 		s->t0_wall = wall_s();
 	while (!quit_signal) {
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		char *text;
+		size_t len;
 		int n;
 
 		if (o->log) {
@@ -569,15 +587,15 @@ static int live(struct source *s, const struct view_layout *l,
 			resized = 0;
 			drawn = true;
 			term_size(o, &to.cols, &to.rows);
-			view_buf_reset(&b);
 			if (to.cols < 16 || to.rows < 4) {
 				static const char small[] = "\033[H\033[2Jterminal too small";
 
 				write_all(STDOUT_FILENO, small, sizeof(small) - 1);
-			} else if (!view_render_text(&b, l, &s->frame, &to)) {
+			} else if (!text_frame(&text, &len, l, &s->frame, &to)) {
 				write_all(STDOUT_FILENO, "\033[H", 3);
-				write_all(STDOUT_FILENO, b.p, b.len);
+				write_all(STDOUT_FILENO, text, len);
 				write_all(STDOUT_FILENO, "\033[J", 3);
+				free(text);
 			}
 		}
 		n = poll(&pfd, 1, timeout);
@@ -599,7 +617,6 @@ static int live(struct source *s, const struct view_layout *l,
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	sigaction(SIGWINCH, &old_winch, NULL);
-	view_buf_free(&b);
 	return rc;
 }
 
@@ -669,7 +686,6 @@ static int run_view(int argc, char **argv, bool snapshot)
 	};
 	struct view_opts o = { .rate = 20, .color = -1 };
 	struct view_layout l = { 0 };
-	struct view_buf b = { 0 };
 	struct source s;
 	char *end;
 	int opt, rc = 2, r;
@@ -811,28 +827,29 @@ static int run_view(int argc, char **argv, bool snapshot)
 	if (o.log)
 		s.t0_log = (uint64_t)llround(s.frame.time_s * 1e9);
 	if (snapshot) {
-		if (view_render_svg(&b, &l, &s.frame) ||
-		    write_svg(o.who, o.svg, &b))
+		if (write_svg(o.who, o.svg, &l, &s.frame))
 			goto out;
 		rc = 0;
 	} else if (o.once) {
 		struct view_text_opts to = {
 			.color = o.color < 0 ? VIEW_COLOR_NONE : (enum view_color)o.color,
 		};
+		char *text;
+		size_t len;
 
 		term_size(&o, &to.cols, &to.rows);
-		if (view_render_text(&b, &l, &s.frame, &to)) {
+		if (text_frame(&text, &len, &l, &s.frame, &to)) {
 			fprintf(stderr, "%s: a frame needs at least 16x4 characters\n", o.who);
 			goto out;
 		}
-		rc = write_all(STDOUT_FILENO, b.p, b.len) ? 1 : 0;
+		rc = write_all(STDOUT_FILENO, text, len) ? 1 : 0;
+		free(text);
 	} else {
 		rc = live(&s, &l, &o);
 	}
 	if (o.log && rc == 0 && s.rp->rejected)
 		rc = 1;		/* bad lines were said and skipped */
 out:
-	view_buf_free(&b);
 	view_layout_free(&l);
 	source_close(&s);
 	free(o.replay.sets);

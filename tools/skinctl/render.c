@@ -12,72 +12,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
-
-/* --- text buffer ------------------------------------------------------- */
-
-static __attribute__((format(printf, 2, 3)))
-void bprintf(struct view_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->oom)
-		return;
-	for (;;) {
-		size_t room = b->cap - b->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = true;
-			return;
-		}
-		if ((size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = b->cap ? b->cap * 2 : 4096;
-			char *p;
-
-			while (cap - b->len <= (size_t)n)
-				cap *= 2;
-			p = realloc(b->p, cap);
-			if (!p) {
-				b->oom = true;
-				return;
-			}
-			b->p = p;
-			b->cap = cap;
-		}
-	}
-}
-
-static void bputs(struct view_buf *b, const char *s)
-{
-	bprintf(b, "%s", s);
-}
-
-void view_buf_reset(struct view_buf *b)
-{
-	b->len = 0;
-	b->oom = false;
-	if (b->p)
-		b->p[0] = '\0';
-}
-
-void view_buf_free(struct view_buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
 
 /* --- layout ------------------------------------------------------------ */
 
@@ -490,7 +429,7 @@ static double frame_max(const struct view_layout *l, const struct view_frame *f)
 }
 
 /* Append s cut to @width bytes, not inside a UTF-8 sequence. */
-static void put_cut(struct view_buf *b, const char *s, size_t width)
+static void put_cut(FILE *out, const char *s, size_t width)
 {
 	size_t n = strlen(s);
 
@@ -501,7 +440,7 @@ static void put_cut(struct view_buf *b, const char *s, size_t width)
 	}
 	while (n && s[n - 1] == ' ')
 		n--;
-	bprintf(b, "%.*s", (int)n, s);
+	fprintf(out, "%.*s", (int)n, s);
 }
 
 static void status_text(char *s, size_t len, const struct view_layout *l,
@@ -576,7 +515,7 @@ static void sgr(char *s, size_t len, const struct cell *c, enum view_color color
 	}
 }
 
-static void emit_row(struct view_buf *b, const struct cell *row,
+static void emit_row(FILE *out, const struct cell *row,
 		     unsigned int cols, enum view_color color)
 {
 	char cur[64] = "", want[64];
@@ -590,17 +529,17 @@ static void emit_row(struct view_buf *b, const struct cell *row,
 		if (color != VIEW_COLOR_NONE) {
 			sgr(want, sizeof(want), &row[c], color);
 			if (strcmp(want, cur)) {
-				bputs(b, want[0] ? want : "\033[0m");
+				fputs(want[0] ? want : "\033[0m", out);
 				snprintf(cur, sizeof(cur), "%s", want);
 			}
 		}
-		bprintf(b, "%c", row[c].ch);
+		fputc(row[c].ch, out);
 	}
 	if (cur[0])
-		bputs(b, "\033[0m");
+		fputs("\033[0m", out);
 }
 
-/* The cell of layout point (x, y); false when the map has no room. */
+/* Layout positions to cells: the scale and the offsets that centre it. */
 struct grid_map {
 	double min0, max1, sc, sr;
 	long off_c, off_r;
@@ -674,7 +613,7 @@ static void mark_contacts(struct cell *grid, const struct grid_map *g,
 	}
 }
 
-int view_render_text(struct view_buf *b, const struct view_layout *l,
+int view_render_text(FILE *out, const struct view_layout *l,
 		     const struct view_frame *f, const struct view_text_opts *o)
 {
 	const char *eol = o->eol ? o->eol : "\n";
@@ -687,10 +626,8 @@ int view_render_text(struct view_buf *b, const struct view_layout *l,
 		return -1;
 	rows = o->rows - 2;
 	grid = calloc((size_t)cols * rows, sizeof(*grid));
-	if (!grid) {
-		b->oom = true;
+	if (!grid)
 		return -1;
-	}
 	for (i = 0; i < cols * rows; i++)
 		grid[i].ch = ' ';
 	grid_map_init(&g, l, cols, rows);
@@ -722,48 +659,48 @@ int view_render_text(struct view_buf *b, const struct view_layout *l,
 	mark_contacts(grid, &g, l, f);
 
 	status_text(line, sizeof(line), l, f);
-	put_cut(b, line, cols);
-	bputs(b, eol);
+	put_cut(out, line, cols);
+	fputs(eol, out);
 	for (r = 0; r < rows; r++) {
-		emit_row(b, &grid[r * cols], cols, o->color);
-		bputs(b, eol);
+		emit_row(out, &grid[r * cols], cols, o->color);
+		fputs(eol, out);
 	}
 	caption_text(line, sizeof(line), l, f, o->hint);
-	put_cut(b, line, cols);
-	bputs(b, eol);
+	put_cut(out, line, cols);
+	fputs(eol, out);
 	free(grid);
-	return b->oom ? -1 : 0;
+	return ferror(out) ? -1 : 0;
 }
 
 /* --- SVG --------------------------------------------------------------- */
 
-static void xml_text(struct view_buf *b, const char *s)
+static void xml_text(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
 		case '<':
-			bputs(b, "&lt;");
+			fputs("&lt;", out);
 			break;
 		case '>':
-			bputs(b, "&gt;");
+			fputs("&gt;", out);
 			break;
 		case '&':
-			bputs(b, "&amp;");
+			fputs("&amp;", out);
 			break;
 		case '"':
-			bputs(b, "&quot;");
+			fputs("&quot;", out);
 			break;
 		default:
 			/* control characters are not XML 1.0 */
 			if ((unsigned char)*s < 0x20 && *s != '\t')
-				bputs(b, "?");
+				fputs("?", out);
 			else
-				bprintf(b, "%c", *s);
+				fputc(*s, out);
 		}
 	}
 }
 
-int view_render_svg(struct view_buf *b, const struct view_layout *l,
+int view_render_svg(FILE *out, const struct view_layout *l,
 		    const struct view_frame *f)
 {
 	const double caption_h = 64, min_w = 420;
@@ -784,14 +721,14 @@ int view_render_svg(struct view_buf *b, const struct view_layout *l,
 		ox += (min_w - w) / 2;
 		w = min_w;
 	}
-	bprintf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
 		ceil(w), ceil(h), ceil(w), ceil(h));
-	bputs(b, "<title>skin ");
-	xml_text(b, f->part);
-	bputs(b, "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#14141c\"/>\n"
-		 "<g id=\"taxels\">\n");
+	fputs("<title>skin ", out);
+	xml_text(out, f->part);
+	fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#14141c\"/>\n"
+	      "<g id=\"taxels\">\n", out);
 	for (i = 0; i < l->n; i++) {
 		double cx, cy;
 
@@ -799,7 +736,7 @@ int view_render_svg(struct view_buf *b, const struct view_layout *l,
 			continue;
 		cx = ox + (l->x[i] - l->min[0]) * s;
 		cy = oy + (l->max[1] - l->y[i]) * s;
-		bprintf(b, "<circle id=\"t%u\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" ",
+		fprintf(out, "<circle id=\"t%u\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" ",
 			i, cx, cy, r);
 		if (l->kind[i] == SKIN_TAXEL_TACTILE) {
 			double v = f->values && f->values[i] > 0 ? f->values[i] : 0;
@@ -807,21 +744,21 @@ int view_render_svg(struct view_buf *b, const struct view_layout *l,
 			uint8_t rgb[3];
 
 			view_ramp(v, rgb);
-			bprintf(b, "class=\"tactile%s\" fill=\"#%02x%02x%02x\"%s>"
+			fprintf(out, "class=\"tactile%s\" fill=\"#%02x%02x%02x\"%s>"
 				"<title>taxel %u: %.4g</title></circle>\n",
 				touched ? " touched" : "", rgb[0], rgb[1], rgb[2],
 				touched ? " stroke=\"#ffffff\"" : "", i, v);
 		} else if (l->kind[i] == SKIN_TAXEL_THERMAL) {
-			bprintf(b, "class=\"thermal\" fill=\"#24324a\" stroke=\"#5f87af\" "
+			fprintf(out, "class=\"thermal\" fill=\"#24324a\" stroke=\"#5f87af\" "
 				"stroke-dasharray=\"2 2\"><title>taxel %u: thermal pad</title>"
 				"</circle>\n", i);
 		} else {
-			bprintf(b, "class=\"absent\" fill=\"none\" stroke=\"#50505a\" "
+			fprintf(out, "class=\"absent\" fill=\"none\" stroke=\"#50505a\" "
 				"stroke-dasharray=\"1 2\"><title>taxel %u: absent</title>"
 				"</circle>\n", i);
 		}
 	}
-	bputs(b, "</g>\n<g id=\"contacts\">\n");
+	fputs("</g>\n<g id=\"contacts\">\n", out);
 	for (i = 0; i < f->n_contacts; i++) {
 		const struct view_contact *c = &f->contacts[i];
 		double xy[2], cx, cy, k = fmax(r * 1.6, 6);
@@ -830,7 +767,7 @@ int view_render_svg(struct view_buf *b, const struct view_layout *l,
 			continue;
 		cx = ox + (xy[0] - l->min[0]) * s;
 		cy = oy + (l->max[1] - xy[1]) * s;
-		bprintf(b, "<g class=\"contact\" id=\"c%" PRIu64 "\" data-x=\"%.9g\" "
+		fprintf(out, "<g class=\"contact\" id=\"c%" PRIu64 "\" data-x=\"%.9g\" "
 			"data-y=\"%.9g\" data-taxels=\"%u\" data-pressure=\"%.4g\">"
 			"<path d=\"M%.2f %.2fH%.2fM%.2f %.2fV%.2f\" stroke=\"#ffffff\" "
 			"stroke-width=\"2\" fill=\"none\"/>"
@@ -840,18 +777,18 @@ int view_render_svg(struct view_buf *b, const struct view_layout *l,
 			cx - k, cy, cx + k, cx, cy - k, cy + k,
 			cx + k + 2, cy - k + 2, c->id);
 	}
-	bputs(b, "</g>\n<g id=\"caption\" font-family=\"monospace\" font-size=\"13\" "
-		 "fill=\"#d0d0d8\">\n");
+	fputs("</g>\n<g id=\"caption\" font-family=\"monospace\" font-size=\"13\" "
+	      "fill=\"#d0d0d8\">\n", out);
 	status_text(line, sizeof(line), l, f);
-	bprintf(b, "<text x=\"8\" y=\"%.0f\">", h - caption_h + 18);
-	xml_text(b, line);
-	bprintf(b, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 36);
-	xml_text(b, layout_text(l));
+	fprintf(out, "<text x=\"8\" y=\"%.0f\">", h - caption_h + 18);
+	xml_text(out, line);
+	fprintf(out, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 36);
+	xml_text(out, layout_text(l));
 	if (l->n_unplaced)
-		bprintf(b, ", %u taxel%s without a position not shown", l->n_unplaced,
+		fprintf(out, ", %u taxel%s without a position not shown", l->n_unplaced,
 			l->n_unplaced == 1 ? "" : "s");
-	bprintf(b, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 54);
-	xml_text(b, f->source ? f->source : "");
-	bputs(b, "</text>\n</g>\n</svg>\n");
-	return b->oom ? -1 : 0;
+	fprintf(out, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 54);
+	xml_text(out, f->source ? f->source : "");
+	fputs("</text>\n</g>\n</svg>\n", out);
+	return ferror(out) ? -1 : 0;
 }

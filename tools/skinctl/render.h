@@ -7,13 +7,15 @@
  * best-fit plane) and one sample of the part (struct view_frame: values,
  * touch flags, contacts) make a picture: a character grid for terminals
  * (view_render_text) or a standalone SVG (view_render_svg), both coloured
- * by the same ramp (view_ramp).  No I/O here: the renderers append to a
- * struct view_buf, so tests compare their output byte for byte.
+ * by the same ramp (view_ramp).  No I/O here: the renderers write to the
+ * stream they are given (a terminal frame is best built in an
+ * open_memstream() and written at once), so tests compare their output
+ * byte for byte.
  *
  * Ownership: view_layout_* own the layout's arrays (view_layout_free());
- * a frame only points at the caller's arrays.  A view_buf's text belongs
- * to it until view_buf_free().  Errors: -1 (out of memory; a size or
- * model that cannot be drawn, with why) as said per function.
+ * a frame only points at the caller's arrays.  Errors: -1 (out of
+ * memory, a write error of the stream; a size or model that cannot be
+ * drawn, with why) as said per function.
  */
 #ifndef SKINCTL_RENDER_H
 #define SKINCTL_RENDER_H
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <skin/model.h>
 
@@ -98,15 +101,6 @@ void view_ramp(double v, uint8_t rgb[3]);
 bool view_contact_cop(const struct view_layout *l, const struct view_frame *f,
 		      const struct view_contact *c, double xy[2]);
 
-struct view_buf {
-	char *p;		/* NUL-terminated */
-	size_t len, cap;
-	bool oom;		/* an append failed: the text is cut */
-};
-
-void view_buf_reset(struct view_buf *b);
-void view_buf_free(struct view_buf *b);
-
 enum view_color {
 	VIEW_COLOR_NONE,	/* plain ASCII: " .:-=+*#%@" */
 	VIEW_COLOR_256,		/* ANSI 256-colour backgrounds */
@@ -126,9 +120,10 @@ struct view_text_opts {
  * unplaced taxels, the source).  Map cells: ' ' no taxel, '.' a taxel at
  * 0, ":-=+*#%@" rising values (or a coloured background), 'o' a thermal
  * pad, 'X' a contact's centre followed by its id.  Lines carry no
- * trailing blanks.  Appends to @b; -1 for a size below 16 x 4.
+ * trailing blanks.  Writes to @out; -1 for a size below 16 x 4 (nothing
+ * written) or a write error.
  */
-int view_render_text(struct view_buf *b, const struct view_layout *l,
+int view_render_text(FILE *out, const struct view_layout *l,
 		     const struct view_frame *f,
 		     const struct view_text_opts *o);
 
@@ -136,10 +131,10 @@ int view_render_text(struct view_buf *b, const struct view_layout *l,
  * A frame as a standalone SVG document: one <circle> per placed taxel
  * (class tactile, thermal or absent; id "tN"), tactile ones filled by the
  * ramp, a <g class="contact"> per drawn contact (a cross at its centre,
- * data-x/data-y its layout position, and its id), a caption.  Appends to
- * @b; 0, or -1 out of memory.
+ * data-x/data-y its layout position, and its id), a caption.  Writes to
+ * @out; 0, or -1 for a write error.
  */
-int view_render_svg(struct view_buf *b, const struct view_layout *l,
+int view_render_svg(FILE *out, const struct view_layout *l,
 		    const struct view_frame *f);
 
 #endif
