@@ -32,8 +32,9 @@ struct mem {
 	size_t len;
 };
 
-static int render_text(struct mem *m, const struct view_layout *l,
-		       const struct view_frame *f, const struct view_text_opts *o)
+/* A text frame (@o given) or the SVG (@o NULL) into @m. */
+static int render(struct mem *m, const struct view_layout *l,
+		  const struct view_frame *f, const struct view_text_opts *o)
 {
 	FILE *out;
 	int r;
@@ -42,22 +43,7 @@ static int render_text(struct mem *m, const struct view_layout *l,
 	m->p = NULL;
 	out = open_memstream(&m->p, &m->len);
 	assert_non_null(out);
-	r = view_render_text(out, l, f, o);
-	assert_int_equal(fclose(out), 0);
-	return r;
-}
-
-static int render_svg(struct mem *m, const struct view_layout *l,
-		      const struct view_frame *f)
-{
-	FILE *out;
-	int r;
-
-	free(m->p);
-	m->p = NULL;
-	out = open_memstream(&m->p, &m->len);
-	assert_non_null(out);
-	r = view_render_svg(out, l, f);
+	r = o ? view_render_text(out, l, f, o) : view_render_svg(out, l, f);
 	assert_int_equal(fclose(out), 0);
 	return r;
 }
@@ -116,7 +102,7 @@ static void text_frame_exact(void **state)
 	assert_int_equal(l.n_placed, 5);
 	assert_int_equal(l.n_unplaced, 1);
 	assert_true(fabs(l.spacing - 1) < 1e-12);
-	assert_int_equal(render_text(&b, &l, &f, &o), 0);
+	assert_int_equal(render(&b, &l, &f, &o), 0);
 	/* 0 '.', 40 '-' (2 + 40 * 8 / 256), 200 '%', the pad 'o' */
 	snprintf(want, sizeof(want),
 		 "demo  sample 7  t 1.500 s  contacts 0  max 200\n"
@@ -155,7 +141,7 @@ static void text_contact_mark(void **state)
 	three_taxels(&l);
 	assert_true(view_contact_cop(&l, &f, &c, xy));
 	assert_true(fabs(xy[0] - 5.0 / 3) < 1e-12 && fabs(xy[1] - 1.0 / 3) < 1e-12);
-	assert_int_equal(render_text(&b, &l, &f, &o), 0);
+	assert_int_equal(render(&b, &l, &f, &o), 0);
 	snprintf(want, sizeof(want),
 		 "demo  sample 8  t 2.000 s  contacts 1 #12  max 200  [calibrating]\n"
 		 "%so%s+\n"
@@ -168,7 +154,7 @@ static void text_contact_mark(void **state)
 
 	/* a frame too small to draw is refused, not cut */
 	o.cols = 15;
-	assert_int_equal(render_text(&b, &l, &f, &o), -1);
+	assert_int_equal(render(&b, &l, &f, &o), -1);
 	free(b.p);
 	view_layout_free(&l);
 }
@@ -186,7 +172,7 @@ static void text_colour(void **state)
 
 	(void)state;
 	three_taxels(&l);
-	assert_int_equal(render_text(&b, &l, &f, &o), 0);
+	assert_int_equal(render(&b, &l, &f, &o), 0);
 	view_ramp(255, rgb);
 	assert_int_equal(rgb[0], 255);
 	assert_int_equal(rgb[1], 255);
@@ -196,7 +182,7 @@ static void text_colour(void **state)
 	assert_non_null(strstr(b.p, "\033[0;38;5;240m.\033[0m"));
 	assert_non_null(strstr(b.p, "\033[0;38;5;67mo\033[0m"));
 	o.color = VIEW_COLOR_TRUE;
-	assert_int_equal(render_text(&b, &l, &f, &o), 0);
+	assert_int_equal(render(&b, &l, &f, &o), 0);
 	snprintf(want, sizeof(want), "\033[0;48;2;%u;%u;%um \033[0m\n", rgb[0], rgb[1], rgb[2]);
 	assert_non_null(strstr(b.p, want));
 	free(b.p);
@@ -265,7 +251,7 @@ static void svg_document(void **state)
 
 	(void)state;
 	three_taxels(&l);
-	assert_int_equal(render_svg(&b, &l, &f), 0);
+	assert_int_equal(render(&b, &l, &f, NULL), 0);
 	doc = svg_parse(&b, &ctx);
 	assert_int_equal(xpath_count(ctx, "//s:circle"), 5);	/* placed ones */
 	assert_int_equal(xpath_count(ctx, "//s:circle[starts-with(@class,'tactile')]"), 3);
@@ -645,7 +631,7 @@ static void offline_press(void **state)
 		int xr, xc, tr, tc;
 
 		v[300] = 255;
-			assert_int_equal(render_text(&b, &l, &f, &o), 0);
+			assert_int_equal(render(&b, &l, &f, &o), 0);
 		find_char(b.p, '@', &tr, &tc);
 		find_char(r.out, 'X', &xr, &xc);
 		assert_true(abs(xr - tr) <= 1 && abs(xc - tc) <= 3);
