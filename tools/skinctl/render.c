@@ -777,7 +777,8 @@ int view_render_svg(FILE *out, const struct view_layout *l,
 			cx - k, cy, cx + k, cx, cy - k, cy + k,
 			cx + k + 2, cy - k + 2, c->id);
 	}
-	fputs("</g>\n<g id=\"caption\" font-family=\"monospace\" font-size=\"13\" "
+	fputs("</g>\n<g id=\"caption\" xml:space=\"preserve\" font-family=\"monospace\" "
+	      "font-size=\"13\" "
 	      "fill=\"#d0d0d8\">\n", out);
 	status_text(line, sizeof(line), l, f);
 	fprintf(out, "<text x=\"8\" y=\"%.0f\">", h - caption_h + 18);
