@@ -379,6 +379,69 @@ static void pca_planar(void **state)
 	assert_int_equal(view_pca_project((const double (*)[3])p, NULL, 0, out), -1);
 }
 
+/*
+ * 7 rings of 30 points over 200 degrees of a cylinder of radius 4 cm,
+ * 5 mm apart along an axis turned every way: unrolled, every point is at
+ * (R phi, z) up to a translation and a half turn, never mirrored, when
+ * the normals point out; mirrored when they point in.  A flat sheet is no
+ * cylinder.
+ */
+static void cylinder_unroll(void **state)
+{
+	enum { RINGS = 7, PER = 30, N = RINGS * PER };
+	const double r = 0.04;
+	double a[3] = { 0.2, 0.9, -0.3 }, u[3], w[3], len, t;
+	static double p[N][3], nv[N][3], out[N][2], phi[N], z[N];
+	unsigned int i, k, pass;
+
+	(void)state;
+	len = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+	for (k = 0; k < 3; k++)
+		a[k] /= len;
+	u[0] = 1; u[1] = 0; u[2] = 0;
+	t = a[0];
+	for (k = 0; k < 3; k++)
+		u[k] -= t * a[k];
+	len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+	for (k = 0; k < 3; k++)
+		u[k] /= len;
+	w[0] = a[1] * u[2] - a[2] * u[1];
+	w[1] = a[2] * u[0] - a[0] * u[2];
+	w[2] = a[0] * u[1] - a[1] * u[0];
+	for (pass = 0; pass < 2; pass++) {
+		double sx = 0, sy = 0, radius = 0;
+
+		for (i = 0; i < N; i++) {
+			phi[i] = 0.3 + (200.0 / 180 * M_PI) * (i % PER) / (PER - 1);
+			z[i] = 0.005 * (i / PER);
+			for (k = 0; k < 3; k++) {
+				double radial = cos(phi[i]) * u[k] + sin(phi[i]) * w[k];
+
+				p[i][k] = 0.1 + r * radial + z[i] * a[k];
+				nv[i][k] = pass ? -radial : radial;
+			}
+		}
+		assert_int_equal(view_cylinder_unroll((const double (*)[3])p,
+						      (const double (*)[3])nv, N, out,
+						      &radius), 0);
+		assert_true(fabs(radius - r) < 1e-9);
+		/* the half turn (if any) from the first ring's direction */
+		sy = out[PER][1] - out[0][1] > 0 ? 1 : -1;
+		sx = pass ? -sy : sy;
+		for (i = 1; i < N; i++) {
+			assert_true(fabs(out[i][0] - out[0][0] - sx * r * (phi[i] - phi[0])) < 1e-9);
+			assert_true(fabs(out[i][1] - out[0][1] - sy * (z[i] - z[0])) < 1e-9);
+		}
+	}
+	/* a plane's normals do not wrap around anything */
+	for (i = 0; i < N; i++)
+		for (k = 0; k < 3; k++)
+			nv[i][k] = a[k];
+	assert_int_equal(view_cylinder_unroll((const double (*)[3])p,
+					      (const double (*)[3])nv, N, out, &t), -1);
+	assert_int_equal(view_cylinder_unroll((const double (*)[3])p, NULL, N, out, &t), -1);
+}
+
 /* --- layouts of the shipped files ---------------------------------------- */
 
 static struct skin_model *load(const char *rel)
@@ -403,7 +466,7 @@ static void layouts_of_files(void **state)
 	(void)state;
 	/* skinGui: flat, every taxel of the forearm placed */
 	m = load("tests/data/icub/skinGui/left_forearm_V2.ini");
-	assert_int_equal(view_layout_build(&l, m, 0, why, sizeof(why)), 0);
+	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
 	assert_int_equal(l.how, VIEW_FLAT);
 	assert_int_equal(l.unit, SKIN_FLAT_SKINGUI);
 	assert_int_equal(l.n, 384);
@@ -412,15 +475,34 @@ static void layouts_of_files(void **state)
 	view_layout_free(&l);
 	skin_model_free(m);
 
-	/* positions: projected; the 240 tactile taxels with a position */
+	/* positions: the forearm's normals wrap around its axis: unrolled,
+	 * the 240 tactile taxels with a position */
 	m = load("tests/data/icub/positions/left_forearm_V2.txt");
-	assert_int_equal(view_layout_build(&l, m, 0, why, sizeof(why)), 0);
-	assert_int_equal(l.how, VIEW_PROJECTED);
+	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(l.how, VIEW_UNROLLED);
 	assert_int_equal(l.n_placed, 240);
 	assert_int_equal(l.n_unplaced, 0);
+	/* an iCub forearm is some 7-8 cm across */
+	assert_true(l.radius > 0.03 && l.radius < 0.045);
 	/* neighbours on the forearm are some 4-6 mm apart */
 	assert_true(l.spacing > 0.002 && l.spacing < 0.008);
 	view_layout_free(&l);
+	/* or projected on a plane when asked */
+	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_PLANE, why, sizeof(why)), 0);
+	assert_int_equal(l.how, VIEW_PROJECTED);
+	assert_int_equal(l.n_placed, 240);
+	view_layout_free(&l);
+	skin_model_free(m);
+
+	/* the palm is flat: a plane, and no cylinder to unroll */
+	m = load("tests/data/icub/positions/left_hand_V2_1.txt");
+	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(l.how, VIEW_PROJECTED);
+	assert_int_equal(l.n_placed, 48);
+	assert_int_equal(l.n_unplaced, 60);	/* fingertips: no position */
+	view_layout_free(&l);
+	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_CYLINDER, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "do not wrap around one axis"));
 	skin_model_free(m);
 
 	/* a layout alone has no position: nothing to draw, said why */
@@ -429,7 +511,7 @@ static void layouts_of_files(void **state)
 
 		m = skin_model_builtin("hand_v2_1", &err);
 		assert_non_null(m);
-		assert_int_equal(view_layout_build(&l, m, 0, why, sizeof(why)), -1);
+		assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "neither flattened nor 3D taxel positions"));
 		skin_model_free(m);
 	}
@@ -525,7 +607,7 @@ static void forearm_layout(struct view_layout *l)
 	assert_non_null(m);
 	part = m->n_parts > 1 && !strcmp(m->parts[1].name, "left_forearm") ? 1 : -1;
 	assert_int_equal(part, 1);
-	assert_int_equal(view_layout_build(l, m, 1, why, sizeof(why)), 0);
+	assert_int_equal(view_layout_build(l, m, 1, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
 	skin_model_free(m);
 	skin_config_free(c);
 }
@@ -612,7 +694,7 @@ static void offline_press(void **state)
 	free(s);
 	s = xpath_string(ctx, "//s:g[@id='caption']/s:text[2]");
 	/* forearm_v2's 48 pads have no position in the positions file */
-	assert_string_equal(s, "3D positions projected on their best-fit plane, "
+	assert_string_equal(s, "3D positions unrolled from their best-fit cylinder (radius 37 mm), "
 			    "48 taxels without a position not shown");
 	free(s);
 	xmlXPathFreeContext(ctx);
@@ -710,6 +792,7 @@ int main(void)
 		cmocka_unit_test(text_colour),
 		cmocka_unit_test(svg_document),
 		cmocka_unit_test(pca_planar),
+		cmocka_unit_test(cylinder_unroll),
 		cmocka_unit_test(layouts_of_files),
 		cmocka_unit_test(offline_press),
 		cmocka_unit_test(bad_input),

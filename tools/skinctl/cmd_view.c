@@ -50,6 +50,7 @@ struct view_opts {
 	const char *shm;
 	const char *socket;
 	const char *svg;
+	enum view_projection proj;
 	uint64_t sample;		/* 0: the last */
 	struct skinctl_replay_opts replay;
 	bool once;
@@ -394,7 +395,8 @@ static int layout_make(struct view_layout *l, const struct source *s,
 	int part = 0;
 
 	if (!o->layout) {
-		if (view_layout_build(l, s->m, (unsigned int)s->part, why, sizeof(why))) {
+		if (view_layout_build(l, s->m, (unsigned int)s->part, o->proj, why,
+				      sizeof(why))) {
 			fprintf(stderr, "%s: %s\n", s->who, why);
 			return -1;
 		}
@@ -416,7 +418,7 @@ static int layout_make(struct view_layout *l, const struct source *s,
 		skin_model_free(lm);
 		return -1;
 	}
-	if (view_layout_build(l, lm, (unsigned int)part, why, sizeof(why))) {
+	if (view_layout_build(l, lm, (unsigned int)part, o->proj, why, sizeof(why))) {
 		fprintf(stderr, "%s: --layout %s: %s\n", s->who, o->layout, why);
 		skin_model_free(lm);
 		return -1;
@@ -625,10 +627,12 @@ static int live(struct source *s, const struct view_layout *l,
 static void usage(FILE *fp, bool snapshot)
 {
 	if (snapshot)
-		fprintf(fp, "usage: skinctl snapshot PART --svg FILE [--layout FILE]\n");
+		fprintf(fp, "usage: skinctl snapshot PART --svg FILE [--layout FILE]\n"
+			    "                        [--projection auto|plane|cylinder]\n");
 	else
 		fprintf(fp, "usage: skinctl view PART [--once] [--rate HZ] [--size WxH]\n"
-			    "                    [--no-color | --color 256|truecolor] [--layout FILE]\n");
+			    "                    [--no-color | --color 256|truecolor|none]\n"
+			    "                    [--layout FILE] [--projection auto|plane|cylinder]\n");
 	fprintf(fp,
 		"  source: skind's shared memory (default)\n"
 		"          [--config CONF] [--socket PATH | --shm PATH]\n"
@@ -639,6 +643,8 @@ static void usage(FILE *fp, bool snapshot)
 		"  --sample N     the part's Nth output sample of the log (default: the last;\n"
 		"                 live, the log plays at its own pace from there)\n"
 		"  --layout FILE  draw with this geometry file's positions (e.g. a skinGui .ini)\n"
+		"  --projection   3D positions to 2D: unrolled from a cylinder when the normals\n"
+		"                 wrap around an axis, else the best-fit plane (auto); or forced\n"
 		"  --once         print one frame and exit (plain ASCII unless --color)\n"
 		"  --rate HZ      live refresh rate (default 20)\n"
 		"  --size WxH     frame size in characters (default: the terminal's)\n"
@@ -673,6 +679,7 @@ static int run_view(int argc, char **argv, bool snapshot)
 		{ "set", required_argument, NULL, 'S' },
 		{ "calibration", required_argument, NULL, 'K' },
 		{ "layout", required_argument, NULL, 'L' },
+		{ "projection", required_argument, NULL, 'P' },
 		{ "shm", required_argument, NULL, 'm' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "svg", required_argument, NULL, 'g' },
@@ -725,6 +732,19 @@ static int run_view(int argc, char **argv, bool snapshot)
 			break;
 		case 'L':
 			o.layout = optarg;
+			break;
+		case 'P':
+			if (!strcmp(optarg, "auto")) {
+				o.proj = VIEW_PROJ_AUTO;
+			} else if (!strcmp(optarg, "plane")) {
+				o.proj = VIEW_PROJ_PLANE;
+			} else if (!strcmp(optarg, "cylinder")) {
+				o.proj = VIEW_PROJ_CYLINDER;
+			} else {
+				fprintf(stderr, "%s: --projection '%s': expected auto, plane or cylinder\n",
+					o.who, optarg);
+				goto out;
+			}
 			break;
 		case 'm':
 			o.shm = optarg;

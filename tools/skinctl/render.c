@@ -245,8 +245,172 @@ int view_pca_project(const double (*p)[3], const double (*normals)[3],
 	return 0;
 }
 
+/* Solve the 3x3 system a x = b by Cramer's rule; false when singular. */
+static bool solve3(const double a[3][3], const double b[3], double x[3])
+{
+	double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+		     a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+		     a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+	double scale = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
+	unsigned int k, r;
+
+	if (!(fabs(det) > 1e-12 * scale * scale * scale))
+		return false;
+	for (k = 0; k < 3; k++) {
+		double m[3][3];
+
+		memcpy(m, a, sizeof(m));
+		for (r = 0; r < 3; r++)
+			m[r][k] = b[r];
+		x[k] = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+			m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+			m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])) / det;
+	}
+	return true;
+}
+
+/*
+ * The axis the normals wrap around: the eigenvector of their scatter
+ * matrix with the smallest eigenvalue, when they spread in one plane
+ * (second eigenvalue at least 0.15 x the first: an arc of some 75 degrees
+ * or more) and hardly leave it (third at most 0.05 of the total).  A flat
+ * sheet's normals do not spread: false.
+ */
+static bool wrap_axis(const double (*normals)[3], unsigned int n, double axis[3])
+{
+	double s[3][3] = { { 0 } }, v[3][3], lam[3];
+	unsigned int i, j, k, used = 0, o[3] = { 0, 1, 2 };
+
+	for (i = 0; i < n; i++) {
+		double len = sqrt(normals[i][0] * normals[i][0] +
+				  normals[i][1] * normals[i][1] +
+				  normals[i][2] * normals[i][2]);
+
+		if (!(len > 0))
+			continue;
+		for (j = 0; j < 3; j++)
+			for (k = 0; k < 3; k++)
+				s[j][k] += normals[i][j] * normals[i][k] / (len * len);
+		used++;
+	}
+	if (used < 3)
+		return false;
+	jacobi3(s, v);
+	for (k = 0; k < 3; k++)
+		lam[k] = s[k][k] / used;
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			if (lam[o[j]] > lam[o[i]]) {
+				k = o[i];
+				o[i] = o[j];
+				o[j] = k;
+			}
+	if (lam[o[1]] < 0.15 * lam[o[0]] || lam[o[2]] > 0.05)
+		return false;
+	for (k = 0; k < 3; k++)
+		axis[k] = v[k][o[2]];
+	fix_sign(axis);
+	return true;
+}
+
+int view_cylinder_unroll(const double (*p)[3], const double (*normals)[3],
+			 unsigned int n, double (*out)[2], double *radius)
+{
+	double a[3], u[3], w[3], c[2] = { 0, 0 }, m[3][3] = { { 0 } }, rhs[3] = { 0 };
+	double sol[3], r2, r, mean_a = 0, outward = 0, gap = -1, start = 0, span;
+	double *phi = NULL, *sorted = NULL;
+	unsigned int i, k;
+	int rc = -1;
+
+	if (n < 3 || !normals || !wrap_axis(normals, n, a))
+		return -1;
+	/* u, w: a right-handed basis of the cross-section (u x w = a) */
+	k = fabs(a[0]) < 0.9 ? 0 : 1;
+	u[0] = k == 0 ? 1 : 0;
+	u[1] = k == 1 ? 1 : 0;
+	u[2] = 0;
+	r = u[0] * a[0] + u[1] * a[1];
+	for (k = 0; k < 3; k++)
+		u[k] -= r * a[k];
+	r = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+	for (k = 0; k < 3; k++)
+		u[k] /= r;
+	w[0] = a[1] * u[2] - a[2] * u[1];
+	w[1] = a[2] * u[0] - a[0] * u[2];
+	w[2] = a[0] * u[1] - a[1] * u[0];
+	phi = malloc(n * sizeof(*phi));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!phi || !sorted)
+		goto out;
+	/* the cross-section, centred, in out[] for now */
+	for (i = 0; i < n; i++) {
+		out[i][0] = p[i][0] * u[0] + p[i][1] * u[1] + p[i][2] * u[2];
+		out[i][1] = p[i][0] * w[0] + p[i][1] * w[1] + p[i][2] * w[2];
+		c[0] += out[i][0] / n;
+		c[1] += out[i][1] / n;
+		mean_a += (p[i][0] * a[0] + p[i][1] * a[1] + p[i][2] * a[2]) / n;
+	}
+	/* Kasa's circle fit: x^2 + y^2 + D x + E y + F = 0, least squares */
+	for (i = 0; i < n; i++) {
+		double x = out[i][0] - c[0], y = out[i][1] - c[1], q = x * x + y * y;
+		double row[3] = { x, y, 1 };
+
+		for (k = 0; k < 3; k++) {
+			unsigned int j;
+
+			for (j = 0; j < 3; j++)
+				m[k][j] += row[k] * row[j];
+			rhs[k] -= row[k] * q;
+		}
+	}
+	if (!solve3(m, rhs, sol))
+		goto out;
+	r2 = sol[0] * sol[0] / 4 + sol[1] * sol[1] / 4 - sol[2];
+	if (!(r2 > 0))
+		goto out;
+	r = sqrt(r2);
+	c[0] -= sol[0] / 2;
+	c[1] -= sol[1] / 2;
+	for (i = 0; i < n; i++) {
+		double x = out[i][0] - c[0], y = out[i][1] - c[1];
+		double nu = normals[i][0] * u[0] + normals[i][1] * u[1] + normals[i][2] * u[2];
+		double nw = normals[i][0] * w[0] + normals[i][1] * w[1] + normals[i][2] * w[2];
+
+		phi[i] = sorted[i] = atan2(y, x);
+		outward += nu * x + nw * y;
+	}
+	/* the seam: the middle of the widest angular gap */
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	for (i = 0; i < n; i++) {
+		double next = i + 1 < n ? sorted[i + 1] : sorted[0] + 2 * M_PI;
+
+		if (next - sorted[i] > gap) {
+			gap = next - sorted[i];
+			start = next;
+		}
+	}
+	span = 2 * M_PI - gap;
+	for (i = 0; i < n; i++) {
+		double d = fmod(phi[i] - start + 4 * M_PI, 2 * M_PI);
+
+		if (d > span + 1e-12)	/* rounding at the seam */
+			d = span;
+		/* increasing angle, the axis up: seen from outside when the
+		 * normals point away from the axis, else mirrored back */
+		out[i][0] = r * (d - span / 2) * (outward < 0 ? -1 : 1);
+		out[i][1] = p[i][0] * a[0] + p[i][1] * a[1] + p[i][2] * a[2] - mean_a;
+	}
+	*radius = r;
+	rc = 0;
+out:
+	free(phi);
+	free(sorted);
+	return rc;
+}
+
 int view_layout_build(struct view_layout *l, const struct skin_model *m,
-		      unsigned int part, char *why, size_t why_len)
+		      unsigned int part, enum view_projection proj, char *why,
+		      size_t why_len)
 {
 	const struct skin_part *sp = &m->parts[part];
 	const struct skin_taxel *t = &m->taxels[sp->first_taxel];
@@ -261,7 +425,7 @@ int view_layout_build(struct view_layout *l, const struct skin_model *m,
 		n_flat += !!(t[i].flags & SKIN_TAXEL_HAS_FLAT);
 		n_pos += !!(t[i].flags & SKIN_TAXEL_HAS_POS);
 	}
-	if (n_flat && sp->flat_unit != SKIN_FLAT_NONE) {
+	if (n_flat && sp->flat_unit != SKIN_FLAT_NONE && proj == VIEW_PROJ_AUTO) {
 		l->how = VIEW_FLAT;
 		l->unit = sp->flat_unit;
 		for (i = 0; i < sp->n_taxels; i++)
@@ -288,8 +452,24 @@ int view_layout_build(struct view_layout *l, const struct skin_model *m,
 				memcpy(nv[k], t[i].normal, sizeof(nv[k]));
 				k++;
 			}
-		view_pca_project((const double (*)[3])p, (const double (*)[3])nv,
-				 n_pos, xy);
+		l->how = VIEW_UNROLLED;
+		if (proj == VIEW_PROJ_PLANE ||
+		    view_cylinder_unroll((const double (*)[3])p, (const double (*)[3])nv,
+					 n_pos, xy, &l->radius)) {
+			l->how = VIEW_PROJECTED;
+			view_pca_project((const double (*)[3])p,
+					 (const double (*)[3])nv, n_pos, xy);
+		}
+		if (proj == VIEW_PROJ_CYLINDER && l->how != VIEW_UNROLLED) {
+			free(p);
+			free(nv);
+			free(xy);
+			view_layout_free(l);
+			snprintf(why, why_len,
+				 "the taxel normals of part %s do not wrap around one axis: no cylinder to unroll",
+				 sp->name);
+			return -1;
+		}
 		for (i = k = 0; i < sp->n_taxels; i++)
 			if (t[i].flags & SKIN_TAXEL_HAS_POS) {
 				l->x[i] = xy[k][0];
@@ -299,7 +479,6 @@ int view_layout_build(struct view_layout *l, const struct skin_model *m,
 		free(p);
 		free(nv);
 		free(xy);
-		l->how = VIEW_PROJECTED;
 		l->unit = SKIN_FLAT_METRE;
 	} else {
 		view_layout_free(l);
@@ -460,10 +639,16 @@ static void status_text(char *s, size_t len, const struct view_layout *l,
 		snprintf(s + n, len - n, "  [%s]", f->state);
 }
 
-static const char *layout_text(const struct view_layout *l)
+/* Where the picture's positions come from, for its caption. */
+static const char *layout_text(const struct view_layout *l, char *buf, size_t len)
 {
 	if (l->how == VIEW_PROJECTED)
 		return "3D positions projected on their best-fit plane";
+	if (l->how == VIEW_UNROLLED) {
+		snprintf(buf, len, "3D positions unrolled from their best-fit cylinder (radius %.0f mm)",
+			 l->radius * 1000);
+		return buf;
+	}
 	return l->unit == SKIN_FLAT_SKINGUI ? "flat layout (skinGui units)" :
 	       "flat layout (m)";
 }
@@ -471,7 +656,8 @@ static const char *layout_text(const struct view_layout *l)
 static void caption_text(char *s, size_t len, const struct view_layout *l,
 			 const struct view_frame *f, const char *hint)
 {
-	size_t n = (size_t)snprintf(s, len, "%s", layout_text(l));
+	char how[128];
+	size_t n = (size_t)snprintf(s, len, "%s", layout_text(l, how, sizeof(how)));
 
 	if (l->n_unplaced && n < len)
 		n += (size_t)snprintf(s + n, len - n, ", %u taxel%s without a position not shown",
@@ -784,7 +970,7 @@ int view_render_svg(FILE *out, const struct view_layout *l,
 	fprintf(out, "<text x=\"8\" y=\"%.0f\">", h - caption_h + 18);
 	xml_text(out, line);
 	fprintf(out, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 36);
-	xml_text(out, layout_text(l));
+	xml_text(out, layout_text(l, line, sizeof(line)));
 	if (l->n_unplaced)
 		fprintf(out, ", %u taxel%s without a position not shown", l->n_unplaced,
 			l->n_unplaced == 1 ? "" : "s");
