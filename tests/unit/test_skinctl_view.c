@@ -433,10 +433,36 @@ static void cylinder_unroll(void **state)
 			assert_true(fabs(out[i][1] - out[0][1] - sy * (z[i] - z[0])) < 1e-9);
 		}
 	}
-	/* a plane's normals do not wrap around anything */
+	/* placeholder normals (all alike, as some positions files carry):
+	 * the axis from the positions alone, the skin seen from outside */
 	for (i = 0; i < N; i++)
 		for (k = 0; k < 3; k++)
-			nv[i][k] = a[k];
+			nv[i][k] = k == 2;
+	assert_int_equal(view_cylinder_unroll((const double (*)[3])p,
+					      (const double (*)[3])nv, N, out, &t), 0);
+	assert_true(fabs(t - r) < 1e-9);
+	{
+		double sy = out[PER][1] - out[0][1] > 0 ? 1 : -1;
+
+		for (i = 1; i < N; i++) {
+			assert_true(fabs(out[i][0] - out[0][0] - sy * r * (phi[i] - phi[0])) < 1e-9);
+			assert_true(fabs(out[i][1] - out[0][1] - sy * (z[i] - z[0])) < 1e-9);
+		}
+	}
+	assert_int_equal(view_cylinder_unroll((const double (*)[3])p, NULL, N, out, &t), 0);
+	/* a quarter turn without normals is not enough (a cupped palm) */
+	for (i = 0; i < N; i++) {
+		phi[i] = 0.3 + (M_PI / 2) * (i % PER) / (PER - 1);
+		for (k = 0; k < 3; k++)
+			p[i][k] = r * (cos(phi[i]) * u[k] + sin(phi[i]) * w[k]) + z[i] * a[k];
+	}
+	assert_int_equal(view_cylinder_unroll((const double (*)[3])p, NULL, N, out, &t), -1);
+	/* a flat sheet is no cylinder, whatever its normals */
+	for (i = 0; i < N; i++)
+		for (k = 0; k < 3; k++) {
+			p[i][k] = 0.004 * (i % PER) * u[k] + z[i] * a[k];
+			nv[i][k] = w[k];
+		}
 	assert_int_equal(view_cylinder_unroll((const double (*)[3])p,
 					      (const double (*)[3])nv, N, out, &t), -1);
 	assert_int_equal(view_cylinder_unroll((const double (*)[3])p, NULL, N, out, &t), -1);
@@ -475,6 +501,15 @@ static void layouts_of_files(void **state)
 	view_layout_free(&l);
 	skin_model_free(m);
 
+	/* the upper arm's normals are placeholders, but its positions wrap
+	 * most of the way around the arm */
+	m = load("tests/data/icub/positions/left_arm.txt");
+	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(l.how, VIEW_UNROLLED);
+	assert_true(l.radius > 0.035 && l.radius < 0.05);
+	view_layout_free(&l);
+	skin_model_free(m);
+
 	/* positions: the forearm's normals wrap around its axis: unrolled,
 	 * the 240 tactile taxels with a position */
 	m = load("tests/data/icub/positions/left_forearm_V2.txt");
@@ -502,7 +537,7 @@ static void layouts_of_files(void **state)
 	assert_int_equal(l.n_unplaced, 60);	/* fingertips: no position */
 	view_layout_free(&l);
 	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_CYLINDER, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "do not wrap around one axis"));
+	assert_non_null(strstr(why, "does not wrap around an axis"));
 	skin_model_free(m);
 
 	/* a layout alone has no position: nothing to draw, said why */

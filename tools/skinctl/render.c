@@ -188,15 +188,37 @@ static void fix_sign(double e[3])
 			e[k] = -e[k];
 }
 
-int view_pca_project(const double (*p)[3], const double (*normals)[3],
-		     unsigned int n, double (*out)[2])
+/* The eigenvectors of the symmetric @m as rows of @axes, by eigenvalue
+ * descending (ties keep x, y, z order), signs fixed; @lam the values. */
+static void eigen_sorted(double m[3][3], double axes[3][3], double lam[3])
 {
-	double mean[3] = { 0, 0, 0 }, cov[3][3] = { { 0 } }, v[3][3];
-	double e1[3], e2[3], e3[3];
+	double v[3][3];
 	unsigned int i, j, k, order[3] = { 0, 1, 2 };
 
-	if (!n)
-		return -1;
+	jacobi3(m, v);
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			if (m[order[j]][order[j]] > m[order[i]][order[i]]) {
+				k = order[i];
+				order[i] = order[j];
+				order[j] = k;
+			}
+	for (i = 0; i < 3; i++) {
+		for (k = 0; k < 3; k++)
+			axes[i][k] = v[k][order[i]];
+		fix_sign(axes[i]);
+		lam[i] = m[order[i]][order[i]];
+	}
+}
+
+/* The mean of the points and their principal axes, largest first. */
+static void principal_axes(const double (*p)[3], unsigned int n, double mean[3],
+			   double axes[3][3])
+{
+	double cov[3][3] = { { 0 } }, lam[3];
+	unsigned int i, j, k;
+
+	mean[0] = mean[1] = mean[2] = 0;
 	for (i = 0; i < n; i++)
 		for (k = 0; k < 3; k++)
 			mean[k] += p[i][k] / n;
@@ -204,43 +226,49 @@ int view_pca_project(const double (*p)[3], const double (*normals)[3],
 		for (j = 0; j < 3; j++)
 			for (k = 0; k < 3; k++)
 				cov[j][k] += (p[i][j] - mean[j]) * (p[i][k] - mean[k]);
-	jacobi3(cov, v);
-	/* eigenvalues descending; ties keep x, y, z order */
-	for (i = 0; i < 3; i++)
-		for (j = i + 1; j < 3; j++)
-			if (cov[order[j]][order[j]] > cov[order[i]][order[i]]) {
-				k = order[i];
-				order[i] = order[j];
-				order[j] = k;
-			}
-	for (k = 0; k < 3; k++) {
-		e1[k] = v[k][order[0]];
-		e2[k] = v[k][order[1]];
-	}
-	fix_sign(e1);
-	fix_sign(e2);
+	eigen_sorted(cov, axes, lam);
+}
+
+static double dot3(const double a[3], const double b[3])
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+	c[0] = a[1] * b[2] - a[2] * b[1];
+	c[1] = a[2] * b[0] - a[0] * b[2];
+	c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+int view_pca_project(const double (*p)[3], const double (*normals)[3],
+		     unsigned int n, double (*out)[2])
+{
+	double mean[3], ax[3][3], e3[3];
+	unsigned int i, k;
+
+	if (!n)
+		return -1;
+	principal_axes(p, n, mean, ax);
 	if (normals) {
-		double nm[3] = { 0, 0, 0 }, dot;
+		double nm[3] = { 0, 0, 0 };
 
 		for (i = 0; i < n; i++)
 			for (k = 0; k < 3; k++)
 				nm[k] += normals[i][k];
-		e3[0] = e1[1] * e2[2] - e1[2] * e2[1];
-		e3[1] = e1[2] * e2[0] - e1[0] * e2[2];
-		e3[2] = e1[0] * e2[1] - e1[1] * e2[0];
-		dot = nm[0] * e3[0] + nm[1] * e3[1] + nm[2] * e3[2];
+		cross3(ax[0], ax[1], e3);
 		/* x right, y up, the viewer on +e3: normals towards it */
-		if (dot < -1e-9 * n)
+		if (dot3(nm, e3) < -1e-9 * n)
 			for (k = 0; k < 3; k++)
-				e2[k] = -e2[k];
+				ax[1][k] = -ax[1][k];
 	}
 	for (i = 0; i < n; i++) {
 		double d[3];
 
 		for (k = 0; k < 3; k++)
 			d[k] = p[i][k] - mean[k];
-		out[i][0] = d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2];
-		out[i][1] = d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2];
+		out[i][0] = dot3(d, ax[0]);
+		out[i][1] = dot3(d, ax[1]);
 	}
 	return 0;
 }
@@ -274,112 +302,127 @@ static bool solve3(const double a[3][3], const double b[3], double x[3])
  * matrix with the smallest eigenvalue, when they spread in one plane
  * (second eigenvalue at least 0.15 x the first: an arc of some 75 degrees
  * or more) and hardly leave it (third at most 0.05 of the total).  A flat
- * sheet's normals do not spread: false.
+ * sheet's normals do not spread, nor do the placeholder normals some
+ * positions files carry: false.
  */
 static bool wrap_axis(const double (*normals)[3], unsigned int n, double axis[3])
 {
-	double s[3][3] = { { 0 } }, v[3][3], lam[3];
-	unsigned int i, j, k, used = 0, o[3] = { 0, 1, 2 };
+	double s[3][3] = { { 0 } }, ax[3][3], lam[3];
+	unsigned int i, j, k, used = 0;
 
-	for (i = 0; i < n; i++) {
-		double len = sqrt(normals[i][0] * normals[i][0] +
-				  normals[i][1] * normals[i][1] +
-				  normals[i][2] * normals[i][2]);
+	for (i = 0; normals && i < n; i++) {
+		double len2 = dot3(normals[i], normals[i]);
 
-		if (!(len > 0))
+		if (!(len2 > 0))
 			continue;
 		for (j = 0; j < 3; j++)
 			for (k = 0; k < 3; k++)
-				s[j][k] += normals[i][j] * normals[i][k] / (len * len);
+				s[j][k] += normals[i][j] * normals[i][k] / len2;
 		used++;
 	}
 	if (used < 3)
 		return false;
-	jacobi3(s, v);
-	for (k = 0; k < 3; k++)
-		lam[k] = s[k][k] / used;
-	for (i = 0; i < 3; i++)
-		for (j = i + 1; j < 3; j++)
-			if (lam[o[j]] > lam[o[i]]) {
-				k = o[i];
-				o[i] = o[j];
-				o[j] = k;
-			}
-	if (lam[o[1]] < 0.15 * lam[o[0]] || lam[o[2]] > 0.05)
+	eigen_sorted(s, ax, lam);
+	if (lam[1] < 0.15 * lam[0] || lam[2] > 0.05 * used)
 		return false;
-	for (k = 0; k < 3; k++)
-		axis[k] = v[k][o[2]];
-	fix_sign(axis);
+	memcpy(axis, ax[2], sizeof(ax[2]));
 	return true;
 }
 
-int view_cylinder_unroll(const double (*p)[3], const double (*normals)[3],
-			 unsigned int n, double (*out)[2], double *radius)
-{
-	double a[3], u[3], w[3], c[2] = { 0, 0 }, m[3][3] = { { 0 } }, rhs[3] = { 0 };
-	double sol[3], r2, r, mean_a = 0, outward = 0, gap = -1, start = 0, span;
-	double *phi = NULL, *sorted = NULL;
-	unsigned int i, k;
-	int rc = -1;
+struct unroll {
+	double r;		/* the circle's radius */
+	double misfit;		/* RMS distance from it / r */
+	double span;		/* radians of the circle the points cover */
+};
 
-	if (n < 3 || !normals || !wrap_axis(normals, n, a))
-		return -1;
-	/* u, w: a right-handed basis of the cross-section (u x w = a) */
-	k = fabs(a[0]) < 0.9 ? 0 : 1;
-	u[0] = k == 0 ? 1 : 0;
-	u[1] = k == 1 ? 1 : 0;
-	u[2] = 0;
-	r = u[0] * a[0] + u[1] * a[1];
+/*
+ * Unroll about axis @a: the cross-section's best circle (Kasa's least
+ * squares: x^2 + y^2 + D x + E y + F = 0), x = arc length from the middle
+ * of the covered arc (the seam in the widest gap), y = height along @a
+ * from the mean.  Seen from outside the circle, unless @normals point
+ * inwards on the whole.  0, or -1 for a degenerate circle.
+ */
+/*
+ * The cross-section of the points across axis @a (unit): a right-handed
+ * basis e1, e2 of it (e1 x e2 = a), the points' coordinates in it (@xy),
+ * and the circle that fits them best (Kasa's least squares:
+ * x^2 + y^2 + D x + E y + F = 0): its centre @c, radius and misfit.
+ * 0, or -1 for a degenerate circle.
+ */
+static int cross_section(const double (*p)[3], unsigned int n, const double a[3],
+			 double e1[3], double e2[3], double (*xy)[2], double c[2],
+			 struct unroll *u)
+{
+	double m[3][3] = { { 0 } }, rhs[3] = { 0 }, sol[3], r2, sq = 0;
+	unsigned int i, j, k;
+
+	e1[0] = fabs(a[0]) < 0.9 ? 1 : 0;
+	e1[1] = fabs(a[0]) < 0.9 ? 0 : 1;
+	e1[2] = 0;
+	r2 = dot3(e1, a);
 	for (k = 0; k < 3; k++)
-		u[k] -= r * a[k];
-	r = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+		e1[k] -= r2 * a[k];
+	r2 = sqrt(dot3(e1, e1));
 	for (k = 0; k < 3; k++)
-		u[k] /= r;
-	w[0] = a[1] * u[2] - a[2] * u[1];
-	w[1] = a[2] * u[0] - a[0] * u[2];
-	w[2] = a[0] * u[1] - a[1] * u[0];
-	phi = malloc(n * sizeof(*phi));
-	sorted = malloc(n * sizeof(*sorted));
-	if (!phi || !sorted)
-		goto out;
-	/* the cross-section, centred, in out[] for now */
+		e1[k] /= r2;
+	cross3(a, e1, e2);
+	c[0] = c[1] = 0;
 	for (i = 0; i < n; i++) {
-		out[i][0] = p[i][0] * u[0] + p[i][1] * u[1] + p[i][2] * u[2];
-		out[i][1] = p[i][0] * w[0] + p[i][1] * w[1] + p[i][2] * w[2];
-		c[0] += out[i][0] / n;
-		c[1] += out[i][1] / n;
-		mean_a += (p[i][0] * a[0] + p[i][1] * a[1] + p[i][2] * a[2]) / n;
+		xy[i][0] = dot3(p[i], e1);
+		xy[i][1] = dot3(p[i], e2);
+		c[0] += xy[i][0] / n;
+		c[1] += xy[i][1] / n;
 	}
-	/* Kasa's circle fit: x^2 + y^2 + D x + E y + F = 0, least squares */
 	for (i = 0; i < n; i++) {
-		double x = out[i][0] - c[0], y = out[i][1] - c[1], q = x * x + y * y;
+		double x = xy[i][0] - c[0], y = xy[i][1] - c[1], q = x * x + y * y;
 		double row[3] = { x, y, 1 };
 
 		for (k = 0; k < 3; k++) {
-			unsigned int j;
-
 			for (j = 0; j < 3; j++)
 				m[k][j] += row[k] * row[j];
 			rhs[k] -= row[k] * q;
 		}
 	}
 	if (!solve3(m, rhs, sol))
-		goto out;
+		return -1;
 	r2 = sol[0] * sol[0] / 4 + sol[1] * sol[1] / 4 - sol[2];
 	if (!(r2 > 0))
-		goto out;
-	r = sqrt(r2);
+		return -1;
+	u->r = sqrt(r2);
 	c[0] -= sol[0] / 2;
 	c[1] -= sol[1] / 2;
 	for (i = 0; i < n; i++) {
+		double d = hypot(xy[i][0] - c[0], xy[i][1] - c[1]) - u->r;
+
+		sq += d * d;
+	}
+	u->misfit = sqrt(sq / n) / u->r;
+	return 0;
+}
+
+/*
+ * Unroll about axis @a: x = arc length around the cross-section's circle
+ * from the middle of the covered arc (the seam in the widest gap), y =
+ * height along @a from the mean.  Seen from outside the circle, unless
+ * @normals point inwards on the whole.  0, or -1 for a degenerate circle.
+ */
+static int unroll_about(const double (*p)[3], const double (*normals)[3],
+			unsigned int n, const double a[3], double (*out)[2],
+			double *phi, double *sorted, struct unroll *u)
+{
+	double e1[3], e2[3], c[2], mean_a = 0, outward = 0, gap = -1, start = 0;
+	unsigned int i;
+
+	if (cross_section(p, n, a, e1, e2, out, c, u))
+		return -1;
+	for (i = 0; i < n; i++) {
 		double x = out[i][0] - c[0], y = out[i][1] - c[1];
-		double nu = normals[i][0] * u[0] + normals[i][1] * u[1] + normals[i][2] * u[2];
-		double nw = normals[i][0] * w[0] + normals[i][1] * w[1] + normals[i][2] * w[2];
 
 		phi[i] = sorted[i] = atan2(y, x);
-		outward += nu * x + nw * y;
+		mean_a += dot3(p[i], a) / n;
+		if (normals)
+			outward += dot3(normals[i], e1) * x + dot3(normals[i], e2) * y;
 	}
-	/* the seam: the middle of the widest angular gap */
 	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	for (i = 0; i < n; i++) {
 		double next = i + 1 < n ? sorted[i + 1] : sorted[0] + 2 * M_PI;
@@ -389,22 +432,135 @@ int view_cylinder_unroll(const double (*p)[3], const double (*normals)[3],
 			start = next;
 		}
 	}
-	span = 2 * M_PI - gap;
+	u->span = 2 * M_PI - gap;
 	for (i = 0; i < n; i++) {
 		double d = fmod(phi[i] - start + 4 * M_PI, 2 * M_PI);
 
-		if (d > span + 1e-12)	/* rounding at the seam */
-			d = span;
-		/* increasing angle, the axis up: seen from outside when the
-		 * normals point away from the axis, else mirrored back */
-		out[i][0] = r * (d - span / 2) * (outward < 0 ? -1 : 1);
-		out[i][1] = p[i][0] * a[0] + p[i][1] * a[1] + p[i][2] * a[2] - mean_a;
+		if (d > u->span + 1e-12)	/* rounding at the seam */
+			d = u->span;
+		/* increasing angle to the right, the axis up: (tangent, axis,
+		 * radial) is right-handed, so this is the outside's view */
+		out[i][0] = u->r * (d - u->span / 2) * (outward < 0 ? -1 : 1);
+		out[i][1] = dot3(p[i], a) - mean_a;
 	}
-	*radius = r;
-	rc = 0;
+	return 0;
+}
+
+/*
+ * The misfit of unrolling about @a, or infinity when the points do not
+ * cover half a turn of a circle across it: without normals to tell, only
+ * a sheet wrapped that far (an arm's cover) is unrolled; a cupped palm or
+ * a torso's front looks more like itself projected on a plane.
+ */
+static double axis_misfit(const double (*p)[3], unsigned int n, const double a[3],
+			  double (*tmp)[2], double *phi, double *sorted)
+{
+	struct unroll u;
+
+	if (unroll_about(p, NULL, n, a, tmp, phi, sorted, &u) || u.span < M_PI)
+		return INFINITY;
+	return u.misfit;
+}
+
+/*
+ * The axis about which the points lie most nearly on a circle covering
+ * half a turn or more: the principal axes and 512 directions spread over
+ * the half sphere (a golden-angle spiral), then a local search that
+ * halves its step down to 0.1 mrad.  Infinity when no direction fits.
+ */
+static double best_axis(const double (*p)[3], unsigned int n, double a[3],
+			double (*tmp)[2], double *phi, double *sorted)
+{
+	double mean[3], ax[3][3], best = INFINITY, step;
+	unsigned int i, k;
+
+	principal_axes(p, n, mean, ax);
+	for (i = 0; i < 3 + 512; i++) {
+		double d[3], f;
+
+		if (i < 3) {
+			memcpy(d, ax[i], sizeof(d));
+		} else {
+			double z = (i - 3 + 0.5) / 512, r = sqrt(1 - z * z);
+			double th = (i - 3) * M_PI * (3 - sqrt(5));
+
+			d[0] = r * cos(th);
+			d[1] = r * sin(th);
+			d[2] = z;
+		}
+		f = axis_misfit(p, n, d, tmp, phi, sorted);
+		if (f < best) {
+			best = f;
+			memcpy(a, d, sizeof(d));
+		}
+	}
+	if (!isfinite(best))
+		return best;
+	for (step = 0.05; step > 1e-4;) {
+		double t1[3], t2[3], len;
+		bool moved = false;
+
+		/* two directions across a */
+		t1[0] = fabs(a[0]) < 0.9 ? 1 : 0;
+		t1[1] = fabs(a[0]) < 0.9 ? 0 : 1;
+		t1[2] = 0;
+		len = dot3(t1, a);
+		for (k = 0; k < 3; k++)
+			t1[k] -= len * a[k];
+		len = sqrt(dot3(t1, t1));
+		for (k = 0; k < 3; k++)
+			t1[k] /= len;
+		cross3(a, t1, t2);
+		for (i = 0; i < 4 && !moved; i++) {
+			const double *t = i < 2 ? t1 : t2;
+			double d[3], sg = i % 2 ? -step : step, f;
+
+			for (k = 0; k < 3; k++)
+				d[k] = a[k] + sg * t[k];
+			len = sqrt(dot3(d, d));
+			for (k = 0; k < 3; k++)
+				d[k] /= len;
+			f = axis_misfit(p, n, d, tmp, phi, sorted);
+			if (f < best) {
+				best = f;
+				memcpy(a, d, sizeof(d));
+				moved = true;
+			}
+		}
+		if (!moved)
+			step /= 2;
+	}
+	fix_sign(a);
+	return best;
+}
+
+int view_cylinder_unroll(const double (*p)[3], const double (*normals)[3],
+			 unsigned int n, double (*out)[2], double *radius)
+{
+	double *phi, *sorted, (*tmp)[2], a[3];
+	struct unroll u;
+	int rc = -1;
+
+	if (n < 3)
+		return -1;
+	phi = malloc(n * sizeof(*phi));
+	sorted = malloc(n * sizeof(*sorted));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!phi || !sorted || !tmp)
+		goto out;
+	if (wrap_axis(normals, n, a)) {
+		rc = unroll_about(p, normals, n, a, out, phi, sorted, &u);
+	} else if (best_axis(p, n, a, tmp, phi, sorted) <= 0.15) {
+		/* normals that say nothing: the axis from the positions
+		 * alone, the skin on the outside */
+		rc = unroll_about(p, NULL, n, a, out, phi, sorted, &u);
+	}
+	if (!rc)
+		*radius = u.r;
 out:
 	free(phi);
 	free(sorted);
+	free(tmp);
 	return rc;
 }
 
@@ -466,7 +622,7 @@ int view_layout_build(struct view_layout *l, const struct skin_model *m,
 			free(xy);
 			view_layout_free(l);
 			snprintf(why, why_len,
-				 "the taxel normals of part %s do not wrap around one axis: no cylinder to unroll",
+				 "part %s does not wrap around an axis (neither its normals nor half a turn of its positions): no cylinder to unroll",
 				 sp->name);
 			return -1;
 		}
@@ -653,8 +809,8 @@ static const char *layout_text(const struct view_layout *l, char *buf, size_t le
 	       "flat layout (m)";
 }
 
-static void caption_text(char *s, size_t len, const struct view_layout *l,
-			 const struct view_frame *f, const char *hint)
+/* Where the positions come from and what is not drawn. */
+static size_t layout_caption(char *s, size_t len, const struct view_layout *l)
 {
 	char how[128];
 	size_t n = (size_t)snprintf(s, len, "%s", layout_text(l, how, sizeof(how)));
@@ -662,6 +818,14 @@ static void caption_text(char *s, size_t len, const struct view_layout *l,
 	if (l->n_unplaced && n < len)
 		n += (size_t)snprintf(s + n, len - n, ", %u taxel%s without a position not shown",
 				      l->n_unplaced, l->n_unplaced == 1 ? "" : "s");
+	return n;
+}
+
+static void caption_text(char *s, size_t len, const struct view_layout *l,
+			 const struct view_frame *f, const char *hint)
+{
+	size_t n = layout_caption(s, len, l);
+
 	if (f->source && n < len)
 		n += (size_t)snprintf(s + n, len - n, " | %s", f->source);
 	if (hint && n < len)
@@ -889,12 +1053,21 @@ static void xml_text(FILE *out, const char *s)
 int view_render_svg(FILE *out, const struct view_layout *l,
 		    const struct view_frame *f)
 {
-	const double caption_h = 64, min_w = 420;
+	const double caption_h = 64;
 	double dx = l->max[0] - l->min[0], dy = l->max[1] - l->min[1];
 	double s = 28 / l->spacing, r, margin, w, h, ox, oy, big = fmax(dx, dy);
-	char line[1024];
+	double min_w;
+	char status[1024], how[1024];
 	unsigned int i;
+	size_t chars;
 
+	status_text(status, sizeof(status), l, f);
+	layout_caption(how, sizeof(how), l);
+	/* room for the caption: monospace at 13 px is some 7.9 px a glyph */
+	chars = strlen(status) > strlen(how) ? strlen(status) : strlen(how);
+	if (f->source && strlen(f->source) > chars)
+		chars = strlen(f->source);
+	min_w = fmax(420, 16 + 7.9 * (double)chars);
 	if (big * s > 1600)
 		s = 1600 / big;
 	r = fmax(0.45 * l->spacing * s, 1.5);
@@ -966,14 +1139,10 @@ int view_render_svg(FILE *out, const struct view_layout *l,
 	fputs("</g>\n<g id=\"caption\" xml:space=\"preserve\" font-family=\"monospace\" "
 	      "font-size=\"13\" "
 	      "fill=\"#d0d0d8\">\n", out);
-	status_text(line, sizeof(line), l, f);
 	fprintf(out, "<text x=\"8\" y=\"%.0f\">", h - caption_h + 18);
-	xml_text(out, line);
+	xml_text(out, status);
 	fprintf(out, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 36);
-	xml_text(out, layout_text(l, line, sizeof(line)));
-	if (l->n_unplaced)
-		fprintf(out, ", %u taxel%s without a position not shown", l->n_unplaced,
-			l->n_unplaced == 1 ? "" : "s");
+	xml_text(out, how);
 	fprintf(out, "</text>\n<text x=\"8\" y=\"%.0f\">", h - caption_h + 54);
 	xml_text(out, f->source ? f->source : "");
 	fputs("</text>\n</g>\n</svg>\n", out);
