@@ -739,6 +739,10 @@ def t_skinctl(env):
     assert r.returncode == 1 and "no-such-part" in r.stderr, r
 
 
+def pid_alive(pid):
+    return os.waitpid(pid, os.WNOHANG) == (0, 0)
+
+
 @case("skinctl view and snapshot on the live shm")
 def t_view(env):
     d = env.daemon
@@ -783,21 +787,30 @@ def t_view(env):
         os.execve(SKINCTL, [SKINCTL, "view", "pad", "--config", d.config, "--rate", "50"],
                   dict(e, TERM="xterm-256color"))
     out = b""
-    def read_until(marker, timeout=10):
+    def read_until(marker, timeout=10, since=0):
         nonlocal out
         end = time.monotonic() + timeout
-        while marker not in out and time.monotonic() < end:
+        while marker not in out[since:] and time.monotonic() < end:
             if select.select([fd], [], [], 0.2)[0]:
                 try:
                     out += os.read(fd, 65536)
                 except OSError:
                     break
-        return marker in out
+        return marker in out[since:]
     try:
         assert read_until(b"contacts 0"), out[-2000:]
         assert out.startswith(b"\x1b[?1049h"), out[:40]
         env.feed.cmd("press pad 60 9")
         assert read_until(b"contacts 1"), out[-2000:]
+        env.feed.cmd("release pad")
+        # skind stops: the last picture stays, the view waits for it
+        assert d.stop(signal.SIGTERM) == 0
+        env.daemon = None
+        assert read_until(b"[waiting for skind]"), out[-2000:]
+        mark = len(out)
+        env.start(["--admin-group", "daemon"]).ready()
+        assert read_until(b"contacts 0", since=mark), out[-2000:]
+        assert b"pad  sample" in out[mark:] and pid_alive(pid)
         os.write(fd, b"q")
         read_until(b"\x1b[?1049l")
         _, st = os.waitpid(pid, 0)
@@ -805,11 +818,11 @@ def t_view(env):
         assert out.rstrip(b"\r\n").endswith(b"\x1b[0m\x1b[?25h\x1b[?1049l"), out[-80:]
     finally:
         os.close(fd)
-    env.feed.cmd("release pad")
     # and SIGTERM restores the terminal as well
     pid, fd = pty.fork()
     if pid == 0:
-        os.execve(SKINCTL, [SKINCTL, "view", "pad", "--config", d.config], e)
+        os.execve(SKINCTL, [SKINCTL, "view", "pad", "--config", d.config],
+                  dict(e, SKIN_SOCKET=env.daemon.sock))
     out = b""
     try:
         assert read_until(b"pad  sample"), out[-2000:]

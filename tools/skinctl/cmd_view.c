@@ -23,6 +23,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,10 @@ struct source {
 	void *buf;
 	size_t buf_size;
 	uint64_t last_seq;
+	bool live;			/* on the alternate screen: errors wait
+					 * in err until it is left */
+	bool waiting;			/* skind went away: trying again */
+	char err[768];
 	/* a log */
 	struct skinctl_replay *rp;
 	uint64_t outputs;		/* output samples of the part so far */
@@ -214,6 +219,30 @@ static int log_open(struct source *s, const struct view_opts *o)
 
 /* --- skind's shared memory --------------------------------------------- */
 
+static __attribute__((format(printf, 2, 3)))
+void say(struct source *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(s->err, sizeof(s->err), "%s: ", s->who);
+
+	va_start(ap, fmt);
+	vsnprintf(s->err + n, sizeof(s->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (!s->live) {
+		fprintf(stderr, "%s\n", s->err);
+		s->err[0] = '\0';
+	}
+}
+
+static const char *socket_path(const struct source *s)
+{
+	if (s->socket)
+		return s->socket;
+	return getenv("SKIN_SOCKET") ? getenv("SKIN_SOCKET") : SKIN_SOCKET_PATH;
+}
+
+/* Map skind's object: 0, -1 for an error, -2 when skind is not there
+ * (no socket to connect to, no object under the name). */
 static int shm_map(struct source *s)
 {
 	const struct skin_shm_part_desc *d;
@@ -226,39 +255,37 @@ static int shm_map(struct source *s)
 	} else {
 		c = skin_client_connect(s->socket, &err);
 		if (!c) {
-			fprintf(stderr, "%s: cannot reach skind at %s: %s (or give --shm PATH, or --log for a recording)\n",
-				s->who, s->socket ? s->socket : getenv("SKIN_SOCKET") ?
-				getenv("SKIN_SOCKET") : SKIN_SOCKET_PATH, strerror(-err));
-			return -1;
+			say(s, "cannot reach skind at %s: %s (or give --shm PATH, or --log for a recording)",
+			    socket_path(s), strerror(-err));
+			return err == -ENOENT || err == -ECONNREFUSED ? -2 : -1;
 		}
 		r = skin_client_shm(c, &s->map);
 		skin_client_close(c);
 		snprintf(s->source_text, sizeof(s->source_text), "skind shm (socket %s)",
-			 s->socket ? s->socket : getenv("SKIN_SOCKET") ?
-			 getenv("SKIN_SOCKET") : SKIN_SOCKET_PATH);
+			 socket_path(s));
 	}
 	if (r < 0) {
-		fprintf(stderr, "%s: skind's shared memory: %s\n", s->who,
-			r == -EPROTO ? "not a skind object of this version" : strerror(-r));
-		return -1;
+		say(s, "skind's shared memory: %s",
+		    r == -EPROTO ? "not a skind object of this version" : strerror(-r));
+		return r == -ENOENT ? -2 : -1;
 	}
 	s->mapped = true;
 	s->shm_part = skin_shm_find_part(&s->map, s->frame.part);
 	if (s->shm_part < 0) {
-		fprintf(stderr, "%s: skind has no part '%s'\n", s->who, s->frame.part);
+		say(s, "skind has no part '%s'", s->frame.part);
 		return -1;
 	}
 	d = skin_shm_part(&s->map, (unsigned int)s->shm_part);
 	if (d->n_taxels != s->n) {
-		fprintf(stderr, "%s: skind's part %s has %u taxels, %s says %u: give skind's configuration with --config\n",
-			s->who, s->frame.part, d->n_taxels, s->cfg->path, s->n);
+		say(s, "skind's part %s has %u taxels, %s says %u: give skind's configuration with --config",
+		    s->frame.part, d->n_taxels, s->cfg->path, s->n);
 		return -1;
 	}
 	free(s->buf);
 	s->buf_size = d->size;
 	s->buf = malloc(d->size);
 	if (!s->buf) {
-		fprintf(stderr, "%s: out of memory\n", s->who);
+		say(s, "out of memory");
 		return -1;
 	}
 	s->last_seq = 0;
@@ -275,19 +302,32 @@ static int shm_read(struct source *s)
 	unsigned int i, k, n, used = 0, p;
 	int r;
 
-	if (skin_shm_retired(&s->map)) {
+	if (s->mapped && skin_shm_retired(&s->map)) {
 		/* skind reloaded or stopped: the name's new object */
 		skin_shm_close(&s->map);
 		s->mapped = false;
-		if (shm_map(s))
+	}
+	if (!s->mapped) {
+		r = shm_map(s);
+		if (r == -2 && s->live) {
+			/* stopped: keep the last picture, try again */
+			if (s->waiting)
+				return 0;
+			s->waiting = true;
+			snprintf(s->state, sizeof(s->state), "waiting for skind");
+			return 1;
+		}
+		if (r)
 			return -1;
+		s->waiting = false;
+		s->err[0] = '\0';	/* what it said while it waited */
 	}
 	p = (unsigned int)s->shm_part;
 	r = skin_shm_read_part(&s->map, p, s->buf, 1000);
 	if (r == -EAGAIN)
 		return 0;
 	if (r < 0) {
-		fprintf(stderr, "%s: reading the shm: %s\n", s->who, strerror(-r));
+		say(s, "reading the shm: %s", strerror(-r));
 		return -1;
 	}
 	h = skin_shm_head(s->buf);
@@ -542,6 +582,9 @@ static int live(struct source *s, const struct view_layout *l,
 	struct sigaction sa, old_int, old_term, old_hup, old_winch;
 	struct termios tio, saved;
 	bool raw = false, drawn = false;
+	FILE *msgs = NULL;
+	char *msg_text = NULL;
+	size_t msg_len = 0;
 	int rc = 0, timeout = (int)lround(1000 / o->rate);
 
 	if (!isatty(STDOUT_FILENO)) {
@@ -564,7 +607,14 @@ static int live(struct source *s, const struct view_layout *l,
 		tio.c_cc[VTIME] = 0;
 		raw = !tcsetattr(STDIN_FILENO, TCSANOW, &tio);
 	}
+	if (s->rp) {
+		/* the log's messages wait until the screen is ours again */
+		msgs = open_memstream(&msg_text, &msg_len);
+		if (msgs)
+			s->rp->msg = msgs;
+	}
 	write_all(STDOUT_FILENO, enter, sizeof(enter) - 1);
+	s->live = true;
 	if (o->log)
 		s->t0_wall = wall_s();
 	while (!quit_signal) {
@@ -613,6 +663,15 @@ static int live(struct source *s, const struct view_layout *l,
 		}
 	}
 	write_all(STDOUT_FILENO, leave, sizeof(leave) - 1);
+	s->live = false;
+	if (msgs) {
+		s->rp->msg = stderr;
+		if (!fclose(msgs))
+			fputs(msg_text, stderr);
+		free(msg_text);
+	}
+	if (s->err[0])
+		fprintf(stderr, "%s\n", s->err);
 	if (raw)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 	sigaction(SIGINT, &old_int, NULL);

@@ -69,24 +69,24 @@ static void report_events(struct skinctl_replay *r, unsigned int part, int ev)
 	const char *name = r->m->parts[part].name;
 
 	if (ev & SKIN_PROC_EV_CALIBRATED) {
-		fprintf(stderr, "%s: part %s calibrated\n", r->who, name);
+		fprintf(r->msg, "%s: part %s calibrated\n", r->who, name);
 		r->calibrated++;
 	}
 	if (ev & SKIN_PROC_EV_CAL_FAILED)
-		fprintf(stderr, "%s: calibration refused: %s\n", r->who,
+		fprintf(r->msg, "%s: calibration refused: %s\n", r->who,
 			skin_proc_reason(r->p, part));
 	if (ev & SKIN_PROC_EV_FAULTS) {
 		struct skin_taxel_fault f[8];
 		int n = skin_proc_fault_list(r->p, (int)part, f, 8), i;
 
-		fprintf(stderr, "%s: part %s: %d faulty taxel(s)", r->who, name, n);
+		fprintf(r->msg, "%s: part %s: %d faulty taxel(s)", r->who, name, n);
 		for (i = 0; i < n && i < 8; i++) {
 			char names[80];
 
 			skin_fault_names(f[i].flags, names, sizeof(names));
-			fprintf(stderr, "%s %u (%s)", i ? "," : ":", f[i].taxel, names);
+			fprintf(r->msg, "%s %u (%s)", i ? "," : ":", f[i].taxel, names);
 		}
-		fprintf(stderr, "%s\n", n > 8 ? ", ..." : "");
+		fprintf(r->msg, "%s\n", n > 8 ? ", ..." : "");
 	}
 }
 
@@ -199,7 +199,7 @@ static void refill(struct skinctl_replay *r)
 		n = skin_canlog_next(r->l, &rec, &err);
 		if (n == 0 || (n < 0 && !err.line)) {
 			if (n < 0) {	/* cannot read on */
-				fprintf(stderr, "%s: %s\n", r->who, err.text);
+				fprintf(r->msg, "%s: %s\n", r->who, err.text);
 				r->rejected++;
 			}
 			/* the end of the log: the timers of what is
@@ -207,7 +207,7 @@ static void refill(struct skinctl_replay *r)
 			expire(r, UINT64_MAX);
 			r->ended = true;
 		} else if (n < 0 || dispatch(r, &rec, &err)) {
-			fprintf(stderr, "%s: %s\n", r->who, err.text);
+			fprintf(r->msg, "%s: %s\n", r->who, err.text);
 			r->rejected++;
 		}
 	}
@@ -231,7 +231,7 @@ int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
 	s->seq = q->f.seq;
 	ev = skin_proc_feed(r->p, q->patch, &q->f);
 	if (ev < 0) {
-		fprintf(stderr, "%s: %s\n", r->who, strerror(-ev));
+		fprintf(r->msg, "%s: %s\n", r->who, strerror(-ev));
 		return ev;
 	}
 	s->ev = ev;
@@ -242,7 +242,7 @@ int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
 	    (ev & SKIN_PROC_EV_CALIBRATED))
 		return 1;
 	if (skin_proc_cluster(r->p, s->part) < 0) {
-		fprintf(stderr, "%s: cannot cluster part %s\n", r->who,
+		fprintf(r->msg, "%s: cannot cluster part %s\n", r->who,
 			r->m->parts[s->part].name);
 		return -EINVAL;
 	}
@@ -260,13 +260,13 @@ static int apply_sets(struct skinctl_replay *r, const struct skinctl_replay_opts
 
 		if (!eq || eq == o->sets[i] ||
 		    (size_t)(eq - o->sets[i]) >= sizeof(name)) {
-			fprintf(stderr, "%s: --set '%s': expected PARAM=VALUE\n",
+			fprintf(r->msg, "%s: --set '%s': expected PARAM=VALUE\n",
 				r->who, o->sets[i]);
 			return -1;
 		}
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
 		if (skin_proc_set(r->p, name, eq + 1, why, sizeof(why))) {
-			fprintf(stderr, "%s: --set: %s\n", r->who, why);
+			fprintf(r->msg, "%s: --set: %s\n", r->who, why);
 			return -1;
 		}
 	}
@@ -293,7 +293,7 @@ static int setup_patches(struct skinctl_replay *r)
 		p->cfg.no_load = (u8)r->cfg->board.no_load;
 		why = skin_patch_config_check(&p->cfg);
 		if (why) {
-			fprintf(stderr, "%s: patch %s:%d: %s\n", r->who,
+			fprintf(r->msg, "%s: patch %s:%d: %s\n", r->who,
 				mp->bus ? mp->bus : "?", mp->address, why);
 			return -1;
 		}
@@ -316,6 +316,7 @@ struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
 	}
 	r->who = o->who;
 	r->log = o->log;
+	r->msg = stderr;
 	r->cfg = skin_config_load(o->config, &err);
 	if (!r->cfg || !(r->m = skin_config_build_model(r->cfg, &err)))
 		goto fail_err;
@@ -334,7 +335,7 @@ struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
 	r->q_cap = 3 * n + 1;
 	r->queue = calloc(r->q_cap, sizeof(*r->queue));
 	if (!r->rx || !r->queue) {
-		fprintf(stderr, "%s: out of memory\n", r->who);
+		fprintf(r->msg, "%s: out of memory\n", r->who);
 		goto fail;
 	}
 	if (setup_patches(r))
@@ -350,7 +351,7 @@ struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
 		goto fail_err;
 	return r;
 fail_err:
-	fprintf(stderr, "%s: %s\n", r->who, err.text);
+	fprintf(r->msg, "%s: %s\n", r->who, err.text);
 fail:
 	skinctl_replay_close(r);
 	return NULL;
@@ -358,7 +359,7 @@ fail:
 
 void skinctl_replay_summary(const struct skinctl_replay *r)
 {
-	fprintf(stderr, "%s: %" PRIu64 " samples (%" PRIu64 " timed out, %" PRIu64
+	fprintf(r->msg, "%s: %" PRIu64 " samples (%" PRIu64 " timed out, %" PRIu64
 		" on a repeated half), %" PRIu64 " frames for no patch, %" PRIu64
 		" bad lines\n", r->who, r->published, r->timeouts, r->repeats,
 		r->ignored, r->rejected);

@@ -18,14 +18,16 @@
  *	skinctl_replay_summary(r);
  *	skinctl_replay_close(r);
  *
- * Messages (progress, refusals, faults, bad lines) go to stderr prefixed
- * with o.who.  Bad lines are reported, counted (rejected) and skipped.
+ * Messages (progress, refusals, faults, bad lines) go to r->msg (stderr
+ * unless the caller changes it) prefixed with o.who.  Bad lines are
+ * reported, counted (rejected) and skipped.
  */
 #ifndef SKINCTL_REPLAY_H
 #define SKINCTL_REPLAY_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <skin/canlog.h>
 #include <skin/model.h>
@@ -58,6 +60,7 @@ struct published;
 
 struct skinctl_replay {
 	const char *who;
+	FILE *msg;			/* where messages go: stderr */
 	const char *log;
 	struct skin_config *cfg;
 	struct skin_model *m;
