@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -767,6 +771,73 @@ static void offline_press(void **state)
 	view_layout_free(&l);
 }
 
+/* Read the pty until @marker appears after @since or @ms pass. */
+static bool pty_until(int fd, struct mem *m, size_t cap, size_t since,
+		      const char *marker, int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (m->len > since && strstr(m->p + since, marker))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+			return false;
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fd, m->p + m->len, cap - 1 - m->len);
+		if (n <= 0)
+			return m->len > since && strstr(m->p + since, marker);
+		m->len += (size_t)n;
+		m->p[m->len] = '\0';
+	}
+}
+
+/*
+ * Live on a terminal, from a log: the alternate screen, the log played at
+ * its pace from sample 100 to its end (20 samples of 2 boards at 50 ms:
+ * half a second), q quits and gives the terminal back.
+ */
+static void live_playback(void **state)
+{
+	const size_t cap = 1 << 20;
+	struct mem m = { .p = malloc(cap) };
+	char cmd[2400];
+	int fd, st;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(m.p);
+	m.p[0] = '\0';
+	snprintf(cmd, sizeof(cmd), "exec %s view left_forearm --config %s --log %s --sample 100 "
+		 "--rate 50 --size 90x30 2>/dev/null", SKINCTL, conf, tmp("press.log"));
+	pid = forkpty(&fd, NULL, NULL, NULL);
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("TERM", "xterm-256color", 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	assert_true(pty_until(fd, &m, cap, 0, "left_forearm  sample 100 ", 10000));
+	assert_memory_equal(m.p, "\033[?1049h\033[?25l", 14);
+	/* played on, to the end of the log, in colour */
+	assert_true(pty_until(fd, &m, cap, 0, "sample 120 ", 10000));
+	assert_true(pty_until(fd, &m, cap, 0, "[end of log]", 10000));
+	assert_non_null(strstr(m.p, "\033[0;48;5;"));
+	assert_int_equal(waitpid(pid, &st, WNOHANG), 0);	/* still up */
+	assert_int_equal(write(fd, "q", 1), 1);
+	assert_true(pty_until(fd, &m, cap, 0, "\033[?25h\033[?1049l", 10000));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	close(fd);
+	free(m.p);
+}
+
 static void bad_input(void **state)
 {
 	static struct run r;
@@ -830,6 +901,7 @@ int main(void)
 		cmocka_unit_test(cylinder_unroll),
 		cmocka_unit_test(layouts_of_files),
 		cmocka_unit_test(offline_press),
+		cmocka_unit_test(live_playback),
 		cmocka_unit_test(bad_input),
 	};
 

@@ -179,6 +179,7 @@ static int log_advance(struct source *s, uint64_t upto, uint64_t until_ns)
 			return -1;
 		if (n == 0) {
 			s->ended = true;
+			changed = 1;	/* the status line says so */
 			break;
 		}
 		if (!smp.output || (int)smp.part != s->part)
@@ -627,7 +628,8 @@ static int live(struct source *s, const struct view_layout *l,
 			uint64_t until = s->t0_log +
 				(uint64_t)((wall_s() - s->t0_wall) * 1e9);
 
-			n = log_advance(s, 0, until);
+			/* the sample asked for first, then the log's pace */
+			n = drawn ? log_advance(s, 0, until) : 0;
 		} else {
 			n = shm_read(s);
 		}
@@ -687,27 +689,35 @@ static void usage(FILE *fp, bool snapshot)
 {
 	if (snapshot)
 		fprintf(fp, "usage: skinctl snapshot PART --svg FILE [--layout FILE]\n"
-			    "                        [--projection auto|plane|cylinder]\n");
+			    "                        [--projection auto|plane|cylinder] [SOURCE]\n");
 	else
 		fprintf(fp, "usage: skinctl view PART [--once] [--rate HZ] [--size WxH]\n"
 			    "                    [--no-color | --color 256|truecolor|none]\n"
-			    "                    [--layout FILE] [--projection auto|plane|cylinder]\n");
+			    "                    [--layout FILE] [--projection auto|plane|cylinder] [SOURCE]\n");
 	fprintf(fp,
-		"  source: skind's shared memory (default)\n"
+		"SOURCE: skind's shared memory (the default)\n"
 		"          [--config CONF] [--socket PATH | --shm PATH]\n"
-		"      or: a candump -l log processed as `skinctl process` does\n"
+		"    or: a candump -l log processed as `skinctl process` does\n"
 		"          --config CONF --log LOG [--sample N] [--compat] [--set PARAM=VALUE]...\n"
 		"          [--calibration FILE]\n"
-		"  --config CONF  skind.conf giving the part's layout (default " DEFAULT_CONFIG ")\n"
-		"  --sample N     the part's Nth output sample of the log (default: the last;\n"
-		"                 live, the log plays at its own pace from there)\n"
-		"  --layout FILE  draw with this geometry file's positions (e.g. a skinGui .ini)\n"
-		"  --projection   3D positions to 2D: unrolled from a cylinder when the normals\n"
-		"                 wrap around an axis, else the best-fit plane (auto); or forced\n"
-		"  --once         print one frame and exit (plain ASCII unless --color)\n"
-		"  --rate HZ      live refresh rate (default 20)\n"
-		"  --size WxH     frame size in characters (default: the terminal's)\n"
-		"  --svg FILE     write the picture as SVG (\"-\": standard output)\n");
+		"  --config CONF   skind.conf giving the part's layout (default " DEFAULT_CONFIG ")\n"
+		"  --socket PATH   skind's socket (default $SKIN_SOCKET, else " SKIN_SOCKET_PATH ")\n"
+		"  --shm PATH      skind's shared memory by name (e.g. " SKIN_SHM_PATH ")\n"
+		"  --sample N      the part's Nth output sample of the log (default: the last%s)\n"
+		"  --layout FILE   draw with this geometry file's positions (e.g. a skinGui .ini)\n"
+		"  --projection P  3D positions to 2D: auto unrolls a part that wraps around an\n"
+		"                  axis (an arm) and projects the others on their best-fit plane\n",
+		snapshot ? "" : ";\n                  live, the log plays at its own pace from there");
+	if (snapshot)
+		fprintf(fp, "  --svg FILE      write the picture there (\"-\": standard output)\n");
+	else
+		fprintf(fp,
+			"  --once          print one frame and exit (plain ASCII unless --color)\n"
+			"  --rate HZ       live refresh rate (default 20); q or Ctrl-C quits\n"
+			"  --size WxH      frame size in characters (default: the terminal's)\n"
+			"  --no-color      plain ASCII (also without a terminal, TERM=dumb, NO_COLOR)\n"
+			"  --color MODE    256 colours, truecolor (default with COLORTERM=truecolor)\n");
+	fprintf(fp, "docs/SKINCTL.md has the details.\n");
 }
 
 static int parse_size(const char *s, unsigned int *w, unsigned int *h)
