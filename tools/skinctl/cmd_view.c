@@ -583,6 +583,7 @@ static int live(struct source *s, const struct view_layout *l,
 	struct sigaction sa, old_int, old_term, old_hup, old_winch;
 	struct termios tio, saved;
 	bool raw = false, drawn = false;
+	int keys_fd = STDIN_FILENO;
 	FILE *msgs = NULL;
 	char *msg_text = NULL;
 	size_t msg_len = 0;
@@ -619,7 +620,7 @@ static int live(struct source *s, const struct view_layout *l,
 	if (o->log)
 		s->t0_wall = wall_s();
 	while (!quit_signal) {
-		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		struct pollfd pfd = { .fd = keys_fd, .events = POLLIN };
 		char *text;
 		size_t len;
 		int n;
@@ -661,7 +662,9 @@ static int live(struct source *s, const struct view_layout *l,
 				if (keys[i] == 'q' || keys[i] == 'Q' || keys[i] == 3)
 					quit_signal = SIGINT;
 			if (k == 0 && !raw)
-				pfd.fd = -1;	/* stdin at its end: keys no more */
+				keys_fd = -1;	/* stdin at its end: no more keys */
+		} else if (n > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))) {
+			keys_fd = -1;
 		}
 	}
 	write_all(STDOUT_FILENO, leave, sizeof(leave) - 1);
