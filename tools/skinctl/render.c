@@ -241,6 +241,25 @@ static void cross3(const double a[3], const double b[3], double c[3])
 	c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* A right-handed orthonormal basis of the plane across unit vector @a:
+ * e1 x e2 = a. */
+static void across(const double a[3], double e1[3], double e2[3])
+{
+	double d;
+	unsigned int k;
+
+	e1[0] = fabs(a[0]) < 0.9 ? 1 : 0;
+	e1[1] = fabs(a[0]) < 0.9 ? 0 : 1;
+	e1[2] = 0;
+	d = dot3(e1, a);
+	for (k = 0; k < 3; k++)
+		e1[k] -= d * a[k];
+	d = sqrt(dot3(e1, e1));
+	for (k = 0; k < 3; k++)
+		e1[k] /= d;
+	cross3(a, e1, e2);
+}
+
 int view_pca_project(const double (*p)[3], const double (*normals)[3],
 		     unsigned int n, double (*out)[2])
 {
@@ -356,16 +375,7 @@ static int cross_section(const double (*p)[3], unsigned int n, const double a[3]
 	double m[3][3] = { { 0 } }, rhs[3] = { 0 }, sol[3], r2, sq = 0;
 	unsigned int i, j, k;
 
-	e1[0] = fabs(a[0]) < 0.9 ? 1 : 0;
-	e1[1] = fabs(a[0]) < 0.9 ? 0 : 1;
-	e1[2] = 0;
-	r2 = dot3(e1, a);
-	for (k = 0; k < 3; k++)
-		e1[k] -= r2 * a[k];
-	r2 = sqrt(dot3(e1, e1));
-	for (k = 0; k < 3; k++)
-		e1[k] /= r2;
-	cross3(a, e1, e2);
+	across(a, e1, e2);
 	c[0] = c[1] = 0;
 	for (i = 0; i < n; i++) {
 		xy[i][0] = dot3(p[i], e1);
@@ -500,17 +510,7 @@ static double best_axis(const double (*p)[3], unsigned int n, double a[3],
 		double t1[3], t2[3], len;
 		bool moved = false;
 
-		/* two directions across a */
-		t1[0] = fabs(a[0]) < 0.9 ? 1 : 0;
-		t1[1] = fabs(a[0]) < 0.9 ? 0 : 1;
-		t1[2] = 0;
-		len = dot3(t1, a);
-		for (k = 0; k < 3; k++)
-			t1[k] -= len * a[k];
-		len = sqrt(dot3(t1, t1));
-		for (k = 0; k < 3; k++)
-			t1[k] /= len;
-		cross3(a, t1, t2);
+		across(a, t1, t2);
 		for (i = 0; i < 4 && !moved; i++) {
 			const double *t = i < 2 ? t1 : t2;
 			double d[3], sg = i % 2 ? -step : step, f;
