@@ -5,7 +5,9 @@
 
 vcan_add vcan0
 skin_load
-patch_create lh interface=vcan0 address=14 triangles=0x0001 ring_frames=16
+# (the longest period: a stall of the loaded emulator between two frames
+# must not look like a board that went quiet for 1.5 periods)
+patch_create lh interface=vcan0 address=14 triangles=0x0001 ring_frames=16 period_ms=255
 patch_enable lh
 # --all: from the patch's first frame, so that a reader the loaded emulator
 # starts late still accounts for every frame (read or lost)
