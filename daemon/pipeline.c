@@ -28,9 +28,17 @@
 
 int pipeline_init(struct skind_skin *s, struct skin_error *err)
 {
+	struct skin_config_comp comp = s->config->comp;
 	unsigned int i, k;
 
-	s->proc = skin_proc_new(s->model, &s->config->comp, err);
+	/*
+	 * lib/proc counts time in samples of a patch, which come once per
+	 * board period; [skind] period_ms is skinManager's thread period
+	 * (20 ms), so with boards at 50 ms a 5 s calibration would take
+	 * 12.5 s.  skinctl process does the same.
+	 */
+	comp.period_ms = s->config->board.period_ms;
+	s->proc = skin_proc_new(s->model, &comp, err);
 	if (!s->proc)
 		return -1;
 	for (i = 0; i < s->n_parts; i++)
