@@ -104,6 +104,16 @@ truth_centre() {	# X Y Z RADIUS of contact NAME
 # the named fingers: its taxels pressed in the truth, its CoP within the
 # finger's radius of the finger's centre
 check_contacts() {
+	# skinsim writes its truth through a stdio buffer: wait for the fingers
+	for n in "$@"; do
+		i=0
+		until [ -n "$(truth_centre "$n")" ]; do
+			i=$((i + 1))
+			[ $i -lt 50 ] || fail "finger $n is not in the truth"
+			sleep 0.2
+		done
+	done
+	sleep 0.5	# and for its taxels
 	q "contacts left_forearm" | sed 's/^contacts [^ ]* [0-9]* [0-9]* [0-9]* //' >/tmp/now
 	truth_taxels >/tmp/pressed
 	echo "format json
