@@ -49,6 +49,10 @@
  * calibrated part.  Creation and the calibration file calls fill a
  * struct skin_error (skin/model.h) with the file, line and what is wrong.
  *
+ * Vector ISA: the per-patch arithmetic uses AVX2 when the CPU has it,
+ * chosen at creation; SKIN_PROC_NO_AVX2=1 in the environment forces the
+ * portable path (same results).
+ *
  * Compatibility mode (compat = true): the per-taxel pipeline follows
  * skinManager's published algorithm (icub-main compensator.cpp) step for
  * step, including its quirks (smoothing state starting at the
@@ -123,7 +127,9 @@ enum skin_proc_state {
 
 /*
  * Start calibrating part @part (-1: every part): collect
- * round(calibration_s * 1000 / period_ms) samples of each of its patches,
+ * round(calibration_s * 1000 / period_ms) samples of each of its patches
+ * (period_ms is read as the interval between two samples of a patch as
+ * fed: set it to the board period when feeding every published frame),
  * then baseline = mean of v = 255 - raw (raw with zero_up_raw_data), touch
  * threshold = the 95th percentile rule of skinManager.  Not [RT] but
  * cheap (no allocation).  A part that was running keeps its previous
@@ -250,6 +256,8 @@ unsigned int skin_proc_contacts(const struct skin_proc *p, unsigned int part,
  * JSON: {"contacts":[{"id":..,"part":"left_hand","body_part":3,
  *   "skin_part":1,"link":6,"cop":[..],"force":[..],"moment":[..],
  *   "geo":[..],"normal":[..],"pressure":..,"taxels":[..]}, ...]}
+ *
+ * skin_proc_bottle() / skin_proc_json() return -EINVAL for a bad part.
  */
 int skin_contacts_bottle(char *buf, size_t len,
 			 const struct skin_contact *c, unsigned int n);

@@ -50,6 +50,8 @@ extern "C" {
 #define SKIN_SIM_VALUES		192
 /* Frames of one board period: a head and a tail per triangle. */
 #define SKIN_SIM_FRAMES_MAX	(2 * SKIN_SIM_TRIANGLES)
+/* Fault frames one sample can carry (struct skin_sim_sample.extra). */
+#define SKIN_SIM_EXTRA_MAX	64
 
 /* ---- the board ------------------------------------------------------ */
 
@@ -204,6 +206,8 @@ struct skin_sim_patch_info {
  *	id space; error-frame bursts go with the sample of the first board
  *	of their bus in the config (in CAN mode: when that board streams)
  * @extra: those frames
+ * @extra_lost: fault frames beyond SKIN_SIM_EXTRA_MAX (several faults at
+ *	once), not sent; 0 normally
  */
 struct skin_sim_sample {
 	unsigned int patch;
@@ -215,7 +219,8 @@ struct skin_sim_sample {
 	uint16_t send_tail;
 	float pressure[SKIN_SIM_VALUES];
 	unsigned int n_extra;
-	struct can_frame extra[32];
+	struct can_frame extra[SKIN_SIM_EXTRA_MAX];
+	unsigned int extra_lost;
 };
 
 /* A contact as the scenario has it at some time. */

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <skin/proc.h>
 
@@ -23,6 +24,8 @@
 #define PROC_BIN_NO_TOUCH	0.0	/* BIN_NO_TOUCH */
 #define PROC_DRIFT_SCALE	0.02	/* gain * 0.02 (= gain / 50) */
 #define PROC_FORCE_SCALE	(-0.05)	/* force = -0.05 n p normal */
+#define PROC_FAULT_CHECK_NS	100000000ull	/* faults are evaluated
+						 * every 100 ms of frame time */
 #define PROC_CAL_MAX_SAMPLES	65535u	/* histogram counts are 32-bit;
 					 * far beyond any sane calibration */
 
@@ -53,6 +56,10 @@ struct proc_patch {
 	bool seen;			/* a frame has arrived */
 	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh */
 	uint16_t tri_dead;		/* triangles flagged dead */
+	uint64_t next_check_ns;		/* next fault evaluation */
+	uint64_t spec[3];		/* slots whose taxel is special */
+	uint64_t touch_bits[3];		/* slots touched at the last sample */
+	bool diag_active;		/* the last frame reported diagnostics */
 	/* touch list of the last feed: part-local indices, ascending */
 	unsigned int n_touched;
 	unsigned int *touched;
@@ -77,6 +84,8 @@ struct proc_part {
 	/* per taxel (structure of arrays, n entries each) */
 	uint8_t *mode;			/* enum proc_mode */
 	uint8_t *kind;			/* enum skin_taxel_kind */
+	uint8_t *has_pos;		/* SKIN_TAXEL_HAS_POS, compact for the
+					 * clustering's walk */
 	double *baseline;
 	double *initial;		/* baseline at calibration */
 	double *thr;			/* touch threshold, >= 1 */
@@ -93,8 +102,13 @@ struct proc_part {
 	uint8_t *fault;			/* SKIN_FAULT_* */
 	uint64_t *fault_ns;
 	uint8_t *last_raw;
-	uint64_t *raw_ns;		/* when the raw value last changed */
-	uint64_t *sat_ns;		/* since when raw sits at 0 or 255; 0 */
+	uint64_t *raw_ns;		/* when the raw value last changed; 0
+					 * before the first sample */
+	double *level;			/* thr + add_threshold: the touch level */
+	uint8_t *special;		/* not the plain case: recalibrating,
+					 * faulty or held (proc_mark) */
+	double *act;			/* 1.0: a plain tactile taxel; 0 */
+	struct proc_patch *patch0;	/* the part's first patch */
 	/* calibration: per taxel histogram of v, sums, staging results */
 	uint32_t *hist;			/* n x 256 */
 	uint32_t *valid;		/* readings counted per taxel */
@@ -126,12 +140,31 @@ struct skin_proc {
 	double add;			/* add_threshold */
 	double g_free, g_touch;		/* 0.02 x gains */
 	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
+	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
+	bool avx2;			/* the CPU has AVX2: dense_avx2() */
 	unsigned int n_parts, n_patches;
 	struct proc_part *parts;
 	struct proc_patch *patches;
 	uint64_t next_id;
 	unsigned int median_hist[PROC_MAX_SKIN + 1];	/* scratch */
 };
+
+/* Whether taxel k needs the general path (taxel.c: taxel_slow). */
+static inline void proc_mark(struct proc_part *pt, unsigned int k)
+{
+	struct proc_patch *pp = &pt->patch0[k / SKIN_VALUES_PER_PATCH];
+	unsigned int o = k % SKIN_VALUES_PER_PATCH;
+	bool sp = pt->mode[k] != MODE_RUN || pt->fault[k] || pt->hold[k];
+
+	pt->special[k] = sp;
+	pt->act[k] = sp ? 0.0 : 1.0;
+	/* the slot bit of special tactile taxels (pads and absent slots are
+	 * special too, but dense() leaves them at 0 for good) */
+	if (sp && pt->kind[k] == SKIN_TAXEL_TACTILE)
+		pp->spec[o / 64] |= 1ull << (o % 64);
+	else
+		pp->spec[o / 64] &= ~(1ull << (o % 64));
+}
 
 /* proc.c */
 void proc_derive(struct skin_proc *p);

@@ -43,6 +43,7 @@ void proc_derive(struct skin_proc *p)
 {
 	const struct skin_config_comp *c = &p->prm;
 	double n = round(c->calibration_s * 1000.0 / c->period_ms);
+	unsigned int i, k;
 	float a;
 
 	p->cal_samples = n < 1 ? 1 : n > PROC_CAL_MAX_SAMPLES ?
@@ -64,6 +65,15 @@ void proc_derive(struct skin_proc *p)
 	p->sat_ns = seconds_ns(c->saturated_s);
 	p->dead_ns = seconds_ns(c->dead_s);
 	p->hold_max_ns = seconds_ns(c->hold_max_s);
+	for (i = 0; i <= PROC_MAX_SKIN; i++)
+		p->vtab[i] = c->zero_up_raw_data ? i : PROC_MAX_SKIN - i;
+	/* the touch levels follow add_threshold */
+	for (i = 0; p->parts && i < p->n_parts; i++) {
+		struct proc_part *pt = &p->parts[i];
+
+		for (k = 0; k < pt->n; k++)
+			pt->level[k] = pt->thr[k] + p->add;
+	}
 }
 
 static void *zalloc(size_t n, size_t size, bool *oom)
@@ -79,12 +89,12 @@ static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
 
-	free(pt->mode); free(pt->kind); free(pt->baseline); free(pt->initial);
+	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->baseline); free(pt->initial);
 	free(pt->thr); free(pt->inv_thr); free(pt->smooth); free(pt->d);
 	free(pt->value); free(pt->filt); free(pt->byte); free(pt->touched);
 	free(pt->touch_raw); free(pt->hold); free(pt->hold_ns);
 	free(pt->fault); free(pt->fault_ns); free(pt->last_raw);
-	free(pt->raw_ns); free(pt->sat_ns); free(pt->hist); free(pt->valid);
+	free(pt->raw_ns); free(pt->level); free(pt->special); free(pt->act); free(pt->hist); free(pt->valid);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
 	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
 	free(pt->prev_owner); free(pt->overlap); free(pt->claim);
@@ -103,6 +113,7 @@ static bool part_alloc(struct proc_part *pt)
 
 	pt->mode = zalloc(n, 1, &oom);
 	pt->kind = zalloc(n, 1, &oom);
+	pt->has_pos = zalloc(n, 1, &oom);
 	pt->baseline = zalloc(n, sizeof(double), &oom);
 	pt->initial = zalloc(n, sizeof(double), &oom);
 	pt->thr = zalloc(n, sizeof(double), &oom);
@@ -120,7 +131,9 @@ static bool part_alloc(struct proc_part *pt)
 	pt->fault_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->last_raw = zalloc(n, 1, &oom);
 	pt->raw_ns = zalloc(n, sizeof(uint64_t), &oom);
-	pt->sat_ns = zalloc(n, sizeof(uint64_t), &oom);
+	pt->level = zalloc(n, sizeof(double), &oom);
+	pt->special = zalloc(n, 1, &oom);
+	pt->act = zalloc(n, sizeof(double), &oom);
 	pt->hist = zalloc(n * (PROC_MAX_SKIN + 1), sizeof(uint32_t), &oom);
 	pt->valid = zalloc(n, sizeof(uint32_t), &oom);
 	pt->sum = zalloc(n, sizeof(uint64_t), &oom);
@@ -146,6 +159,7 @@ static bool part_alloc(struct proc_part *pt)
 		pt->prev_owner[i] = -1;
 		pt->thr[i] = PROC_MIN_TOUCH_THR;
 		pt->inv_thr[i] = 1.0 / PROC_MIN_TOUCH_THR;
+		pt->level[i] = PROC_MIN_TOUCH_THR;
 	}
 	return true;
 }
@@ -192,6 +206,13 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 	for (i = 0; i < m->n_parts; i++) {
 		const struct skin_part *sp = &m->parts[i];
 
+		if (!sp->n_patches ||
+		    sp->n_taxels > sp->n_patches * SKIN_VALUES_PER_PATCH) {
+			proc_err(err, NULL, 0,
+				 "part %s: %u taxels on %u patch(es): the processor needs a model built from skind.conf",
+				 sp->name, sp->n_taxels, sp->n_patches);
+			return NULL;
+		}
 		for (k = 0; k < sp->n_taxels; k++)
 			if (m->taxels[sp->first_taxel + k].index != k) {
 				proc_err(err, NULL, 0,
@@ -211,6 +232,11 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 		goto oom;
 	p->m = m;
 	p->prm = *comp;
+#if defined(__x86_64__)
+	/* SKIN_PROC_NO_AVX2=1: the generic path, for tests and comparisons */
+	p->avx2 = __builtin_cpu_supports("avx2") &&
+		  !(getenv("SKIN_PROC_NO_AVX2") && *getenv("SKIN_PROC_NO_AVX2"));
+#endif
 	proc_derive(p);
 	p->next_id = 1;
 	p->n_parts = m->n_parts;
@@ -231,13 +257,26 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 			goto oom_free;
 		for (k = 0; k < pt->n; k++) {
 			pt->kind[k] = (uint8_t)m->taxels[sp->first_taxel + k].kind;
+			pt->has_pos[k] = !!(m->taxels[sp->first_taxel + k].flags &
+					    SKIN_TAXEL_HAS_POS);
 			if (pt->kind[k] == SKIN_TAXEL_TACTILE)
 				pt->n_tactile++;
 		}
 	}
+	for (i = 0; i < m->n_parts; i++)
+		p->parts[i].patch0 = &p->patches[m->parts[i].first_patch];
 	for (i = 0; i < m->n_patches; i++) {
 		const struct skin_patch *mp = &m->patches[i];
 		struct proc_patch *pp = &p->patches[i];
+
+		if (mp->part >= m->n_parts || mp->order >= m->parts[mp->part].n_patches ||
+		    m->parts[mp->part].first_patch + mp->order != i) {
+			proc_err(err, NULL, 0,
+				 "patch %u is not in its part's order: the processor needs a model built from skind.conf",
+				 i);
+			skin_proc_free(p);
+			return NULL;
+		}
 		struct proc_part *pt = &p->parts[mp->part];
 		unsigned int first = mp->order * SKIN_VALUES_PER_PATCH;
 

@@ -21,6 +21,9 @@
  * least 1; the smoothing state starts at the baselines.
  */
 #include <math.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +44,7 @@ static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 	pt->touched[k] = 0;
 	pt->touch_raw[k] = 0;
 	pt->hold[k] = 0;
+	proc_mark(pt, k);
 }
 
 static void hist_clear(struct proc_part *pt, unsigned int k)
@@ -125,9 +129,9 @@ static bool taxel_calibration(const struct skin_proc *p,
 static void set_threshold(struct skin_proc *p, struct proc_part *pt,
 			  unsigned int k, double thr)
 {
-	(void)p;
 	pt->thr[k] = thr > PROC_MIN_TOUCH_THR ? thr : PROC_MIN_TOUCH_THR;
 	pt->inv_thr[k] = 1.0 / pt->thr[k];
+	pt->level[k] = pt->thr[k] + p->add;
 }
 
 /*
@@ -170,7 +174,7 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		pt->fault_ns[k] = 0;
 		pt->d[k] = 0;
 		pt->raw_ns[k] = 0;	/* set by the next sample */
-		pt->sat_ns[k] = 0;
+		pt->last_raw[k] = 0;
 		pt->recal_n[k] = 0;
 		if (pt->kind[k] != SKIN_TAXEL_TACTILE) {
 			pt->mode[k] = MODE_OFF;
@@ -196,6 +200,10 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		 */
 		pt->smooth[k] = p->prm.compat ? pt->baseline[k] : 0;
 	}
+	for (k = 0; k < pt->n; k++)
+		proc_mark(pt, k);
+	for (k = 0; k < pt->n_patches; k++)
+		p->patches[pt->first_patch + k].next_check_ns = 0;
 	pt->state = SKIN_PROC_RUNNING;
 	pt->calibrated = true;
 	pt->reason[0] = '\0';
@@ -379,192 +387,418 @@ static void recal_start(struct proc_part *pt, unsigned int k)
 	pt->recal_n[k] = 0;
 	hist_clear(pt, k);
 	taxel_outputs_zero(pt, k);
-	pt->value[k] = 0;
+	proc_mark(pt, k);
 }
 
-/*
- * Improvement c: the fault flags a sample leaves on taxel k.  @chan_diag:
- * this taxel's channel is reported by the board; @dead: its triangle has
- * been silent for dead_s.
- */
-static inline unsigned int taxel_faults(const struct skin_proc *p,
-					struct proc_part *pt, unsigned int k,
-					uint8_t raw, bool fresh, bool dead,
-					bool chan_diag, uint64_t ts)
-{
-	unsigned int fl = pt->fault[k] &
-			  (SKIN_FAULT_CALIBRATION | SKIN_FAULT_SATURATED);
-
-	if (!pt->raw_ns[k])
-		pt->raw_ns[k] = ts;	/* first sample since calibration */
-	if (fresh) {
-		if (raw != pt->last_raw[k]) {
-			pt->last_raw[k] = raw;
-			pt->raw_ns[k] = ts;
-		}
-		if (raw == 0 || raw == PROC_MAX_SKIN) {
-			if (!pt->sat_ns[k])
-				pt->sat_ns[k] = ts;
-		} else {
-			pt->sat_ns[k] = 0;
-		}
-	}
-	/* SATURATED stays only while a recalibration keeps failing or the
-	 * raw value sits at the rail */
-	if (pt->mode[k] != MODE_RECAL)
-		fl &= ~SKIN_FAULT_SATURATED;
-	if (ts - pt->raw_ns[k] >= p->stuck_ns && !dead)
-		fl |= SKIN_FAULT_STUCK;
-	if (pt->sat_ns[k] && ts - pt->sat_ns[k] >= p->sat_ns)
-		fl |= SKIN_FAULT_SATURATED;
-	if (dead)
-		fl |= SKIN_FAULT_DEAD;
-	if (chan_diag)
-		fl |= SKIN_FAULT_DIAG;
-	return fl;
-}
-
-/* Channels each triangle's diagnostics word reports (12-bit masks). */
-static void diag_channels(const struct skin_frame *f, uint16_t out[SKIN_TRIANGLES])
+/* Channels each triangle's diagnostics word reports (12-bit masks);
+ * returns whether any does. */
+static bool diag_channels(const struct skin_frame *f,
+			  uint16_t out[SKIN_TRIANGLES])
 {
 	unsigned int t;
+	bool any = false;
 
 	for (t = 0; t < SKIN_TRIANGLES; t++) {
 		uint16_t w = (f->diag_valid & (1u << t)) ? f->diag[t] : 0;
 
 		/* bits 15..4: out-of-range channels 0..11 (bit 4 + c);
 		 * bit 0 no-ack, bit 1 not-connected: the whole triangle */
-		if (w & 0x3)
-			out[t] = 0xfff;
-		else
-			out[t] = (uint16_t)(w >> 4);
+		out[t] = (w & 0x3) ? 0xfff : (uint16_t)(w >> 4);
+		any |= out[t] != 0;
+	}
+	return any;
+}
+
+/*
+ * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
+ * faults, on every frame that carries or stopped carrying diagnostics):
+ * the time each raw value last changed (read at these instants: a noisy
+ * taxel cannot read the same value at every one of them for long), the
+ * fault flags, and the taxels whose baseline left the safe range.  The
+ * per-sample path stays free of this bookkeeping.
+ */
+static int maintain(struct skin_proc *p, struct proc_patch *pp,
+		    const struct skin_frame *f, const uint16_t *diag)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	const struct skin_config_comp *c = &p->prm;
+	const bool faults = c->fault_detection && !c->compat;
+	const bool recal_on = c->auto_recalibrate && !c->compat;
+	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
+	const uint64_t ts = f->timestamp_ns;
+	unsigned int i, t;
+	int ev = 0;
+
+	pp->tri_dead = 0;
+	for (t = 0; t < SKIN_TRIANGLES; t++)
+		if ((pp->tri_tactile & (1u << t)) &&
+		    ts - pp->tri_refresh_ns[t] >= p->dead_ns)
+			pp->tri_dead |= (uint16_t)(1u << t);
+	for (i = 0; i < pp->n_tactile; i++) {
+		const unsigned int o = pp->tactile[i], k = pp->first + o;
+		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
+		const bool dead = pp->tri_dead & (1u << tri);
+		const uint8_t raw = f->values[o];
+		const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
+		unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
+		uint64_t still;
+
+		if (recal_on && !pt->special[k] && !pt->touched[k] &&
+		    !pt->touch_raw[k] &&
+		    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
+			recal_start(pt, k);
+		if (!faults)
+			continue;
+		if (raw != pt->last_raw[k] || !pt->raw_ns[k]) {
+			pt->last_raw[k] = raw;
+			pt->raw_ns[k] = ts;
+			/* a value that moved is neither stuck nor saturated:
+			 * a healthy taxel of a live triangle is done */
+			if (!pt->fault[k] && !dead && !diag)
+				continue;
+		}
+		still = ts - pt->raw_ns[k];
+		/* a recalibration that keeps finding the baseline out of
+		 * range holds SATURATED (recal_step) */
+		if (pt->mode[k] == MODE_RECAL)
+			fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
+		if (dead)
+			fl |= SKIN_FAULT_DEAD;
+		else if (rail && still >= p->sat_ns)
+			fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
+		else if (!rail && still >= p->stuck_ns)
+			fl |= SKIN_FAULT_STUCK;
+		if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
+			fl |= SKIN_FAULT_DIAG;
+		if (fl != pt->fault[k]) {
+			if (fl & ~pt->fault[k])
+				pt->fault_ns[k] = ts;
+			pt->fault[k] = (uint8_t)fl;
+			if (fl && pt->touched[k])
+				ev |= SKIN_PROC_EV_TOUCH;
+			if (fl)
+				taxel_outputs_zero(pt, k);
+			proc_mark(pt, k);
+			ev |= SKIN_PROC_EV_FAULTS;
+		}
+	}
+	pp->next_check_ns = ts + PROC_FAULT_CHECK_NS;
+	pp->diag_active = diag != NULL;
+	return ev;
+}
+
+/*
+ * One taxel in any state (recalibrating, faulty, held): the general path.
+ * Identical results to the fast loop in run() for a taxel in none of them.
+ */
+static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
+		      unsigned int k, uint8_t raw, bool fresh, uint64_t ts)
+{
+	const struct skin_config_comp *c = &p->prm;
+	const double hyst = c->hold_hysteresis;
+	double d, s, level, out;
+	bool tr, tf;
+	int ev = 0;
+
+	if (pt->mode[k] == MODE_RECAL) {
+		ev = recal_step(p, pt, k, v_of(p, raw), fresh, ts);
+		proc_mark(pt, k);
+		return ev;
+	}
+	if (pt->fault[k]) {
+		if (pt->touched[k])
+			ev |= SKIN_PROC_EV_TOUCH;
+		taxel_outputs_zero(pt, k);
+		return ev;
+	}
+	d = p->vtab[raw] - pt->baseline[k];
+	if (d > PROC_MAX_SKIN)
+		d = PROC_MAX_SKIN;
+	level = pt->level[k];
+	tr = d > level;
+	s = p->a_new * d + p->a_old * pt->smooth[k];
+	pt->smooth[k] = s;
+	tf = s > level;
+	if (c->hold_contacts && !c->compat) {
+		/* improvement a: a touched taxel's baseline stays put (no
+		 * "compensating away", icub-main #55) until d falls
+		 * hold_hysteresis below the touch level or hold_max_s passes */
+		uint8_t h = pt->hold[k];
+
+		if (h & HOLD_ON) {
+			if (d <= level - hyst)
+				pt->hold[k] = 0;
+			else if (p->hold_max_ns &&
+				 ts - pt->hold_ns[k] >= p->hold_max_ns)
+				pt->hold[k] = HOLD_EXPIRED;
+			else
+				tf = tf || s > level - hyst;
+		} else if (h & HOLD_EXPIRED) {
+			if (d <= level - hyst)
+				pt->hold[k] = 0;
+		} else if (tr) {
+			pt->hold[k] = HOLD_ON;
+			pt->hold_ns[k] = ts;
+		}
+		proc_mark(pt, k);
+	}
+	pt->filt[k] = s > 0 ? s : 0;
+	out = c->binarization ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) :
+	      pt->filt[k];
+	pt->value[k] = out;
+	pt->byte[k] = (uint8_t)(out + 0.5);
+	if (tf != pt->touched[k])
+		ev |= SKIN_PROC_EV_TOUCH;
+	pt->touched[k] = tf;
+	pt->touch_raw[k] = tr;
+	pt->d[k] = d;
+	if (!(pt->hold[k] & HOLD_ON))
+		pt->baseline[k] += (tr ? p->g_touch : p->g_free) * d *
+				   pt->inv_thr[k];
+	if (c->auto_recalibrate && !c->compat && !tr && !tf &&
+	    (pt->baseline[k] < c->min_baseline ||
+	     pt->baseline[k] > PROC_MAX_SKIN - c->min_baseline)) {
+		recal_start(pt, k);
+	}
+	return ev;
+}
+
+/*
+ * The arithmetic of every slot of a patch, dense and branch-free.  A slot
+ * that is not a plain running tactile taxel (act 0: pads, absent slots,
+ * taxels recalibrating, faulty or held) keeps its baseline and smoothing
+ * state and gets 0 everywhere; run() sends those through taxel_slow()
+ * afterwards.  Besides the arrays it returns the touched (smoothed) and
+ * touched-raw (unsmoothed) slots as bit masks, from which run() builds
+ * the touched list in O(touched).  This is the portable form (scalar; gcc
+ * 12 does not vectorise it); dense_avx2() below computes the same doubles
+ * four at a time.
+ */
+struct dense_io {
+	double a_new, a_old, g_free, g_touch, voff, vsign;
+	bool bin;
+	double *baseline, *smooth, *d, *value, *filt;
+	const double *level, *inv_thr, *act;
+	uint8_t *byte, *touched, *touch_raw;
+	const uint8_t *vals;
+	unsigned int n;
+	uint16_t tri;			/* triangles with tactile taxels */
+	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
+};
+
+static void dense(struct dense_io *io)
+{
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	double *restrict filt = io->filt;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const double *restrict act = io->act;
+	const uint8_t *restrict vals = io->vals;
+	unsigned int j, end, tri;
+
+	io->tf[0] = io->tf[1] = io->tf[2] = 0;
+	io->tr[0] = io->tr[1] = io->tr[2] = 0;
+	/* triangle by triangle, only those with tactile taxels: the others'
+	 * outputs stay 0 */
+	for (tri = io->tri; tri; tri &= tri - 1)
+	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
+	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < io->n; j++) {
+		const double v = io->voff + io->vsign * (double)vals[j];
+		const double b = baseline[j], sm = smooth[j], lv = level[j];
+		const bool on = act[j] > 0.5;
+		double d = v - b, s, fs, out;
+		bool tf, tr;
+
+		d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+		s = io->a_new * d + io->a_old * sm;
+		fs = s > 0 ? s : 0;
+		tf = on && s > lv;
+		tr = on && d > lv;
+		out = io->bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+		out = on ? out : 0;
+		smooth[j] = on ? s : sm;
+		filt[j] = on ? fs : 0;
+		value[j] = out;
+		dd[j] = d;
+		baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
+					   inv_thr[j] : b;
+		io->byte[j] = (uint8_t)(int)(out + 0.5);
+		io->touched[j] = tf;
+		io->touch_raw[j] = tr;
+		io->tf[j / 64] |= (uint64_t)tf << (j % 64);
+		io->tr[j / 64] |= (uint64_t)tr << (j % 64);
 	}
 }
 
+#if defined(__x86_64__)
+/*
+ * dense() in AVX2 intrinsics: the same operations in the same order (no
+ * FMA), so both give the same doubles; picked when the CPU has AVX2
+ * (skin_proc_new).  The vector extension leaves the u8 loads, the masks
+ * and the byte stores to scalar code; here they are one instruction each.
+ */
+static const uint32_t bits_to_bytes[16] = {
+	0x00000000, 0x00000001, 0x00000100, 0x00000101,
+	0x00010000, 0x00010001, 0x00010100, 0x00010101,
+	0x01000000, 0x01000001, 0x01000100, 0x01000101,
+	0x01010000, 0x01010001, 0x01010100, 0x01010101,
+};
+
+__attribute__((target("avx2")))
+static void dense_avx2(struct dense_io *io)
+{
+	const __m256d a_new = _mm256_set1_pd(io->a_new);
+	const __m256d a_old = _mm256_set1_pd(io->a_old);
+	const __m256d g_free = _mm256_set1_pd(io->g_free);
+	const __m256d g_touch = _mm256_set1_pd(io->g_touch);
+	const __m256d voff = _mm256_set1_pd(io->voff);
+	const __m256d vsign = _mm256_set1_pd(io->vsign);
+	const __m256d max = _mm256_set1_pd(PROC_MAX_SKIN);
+	const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
+	const __m256d touch = _mm256_set1_pd(PROC_BIN_TOUCH);
+	const __m256d bin = _mm256_castsi256_pd(_mm256_set1_epi64x(-(long long)io->bin));
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	double *restrict filt = io->filt;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const double *restrict act = io->act;
+	const uint8_t *restrict vals = io->vals;
+	const unsigned int n = io->n;	/* a multiple of 4 (run()) */
+	unsigned int j, end, tri;
+
+	io->tf[0] = io->tf[1] = io->tf[2] = 0;
+	io->tr[0] = io->tr[1] = io->tr[2] = 0;
+	/* triangle by triangle, only those with tactile taxels: the others'
+	 * outputs stay 0 */
+	for (tri = io->tri; tri; tri &= tri - 1)
+	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
+	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < n; j += 4) {
+		int32_t r4, ob;
+
+		const __m256d raw = (memcpy(&r4, vals + j, 4),
+			_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
+		const __m256d b = _mm256_loadu_pd(baseline + j);
+		const __m256d sm = _mm256_loadu_pd(smooth + j);
+		const __m256d lv = _mm256_loadu_pd(level + j);
+		const __m256d it = _mm256_loadu_pd(inv_thr + j);
+		const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
+		__m256d d, s, fs, tf, tr, out, g;
+		__m128i oi;
+		unsigned int mtf, mtr;
+
+		d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
+		d = _mm256_blendv_pd(max, d, _mm256_cmp_pd(d, max, _CMP_LT_OQ));
+		s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
+		fs = _mm256_blendv_pd(zero, s, _mm256_cmp_pd(s, zero, _CMP_GT_OQ));
+		tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
+		tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
+		out = _mm256_and_pd(_mm256_blendv_pd(fs, _mm256_and_pd(touch, tf), bin), on);
+		g = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d), it);
+		_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
+		_mm256_storeu_pd(filt + j, _mm256_and_pd(fs, on));
+		_mm256_storeu_pd(value + j, out);
+		_mm256_storeu_pd(dd + j, d);
+		_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, g), on));
+		oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
+		oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
+		ob = _mm_cvtsi128_si32(oi);
+		memcpy(io->byte + j, &ob, 4);
+		mtf = (unsigned int)_mm256_movemask_pd(tf);
+		mtr = (unsigned int)_mm256_movemask_pd(tr);
+		memcpy(io->touched + j, &bits_to_bytes[mtf], 4);
+		memcpy(io->touch_raw + j, &bits_to_bytes[mtr], 4);
+		io->tf[j / 64] |= (uint64_t)mtf << (j % 64);
+		io->tr[j / 64] |= (uint64_t)mtr << (j % 64);
+	}
+}
+#endif
+
+/*
+ * The sample path of a calibrated patch: the periodic checks when due,
+ * the dense arithmetic, new holds, the special taxels, and the touched
+ * list from the bit masks.
+ */
 static int run(struct skin_proc *p, struct proc_patch *pp,
 	       const struct skin_frame *f)
 {
 	struct proc_part *pt = &p->parts[pp->part];
 	const struct skin_config_comp *c = &p->prm;
-	const bool compat = c->compat;
-	const bool faults = c->fault_detection && !compat;
-	const bool hold_on = c->hold_contacts && !compat;
-	const bool recal_on = c->auto_recalibrate && !compat;
-	const bool smooth = c->smooth_filter, bin = c->binarization;
-	const double a_new = p->a_new, a_old = p->a_old, add = p->add;
-	const double hyst = c->hold_hysteresis;
-	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
+	const bool faults = c->fault_detection && !c->compat;
+	const bool hold_on = c->hold_contacts && !c->compat;
+	const bool recal_on = c->auto_recalibrate && !c->compat;
 	const uint64_t ts = f->timestamp_ns;
+	const unsigned int first = pp->first;
+	struct dense_io io;
+	uint64_t spec[3];
+	unsigned int w, n_touched = 0, changed = 0;
 	uint16_t diag[SKIN_TRIANGLES];
-	unsigned int i, n_touched = 0;
 	int ev = 0;
 
-	if (faults) {
-		unsigned int t;
+	if (faults || recal_on) {
+		bool any = faults && diag_channels(f, diag);
 
-		pp->tri_dead = 0;
-		for (t = 0; t < SKIN_TRIANGLES; t++)
-			if ((pp->tri_tactile & (1u << t)) &&
-			    ts - pp->tri_refresh_ns[t] >= p->dead_ns)
-				pp->tri_dead |= (uint16_t)(1u << t);
-		diag_channels(f, diag);
+		if (any || pp->diag_active || ts >= pp->next_check_ns)
+			ev |= maintain(p, pp, f, any ? diag : NULL);
 	}
-	for (i = 0; i < pp->n_tactile; i++) {
-		const unsigned int o = pp->tactile[i], k = pp->first + o;
-		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
-		const uint8_t raw = f->values[o];
-		const unsigned int v = v_of(p, raw);
-		double d, s, level, out;
-		bool tr, tf;
+	io.a_new = p->a_new;
+	io.a_old = p->a_old;
+	io.g_free = p->g_free;
+	/* with holds, a plain taxel that touches starts one: no drift */
+	io.g_touch = hold_on ? 0 : p->g_touch;
+	io.voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
+	io.vsign = c->zero_up_raw_data ? 1 : -1;
+	io.bin = c->binarization;
+	io.baseline = pt->baseline + first;
+	io.smooth = pt->smooth + first;
+	io.d = pt->d + first;
+	io.value = pt->value + first;
+	io.filt = pt->filt + first;
+	io.level = pt->level + first;
+	io.inv_thr = pt->inv_thr + first;
+	io.act = pt->act + first;
+	io.byte = pt->byte + first;
+	io.touched = pt->touched + first;
+	io.touch_raw = pt->touch_raw + first;
+	io.vals = f->values;
+	io.n = pp->n_slots;
+	io.tri = pp->tri_tactile;
+#if defined(__x86_64__)
+	if (p->avx2 && !(io.n & 3))
+		dense_avx2(&io);
+	else
+#endif
+		dense(&io);
+	memcpy(spec, pp->spec, sizeof(spec));
+	for (w = 0; w < 3; w++) {
+		uint64_t m;
 
-		if (faults) {
-			const bool fresh = f->refreshed & (1u << tri);
-			unsigned int fl = taxel_faults(p, pt, k, raw, fresh,
-						       pp->tri_dead & (1u << tri),
-						       diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE)),
-						       ts);
+		/* plain taxels that touch start holds */
+		for (m = hold_on ? io.tr[w] : 0; m; m &= m - 1) {
+			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
-			if (fl != pt->fault[k]) {
-				if (fl & ~pt->fault[k])
-					pt->fault_ns[k] = ts;
-				pt->fault[k] = (uint8_t)fl;
-				ev |= SKIN_PROC_EV_FAULTS;
-			}
-			if (pt->mode[k] == MODE_RECAL) {
-				ev |= recal_step(p, pt, k, v, fresh, ts);
-				continue;
-			}
-			if (fl) {
-				if (pt->touched[k])
-					ev |= SKIN_PROC_EV_TOUCH;
-				taxel_outputs_zero(pt, k);
-				continue;
-			}
-		} else if (pt->mode[k] == MODE_RECAL) {
-			ev |= recal_step(p, pt, k, v, true, ts);
-			continue;
+			pt->hold[k] = HOLD_ON;
+			pt->hold_ns[k] = ts;
+			proc_mark(pt, k);
 		}
+		/* the special taxels, through the general path */
+		for (m = spec[w]; m; m &= m - 1) {
+			unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
+			unsigned int k = first + o;
 
-		d = (double)v - pt->baseline[k];
-		if (d > PROC_MAX_SKIN)
-			d = PROC_MAX_SKIN;
-		level = pt->thr[k] + add;
-		tr = d > level;
-		s = d;
-		if (smooth) {
-			s = a_new * d + a_old * pt->smooth[k];
-			pt->smooth[k] = s;
-		}
-		tf = s > level;
-		if (hold_on) {
-			/* improvement a: a touched taxel's baseline stays
-			 * put (no "compensating away", icub-main #55) until
-			 * d falls hold_hysteresis below the touch level or
-			 * hold_max_s passes */
-			uint8_t h = pt->hold[k];
-
-			if (h & HOLD_ON) {
-				if (d <= level - hyst)
-					pt->hold[k] = 0;
-				else if (p->hold_max_ns &&
-					 ts - pt->hold_ns[k] >= p->hold_max_ns)
-					pt->hold[k] = HOLD_EXPIRED;
-				else
-					tf = tf || s > level - hyst;
-			} else if (h & HOLD_EXPIRED) {
-				if (d <= level - hyst)
-					pt->hold[k] = 0;
-			} else if (tr) {
-				pt->hold[k] = HOLD_ON;
-				pt->hold_ns[k] = ts;
-			}
-		}
-		pt->filt[k] = s > 0 ? s : 0;
-		out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : s;
-		if (out < 0)
-			out = 0;
-		pt->value[k] = out;
-		pt->byte[k] = (uint8_t)(out + 0.5);
-		if (tf != pt->touched[k])
-			ev |= SKIN_PROC_EV_TOUCH;
-		pt->touched[k] = tf;
-		if (tf)
-			pp->touched[n_touched++] = k;
-		pt->touch_raw[k] = tr;
-		pt->d[k] = d;
-		/* drift compensation, with the unsmoothed d */
-		if (!(pt->hold[k] & HOLD_ON))
-			pt->baseline[k] += (tr ? p->g_touch : p->g_free) * d *
-					   pt->inv_thr[k];
-		if (recal_on && (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b) &&
-		    !tr && !tf) {
+			ev |= taxel_slow(p, pt, k, f->values[o],
+					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
+					 ts);
 			if (pt->touched[k])
-				ev |= SKIN_PROC_EV_TOUCH;
-			recal_start(pt, k);
-			if (n_touched && pp->touched[n_touched - 1] == k)
-				n_touched--;
+				io.tf[w] |= 1ull << (o % 64);
 		}
+		changed |= io.tf[w] != pp->touch_bits[w];
+		pp->touch_bits[w] = io.tf[w];
+		for (m = io.tf[w]; m; m &= m - 1)
+			pp->touched[n_touched++] = first + 64 * w +
+				(unsigned int)__builtin_ctzll(m);
 	}
+	if (changed)
+		ev |= SKIN_PROC_EV_TOUCH;
 	pp->n_touched = n_touched;
 	return ev;
 }

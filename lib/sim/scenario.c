@@ -442,7 +442,7 @@ static int parse_fault(struct parser *p, struct sc_event *e)
 	if (strcmp(t->s, "errors") == 0) {
 		e->fault = SC_FAULT_ERRORS;
 		if (word(p, "a bus", e->bus, sizeof(e->bus)) ||
-		    integer(p, "a number of error frames", 1, 1000, &n))
+		    integer(p, "a number of error frames", 1, 64, &n))
 			return -1;
 		e->count = (unsigned int)n;
 		return expect_end(p);
@@ -522,7 +522,6 @@ static int parse_line(struct parser *p)
 	struct skin_sim_scenario *sc = p->sc;
 	const struct tok *t;
 	double v;
-	long n;
 
 	if (!p->n)
 		return 0;
@@ -586,7 +585,6 @@ static int parse_line(struct parser *p)
 		sc->params.thermal_gain = v;
 		return expect_end(p);
 	}
-	(void)n;
 	return perr(p, t->col,
 		    "unknown directive '%s' (config, seed, duration, noise, spread, drift, thermal, at)",
 		    t->s);

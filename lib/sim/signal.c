@@ -149,8 +149,6 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 		e->part_index = (unsigned int)pi;
 	}
 	if (e->kind == SC_FAULT) {
-		unsigned int idx;
-
 		switch (e->fault) {
 		case SC_FAULT_STUCK:
 		case SC_FAULT_SATURATE:
@@ -185,7 +183,6 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 			}
 			return 0;
 		}
-		(void)idx;
 		return 0;
 	}
 	if ((e->kind == SC_PRESS || e->kind == SC_MOVE) && e->where.taxel) {
@@ -590,8 +587,14 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 					break;
 			if (h < i)
 				continue;
-			for (h = 0; h < ev->count && out->n_extra < 32; h++) {
-				struct can_frame *cf = &out->extra[out->n_extra++];
+			for (h = 0; h < ev->count; h++) {
+				struct can_frame *cf;
+
+				if (out->n_extra == SKIN_SIM_EXTRA_MAX) {
+					out->extra_lost++;
+					continue;
+				}
+				cf = &out->extra[out->n_extra++];
 
 				memset(cf, 0, sizeof(*cf));
 				cf->can_id = CAN_ERR_FLAG | CAN_ERR_PROT | CAN_ERR_BUSERROR;
@@ -641,9 +644,14 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 		case SC_FAULT_GARBAGE:
 			if (!fault_on_board(ev, &p->info))
 				break;
-			for (h = 0; h < ev->count && out->n_extra < 32; h++)
+			for (h = 0; h < ev->count; h++) {
+				if (out->n_extra == SKIN_SIM_EXTRA_MAX) {
+					out->extra_lost++;
+					continue;
+				}
 				garbage_frame(s->cls, p->info.address, k * ev->count + h,
 					      &out->extra[out->n_extra++]);
+			}
 			break;
 		default:
 			break;

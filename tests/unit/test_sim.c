@@ -507,6 +507,15 @@ static void test_faults(void **state)
 	skin_sim_sample(s, 1, &b, 300, 5000000000ULL, &smp);
 	assert_int_equal(smp.send_head | smp.send_tail, 0);
 	skin_sim_free(s);
+
+	/* more fault frames than a sample holds: counted, not sent */
+	s = make_sim("at 0s fault garbage vcan0:13 16\n"
+		     "at 0s fault garbage vcan0:13 16\n"
+		     "at 0s fault errors vcan0 64\n");
+	skin_sim_sample(s, 0, &b, 1, 0, &smp);
+	assert_int_equal(smp.n_extra, SKIN_SIM_EXTRA_MAX);
+	assert_int_equal(smp.extra_lost, 32);
+	skin_sim_free(s);
 }
 
 /* ---- frames --------------------------------------------------------- */

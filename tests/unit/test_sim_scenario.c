@@ -43,7 +43,7 @@ static void test_good(void **state)
 		"at 6s fault stuck left_hand 7\n"
 		"at 6s fault saturate left_hand 8 for 1s\n"
 		"at 6s fault garbage can0:14 16\n"
-		"at 6s fault errors can0 1000\r\n"
+		"at 6s fault errors can0 64\r\n"
 		"at 10s release c2\n";
 	struct skin_error err;
 	struct skin_sim_scenario *sc = load(text, &err);
@@ -117,7 +117,7 @@ static const struct bad bad[] = {
 	{ "at 1s fault dead can0:1 triangle 1 for\n", "dir/t.scn:1:39: expected a duration at the end of the line" },
 	{ "at 1s fault stuck h 1 value 256\n", "dir/t.scn:1:29: a raw value 256 out of range (0..255)" },
 	{ "at 1s fault garbage can0:1 17\n", "dir/t.scn:1:28: frames per period 17 out of range (1..16)" },
-	{ "at 1s fault errors can0 0\n", "dir/t.scn:1:25: a number of error frames 0 out of range (1..1000)" },
+	{ "at 1s fault errors can0 0\n", "dir/t.scn:1:25: a number of error frames 0 out of range (1..64)" },
 	{ "seed 1\x01\n", "dir/t.scn:1:7: control character 0x01" },
 	{ "config\n", "dir/t.scn:1:7: expected a config file at the end of the line" },
 };

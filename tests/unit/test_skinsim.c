@@ -258,6 +258,72 @@ static void test_replay_into_rings(void **state)
 	check_rings(tmp("replayed"), tmp("touch.truth"));
 }
 
+/* Faults, through the driver's receive path into ring files: every
+ * malformed frame rejected with its own counter, error frames counted on
+ * every board of the bus, a dead triangle's samples published partial on
+ * the next period's first half, a saturated taxel reported. */
+static void test_faults_through_driver(void **state)
+{
+	struct skin_ring_map m[3];
+	struct skin_frame f;
+	unsigned int i, diag_frames = 0, partial = 0;
+	FILE *sc;
+
+	(void)state;
+	sc = fopen(tmp("faults.scn"), "w");
+	fprintf(sc, "config %s\nduration 3s\n"
+		"at 1s fault garbage vcan0:13 5 for 1s\n"
+		"at 0.5s fault errors vcan0 7\n"
+		"at 2s fault dead vcan0:12 triangle 3 for 500ms\n"
+		"at 1s fault saturate left_hand 100 for 1s\n", conf);
+	fclose(sc);
+	assert_int_equal(skinsim("--ring %s --fast %s", tmp("faults"),
+				 tmp("faults.scn")), 0);
+	for (i = 0; i < 3; i++) {
+		char path[1300];
+		const __u64 *st;
+
+		snprintf(path, sizeof(path), "%s/%s", tmp("faults"), patches[i]);
+		assert_int_equal(skin_ring_map_open(&m[i], path), 0);
+		st = m[i].ctrl->stats;
+		/* the burst reaches every patch of the bus */
+		assert_int_equal(st[SKIN_RX_ERR_FRAME], 7);
+		assert_int_equal(st[SKIN_STAT_BUS_ERROR], 7);
+		assert_int_equal(st[SKIN_STAT_BUS_OFF], 0);
+		/* 20 periods x 5 garbage frames, the kinds in turn */
+		assert_int_equal(st[SKIN_RX_BAD_DLC], i == 1 ? 40 : 0);
+		assert_int_equal(st[SKIN_RX_BAD_BYTE0], i == 1 ? 20 : 0);
+		assert_int_equal(st[SKIN_RX_BAD_RTR], i == 1 ? 20 : 0);
+		assert_int_equal(st[SKIN_RX_BAD_EFF], i == 1 ? 20 : 0);
+		assert_int_equal(st[SKIN_STAT_FRAMES], 60);
+		assert_int_equal(st[SKIN_STAT_PARTIAL], i == 2 ? 10 : 0);
+		assert_int_equal(st[SKIN_STAT_REPEATS], i == 2 ? 10 : 0);
+		assert_int_equal(st[SKIN_STAT_TIMEOUTS], 0);
+		assert_int_equal(st[SKIN_RX_HEAD],
+				 60 * __builtin_popcount(present[i]) - (i == 2 ? 10 : 0));
+		assert_int_equal(st[SKIN_STAT_DIAG], i == 0 ? 20 : 0);
+	}
+	m[0].next = 1;
+	while (skin_ring_map_next(&m[0], &f) > 0) {
+		if (f.flags & SKIN_FRAME_DIAG) {
+			assert_int_equal(f.diag[8], 1U << (4 + 4));
+			assert_int_equal(f.values[100], 0);
+			diag_frames++;
+		}
+	}
+	assert_int_equal(diag_frames, 20);
+	m[2].next = 1;
+	while (skin_ring_map_next(&m[2], &f) > 0)
+		if (f.flags & SKIN_FRAME_PARTIAL) {
+			assert_int_equal(f.flags, SKIN_FRAME_PARTIAL | SKIN_FRAME_REPEAT);
+			assert_int_equal(f.refreshed, 0x334b & ~0x0008);
+			partial++;
+		}
+	assert_int_equal(partial, 10);
+	for (i = 0; i < 3; i++)
+		skin_ring_map_close(&m[i]);
+}
+
 static void expect_err(const char *text)
 {
 	char *e = slurp(tmp("err"));
@@ -335,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_log_is_truth),
 		cmocka_unit_test(test_rings_are_truth),
 		cmocka_unit_test(test_replay_into_rings),
+		cmocka_unit_test(test_faults_through_driver),
 		cmocka_unit_test(test_errors),
 	};
 

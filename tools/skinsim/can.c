@@ -13,6 +13,7 @@
  * owes back to back, so no sample is skipped and the counts stay exact;
  * beyond MAX_BEHIND periods it gives up on the oldest and says so.
  */
+#define _GNU_SOURCE	/* sendmmsg() */
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
@@ -33,6 +34,7 @@ struct bus {
 	char name[IFNAMSIZ];		/* the interface, mapped */
 	const char *config_name;	/* as the config names it */
 	int fd;
+	bool down;			/* said that it is gone */
 };
 
 struct board {
@@ -45,25 +47,64 @@ struct board {
 	uint64_t frames, lost, skipped;
 };
 
-static int send_frame(struct run *r, struct bus *bus, const struct can_frame *cf)
+/*
+ * A period's frames in one sendmmsg(): the board sends them back to back,
+ * and a process preempted between two of them (a loaded machine, qemu)
+ * would otherwise split a sample across the driver's 1.5-period timeout.
+ * Returns the frames sent, or -1 on an error that ends the run; frames not
+ * sent (the interface went away, its queue stayed full) are the caller's
+ * to count as lost.
+ */
+static int send_frames(struct run *r, struct bus *bus, struct can_frame *cf,
+		       unsigned int n)
 {
-	int tries;
+	struct mmsghdr msgs[SKIN_SIM_FRAMES_MAX + SKIN_SIM_EXTRA_MAX];
+	struct iovec iov[SKIN_SIM_FRAMES_MAX + SKIN_SIM_EXTRA_MAX];
+	unsigned int done = 0, i, tries = 0;
+	uint64_t now;
 
-	for (tries = 0; tries < 50; tries++) {
+	memset(msgs, 0, n * sizeof(msgs[0]));
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = &cf[i];
+		iov[i].iov_len = sizeof(cf[i]);
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (done < n) {
 		struct pollfd p = { .fd = bus->fd, .events = POLLOUT };
+		int k = sendmmsg(bus->fd, msgs + done, n - done, 0);
 
-		if (write(bus->fd, cf, sizeof(*cf)) == (ssize_t)sizeof(*cf))
-			return log_frame(r, bus->config_name, cf, now_real()) ? -1 : 0;
+		if (k > 0) {
+			bus->down = false;
+			now = now_real();
+			for (i = done; i < done + (unsigned int)k; i++)
+				if (log_frame(r, bus->config_name, &cf[i], now))
+					return -1;
+			done += (unsigned int)k;
+			tries = 0;
+			continue;
+		}
+		if (errno == ENETDOWN || errno == ENODEV || errno == ENXIO) {
+			/* unplugged or down: a board talks to nobody, and
+			 * carries on when the bus is back */
+			if (!bus->down)
+				fprintf(stderr, "skinsim: %s: %s: frames lost until it is back\n",
+					bus->name, strerror(errno));
+			bus->down = true;
+			break;
+		}
 		if (errno != EAGAIN && errno != ENOBUFS && errno != EINTR) {
-			fprintf(stderr, "skinsim: %s: write: %s\n", bus->name,
+			fprintf(stderr, "skinsim: %s: sendmmsg: %s\n", bus->name,
 				strerror(errno));
 			return -1;
 		}
 		/* the interface's queue is full: wait a little */
+		if (++tries > 50)
+			break;
 		if (poll(&p, 1, 2) < 0 && errno != EINTR)
 			return -1;
 	}
-	return 1;	/* lost */
+	return (int)done;
 }
 
 static int arm(struct board *bd, uint64_t first_mono)
@@ -85,10 +126,10 @@ static int arm(struct board *bd, uint64_t first_mono)
 static int send_sample(struct run *r, struct bus *bus, struct board *bd,
 		       uint64_t origin)
 {
+	struct can_frame cf[SKIN_SIM_FRAMES_MAX + SKIN_SIM_EXTRA_MAX];
 	struct skin_sim_sample smp;
-	struct can_frame cf;
-	unsigned int t, j;
-	int ret;
+	unsigned int t, j, n = 0;
+	int sent;
 
 	bd->k++;
 	skin_sim_sample(r->sim, bd->patch, &bd->b, bd->k, bd->next_mono - origin,
@@ -97,27 +138,20 @@ static int send_sample(struct run *r, struct bus *bus, struct board *bd,
 		fprintf(stderr, "skinsim: %s: write error\n", r->o->truth);
 		return -1;
 	}
-	for (t = 0; t < SKIN_SIM_TRIANGLES; t++) {
-		for (j = 0; j < 2; j++) {
-			if (!((j ? smp.send_tail : smp.send_head) & (1U << t)))
-				continue;
-			skin_sim_encode_half(r->o->cls, bd->b.address, t, j,
-					     smp.values, smp.diag[t], &cf);
-			ret = send_frame(r, bus, &cf);
-			if (ret < 0)
-				return -1;
-			if (ret > 0)
-				bd->lost++;
-			else
-				bd->frames++;
-		}
-	}
-	for (j = 0; j < smp.n_extra; j++) {
-		ret = send_frame(r, bus, &smp.extra[j]);
-		if (ret < 0)
-			return -1;
-		bd->lost += ret;
-	}
+	for (t = 0; t < SKIN_SIM_TRIANGLES; t++)
+		for (j = 0; j < 2; j++)
+			if ((j ? smp.send_tail : smp.send_head) & (1U << t))
+				skin_sim_encode_half(r->o->cls, bd->b.address, t, j,
+						     smp.values, smp.diag[t],
+						     &cf[n++]);
+	for (j = 0; j < smp.n_extra; j++)
+		cf[n++] = smp.extra[j];
+	bd->lost += smp.extra_lost;	/* more fault frames than a sample holds */
+	sent = send_frames(r, bus, cf, n);
+	if (sent < 0)
+		return -1;
+	bd->frames += (unsigned int)sent;
+	bd->lost += n - (unsigned int)sent;
 	return 0;
 }
 
@@ -278,6 +312,8 @@ int run_can(struct run *r)
 			} else {
 				struct can_frame cf;
 
+				/* (a failing read also clears a socket error:
+				 * an interface that went away) */
 				while (read(buses[id].fd, &cf, sizeof(cf)) == sizeof(cf))
 					command(r, boards, n, (unsigned int)id, &cf,
 						&origin);

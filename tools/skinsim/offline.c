@@ -83,7 +83,7 @@ int run_offline(struct run *r)
 	unsigned int *bus = calloc(n, sizeof(*bus));
 	struct pending *pend = NULL;
 	struct skin_sim_sample smp;
-	uint64_t t0_mono, epoch, samples = 0, frames = 0, seq = 0;
+	uint64_t t0_mono, epoch, samples = 0, frames = 0, seq = 0, extra_lost = 0;
 	int status = 1;
 
 	if (!boards || !k || !bus_free || !bus)
@@ -107,7 +107,7 @@ int run_offline(struct run *r)
 	while (!skinsim_stop) {
 		uint64_t t_best = UINT64_MAX;
 		unsigned int best = 0, nf = 0;
-		struct can_frame cf[SKIN_SIM_FRAMES_MAX + 32];
+		struct can_frame cf[SKIN_SIM_FRAMES_MAX + SKIN_SIM_EXTRA_MAX];
 
 		for (i = 0; i < n; i++) {
 			uint64_t ti = (k[i] - 1) * boards[i].period_ms * 1000000ULL;
@@ -148,6 +148,7 @@ int run_offline(struct run *r)
 		}
 		for (j = 0; j < smp.n_extra; j++)
 			cf[nf++] = smp.extra[j];
+		extra_lost += smp.extra_lost;
 		if (npend + nf > cap) {
 			struct pending *np;
 
@@ -176,6 +177,9 @@ int run_offline(struct run *r)
 	if (r->rings)
 		for (j = 0; j < n; j++)
 			skin_sim_ring_flush(r->rings[j]);
+	if (extra_lost)
+		fprintf(stderr, "skinsim: %llu fault frames not sent (more than %d in one period)\n",
+			(unsigned long long)extra_lost, SKIN_SIM_EXTRA_MAX);
 	if (r->o->verbose)
 		fprintf(stderr, "skinsim: %llu samples, %llu frames\n",
 			(unsigned long long)samples, (unsigned long long)frames);

@@ -41,6 +41,7 @@ static const char usage[] =
 "                        /dev/skin/NAME, written by the driver's own core\n"
 "  --log FILE            no CAN: a candump -l log of what the boards would\n"
 "                        send ('-': stdout)\n"
+"  --can --log FILE      CAN, and a candump -l log of what the boards sent\n"
 "  --replay LOG          send a candump -l log to CAN at its timing (or\n"
 "                        --fast); with --ring and --config, into ring files\n"
 "  --list                print the boards of the config and exit\n"
@@ -213,7 +214,7 @@ static int parse_time(const char *s, uint64_t *out)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CLASS = 256, OPT_RING_FRAMES, OPT_ALL, OPT_EPOCH, OPT_LIST,
-	       OPT_RING, OPT_LOG, OPT_REPLAY };
+	       OPT_RING, OPT_LOG, OPT_REPLAY, OPT_CAN };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },
@@ -231,6 +232,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "ring", required_argument, NULL, OPT_RING },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "can", no_argument, NULL, OPT_CAN },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long u;
@@ -329,6 +331,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_REPLAY:
 			o->replay = optarg;
 			break;
+		case OPT_CAN:
+			o->can = true;
+			break;
 		default:
 			return -2;
 		}
@@ -345,6 +350,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->replay && o->ring_dir && !o->config) {
 		fprintf(stderr, "skinsim: --replay into --ring needs --config (which boards)\n");
+		return -2;
+	}
+	if (o->can && (o->ring_dir || o->replay)) {
+		fprintf(stderr, "skinsim: --can goes with neither --ring nor --replay\n");
 		return -2;
 	}
 	if (o->ring_dir && o->log) {
@@ -452,7 +461,7 @@ int main(int argc, char **argv)
 
 	if (o.replay)
 		status = run_replay(&r);
-	else if (o.ring_dir || o.log)
+	else if (o.ring_dir || (o.log && !o.can))
 		status = run_offline(&r);
 	else
 		status = run_can(&r);

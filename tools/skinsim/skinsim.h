@@ -23,6 +23,7 @@ struct options {
 	const char *truth;
 	const char *replay;
 	bool fast;
+	bool can;		/* CAN mode even with --log */
 	bool list;
 	bool have_seed;
 	uint64_t seed;
