@@ -94,10 +94,11 @@ wait_contacts() {	# wait_contacts N SECONDS
 # the truth's taxels under finger NAME's board(s), with any pressure, and
 # its centre and radius
 truth_taxels() {
-	awk '$1 == "taxel" && $5 > 0 { print $4 }' /tmp/truth | sort -un
+	# (whole lines only: the file's last line may be half written)
+	awk '$1 == "taxel" && NF >= 6 && $5 > 0 { print $4 }' /tmp/truth | sort -un
 }
 truth_centre() {	# X Y Z RADIUS of contact NAME
-	awk -v n="$1" '$1 == "contact" && $3 == n { c = $5 " " $6 " " $7 " " $8 } END { print c }' /tmp/truth
+	awk -v n="$1" '$1 == "contact" && $3 == n && NF >= 13 { print $5, $6, $7, $8; exit }' /tmp/truth
 }
 
 # check_contacts NAMES...: each contact skind reports lies under one of
