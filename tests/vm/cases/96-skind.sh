@@ -184,6 +184,27 @@ ids=$(grep -o 'ABS_MT_TRACKING_ID), value [0-9]*' /tmp/evtest.log | sort -u | wc
 echo "ok: evtest: $ids tracking ids, touches and lifts"
 [ "$ids" -ge 2 ] || fail "evtest: two fingers should have two tracking ids"
 
+echo "--- a patch disabled and enabled again is re-attached"
+attached() {	# attached PATCH: yes or no, from skind's parts
+	q parts | awk -v p="$1" '$1 == "patch" && $3 == p { print ($8 == "attached") ? "yes" : "no" }'
+}
+echo 0 >$CFG/left_hand/enable
+i=0
+until [ "$(attached left_hand)" = no ]; do
+	i=$((i + 1))
+	[ $i -lt 40 ] || fail_skind "left_hand not detached after its patch was disabled"
+	sleep 0.25
+done
+echo "ok: detached (POLLHUP)"
+echo 1 >$CFG/left_hand/enable
+i=0
+until [ "$(attached left_hand)" = yes ]; do
+	i=$((i + 1))
+	[ $i -lt 40 ] || fail_skind "left_hand not attached again"
+	sleep 0.25
+done
+echo "ok: attached again"
+
 kill $skind
 wait $skind || { tail -20 /tmp/skind.log; fail "skind exited non-zero"; }
 [ ! -e $SOCK ] || fail "the socket is left behind"
