@@ -56,7 +56,7 @@ static int on_status(sd_event_source *s, uint64_t usec, void *data)
 	skind_update_status(d);
 	/* what the real-time path only counted */
 	if (d->rt_overloads != d->rt_overloads_logged) {
-		log_warn("input overloaded: paused %llu times in the last second so that clients are served (%llu in all); frames were skipped",
+		log_warn("input overloaded: paused %llu times in the last second so that clients are served (%llu in all); frames waited in the rings",
 			 (unsigned long long)(d->rt_overloads - d->rt_overloads_logged),
 			 (unsigned long long)d->rt_overloads);
 		d->rt_overloads_logged = d->rt_overloads;

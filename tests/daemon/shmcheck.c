@@ -13,7 +13,10 @@
  * copies the block without the seqlock, to show that the check can see
  * tearing at all.  Prints one line:
  *
- *	reads N torn T busy B backwards K publications P
+ *	reads N torn T busy B backwards K publications P unarmed U
+ *
+ * (reads and torn count from each thread's first uniform copy on; U is
+ * how many copies came before it.)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -30,7 +33,8 @@ struct reader {
 	unsigned int part;
 	double seconds;
 	bool unlocked;
-	unsigned long reads, torn, busy, backwards;
+	unsigned long reads, torn, busy, backwards, unarmed;
+	bool armed;
 	uint64_t first, last;
 };
 
@@ -70,9 +74,29 @@ static void *run(void *arg)
 					torn = true;
 					break;
 				}
-		/* the part's kinds and its first publications are not uniform */
-		if (torn && h->samples > 0)
+		/*
+		 * Publications of frames written before "uniform on" are not
+		 * uniform: count from the first uniform copy on (skind
+		 * processes a ring's frames in order, so every later
+		 * publication comes from a uniform frame).
+		 */
+		if (!torn && h->samples > 0)
+			r->armed = true;
+		if (!r->armed) {
+			r->reads--;
+			r->unarmed++;
+			continue;
+		}
+		if (torn) {
+			if (!r->torn && getenv("SHMCHECK_DUMP")) {
+				fprintf(stderr, "torn: samples %llu seq %llu raw:",
+					(unsigned long long)h->samples, (unsigned long long)h->seq);
+				for (i = 0; i < d->n_taxels && i < 192; i++)
+					fprintf(stderr, " %u", raw[i]);
+				fprintf(stderr, "\n");
+			}
 			r->torn++;
+		}
 		if (h->samples < r->last)
 			r->backwards++;
 		if (!r->first)
@@ -87,7 +111,7 @@ int main(int argc, char **argv)
 {
 	struct reader rd[16];
 	struct skin_shm_map m;
-	unsigned long reads = 0, torn = 0, busy = 0, back = 0;
+	unsigned long reads = 0, torn = 0, busy = 0, back = 0, unarmed = 0;
 	unsigned int n, i;
 	uint64_t pubs = 0;
 	int part, r;
@@ -123,11 +147,12 @@ int main(int argc, char **argv)
 		torn += rd[i].torn;
 		busy += rd[i].busy;
 		back += rd[i].backwards;
+		unarmed += rd[i].unarmed;
 		if (rd[i].last - rd[i].first > pubs)
 			pubs = rd[i].last - rd[i].first;
 	}
-	printf("reads %lu torn %lu busy %lu backwards %lu publications %llu\n",
-	       reads, torn, busy, back, (unsigned long long)pubs);
+	printf("reads %lu torn %lu busy %lu backwards %lu publications %llu unarmed %lu\n",
+	       reads, torn, busy, back, (unsigned long long)pubs, unarmed);
 	skin_shm_close(&m);
 	return 0;
 }

@@ -561,8 +561,11 @@ def t_torn(env):
     env.feed.cmd("uniform on")
     env.feed.cmd("full on")
     try:
-        out = subprocess.run([SHMCHECK, d.shm, "pad", "3", "2"], capture_output=True,
-                             text=True, timeout=30).stdout.split()
+        res = subprocess.run([SHMCHECK, d.shm, "pad", "3", "2"], capture_output=True,
+                             env=dict(os.environ, SHMCHECK_DUMP="1"), text=True, timeout=30)
+        if res.stderr:
+            print("# " + res.stderr.strip()[:2000].replace("\n", "\n# "))
+        out = res.stdout.split()
         r = dict(zip(out[0::2], map(int, out[1::2])))
         print("# locked readers: %s" % r)
         assert r["reads"] > 1000 and r["publications"] > 100, r
