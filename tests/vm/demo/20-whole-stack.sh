@@ -46,17 +46,20 @@ show() {
 	skinctl view "$2" $VIEW | sed 's/ *$//'
 	skinctl contacts "$2" | cut -c 1-150
 }
-# (the scenario's clock started with the boards, about 3 s ago)
-sleep 2.5
-show "one finger on the forearm" left_forearm
-sleep 3
-show "it slides" left_forearm
-sleep 3
-show "a second finger" left_forearm
-sleep 5
-show "both lifted" left_forearm
-sleep 3
-show "a palm press on the hand" left_hand
+# the scenario's clock, in the hand's samples (one per 50 ms period)
+at() {
+	n=0
+	until [ "$(skinctl status | awk '$1 == "part" && $2 == "left_hand" { for (i = 3; i < NF; i++) if ($i == "samples") print $(i + 1) }')" -ge "$1" ]; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || fail "skind stopped publishing"
+		sleep 0.1
+	done
+}
+at 110; show "one finger on the forearm (5.5 s)" left_forearm
+at 170; show "it slides (8.5 s)" left_forearm
+at 230; show "a second finger (11.5 s)" left_forearm
+at 310; show "both lifted (15.5 s)" left_forearm
+at 380; show "a palm press on the hand (19 s)" left_hand
 
 say "the same contacts as skinManager's bottle and as JSON, over the socket"
 printf 'contacts left_hand\nformat json\ncontacts left_hand\n' |
