@@ -158,6 +158,14 @@ struct skin_error {
 	char text[1200];
 };
 
+/* Fill *err, when err is not NULL: file (NULL: "(input)"), line and column
+ * (0 when they do not apply) and the printf-style message; text becomes
+ * "FILE:LINE:COL: WHAT".  The one way every library of the project
+ * reports bad input (lib/canlog and lib/sim use it too). */
+void skin_error_set(struct skin_error *err, const char *file,
+		    unsigned int line, unsigned int col, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 enum skin_format {
 	SKIN_FORMAT_AUTO = 0,		/* guess from the content */
 	SKIN_FORMAT_POSITIONS,		/* iCub positions file (.txt) */

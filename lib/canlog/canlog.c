@@ -26,34 +26,6 @@ struct skin_canlog {
 	unsigned int line;
 };
 
-static void err_set(struct skin_error *err, const char *file,
-		    unsigned int line, unsigned int col, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void err_set(struct skin_error *err, const char *file,
-		    unsigned int line, unsigned int col, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "(input)");
-	err->line = line;
-	err->column = col;
-	va_start(ap, fmt);
-	vsnprintf(err->what, sizeof(err->what), fmt, ap);
-	va_end(ap);
-	if (line && col)
-		snprintf(err->text, sizeof(err->text), "%s:%u:%u: %s",
-			 err->file, line, col, err->what);
-	else if (line)
-		snprintf(err->text, sizeof(err->text), "%s:%u: %s",
-			 err->file, line, err->what);
-	else
-		snprintf(err->text, sizeof(err->text), "%s: %s",
-			 err->file, err->what);
-}
-
 /* ---- parsing one line ---------------------------------------------- */
 
 struct cursor {
@@ -81,7 +53,7 @@ static int fail(struct cursor *c, size_t pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	err_set(c->err, c->name, c->line, (unsigned int)pos + 1, "%s", what);
+	skin_error_set(c->err, c->name, c->line, (unsigned int)pos + 1, "%s", what);
 	return -1;
 }
 
@@ -375,7 +347,7 @@ struct skin_canlog *skin_canlog_open_stream(FILE *f, const char *name,
 
 	if (!l || !(l->name = strdup(name ? name : "(stream)"))) {
 		free(l);
-		err_set(err, name, 0, 0, "out of memory");
+		skin_error_set(err, name, 0, 0, "out of memory");
 		return NULL;
 	}
 	l->f = f;
@@ -389,7 +361,7 @@ struct skin_canlog *skin_canlog_open(const char *path, struct skin_error *err)
 	FILE *f = is_stdin ? stdin : fopen(path, "re");
 
 	if (!f) {
-		err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+		skin_error_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	l = skin_canlog_open_stream(f, is_stdin ? "(stdin)" : path, err);
@@ -416,7 +388,7 @@ int skin_canlog_next(struct skin_canlog *l, struct skin_canlog_record *r,
 		if (n < 0) {
 			if (ferror(l->f)) {
 				l->failed = true;
-				err_set(err, l->name, 0, 0, "read error after line %u: %s",
+				skin_error_set(err, l->name, 0, 0, "read error after line %u: %s",
 					l->line, strerror(errno ? errno : EIO));
 				return -1;
 			}
@@ -424,7 +396,7 @@ int skin_canlog_next(struct skin_canlog *l, struct skin_canlog_record *r,
 		}
 		l->line++;
 		if (n > SKIN_CANLOG_LINE_MAX) {
-			err_set(err, l->name, l->line, 0,
+			skin_error_set(err, l->name, l->line, 0,
 				"line longer than %d characters", SKIN_CANLOG_LINE_MAX);
 			return -1;
 		}

@@ -124,7 +124,7 @@ struct skin_model *skin_model_builtin(const char *name,
 
 	rc = skin_builtin_part_kinds(name, &n, &kinds);
 	if (rc == -1) {
-		skin_err_set(err, "(built-in layouts)", 0, 0,
+		skin_error_set(err, "(built-in layouts)", 0, 0,
 			     "unknown layout '%s': expected one of hand_v2_1, forearm_v1, forearm_v2, upper_arm, torso",
 			     name);
 		return NULL;

@@ -77,7 +77,7 @@ static void cfg_error(struct cfg_parse *p, const char *value,
 		if (at)
 			col = (unsigned int)(at - p->raw) + 1;
 	}
-	skin_err_set(p->err, p->name, p->line, col, "%s", what);
+	skin_error_set(p->err, p->name, p->line, col, "%s", what);
 	p->failed = true;
 }
 
@@ -650,7 +650,7 @@ static bool check(struct cfg_parse *p)
 				if (!strcmp(c->buses[k].name, x->refs[j].bus))
 					break;
 			if (k == c->n_buses) {
-				skin_err_set(p->err, p->name, x->refs[j].line,
+				skin_error_set(p->err, p->name, x->refs[j].line,
 					     x->refs[j].col,
 					     "patches: bus '%s' is not declared: expected a [bus %s] section",
 					     x->refs[j].bus, x->refs[j].bus);
@@ -669,7 +669,7 @@ static bool check(struct cfg_parse *p)
 			}
 			free(kinds);
 			if (n / SKIN_VALUES_PER_PATCH != x->n_refs) {
-				skin_err_set(p->err, p->name, x->refs[0].line, 0,
+				skin_error_set(p->err, p->name, x->refs[0].line, 0,
 					     "[part %s]: layout %s has %u patch(es), patches lists %u",
 					     cp->name, cp->layout,
 					     n / SKIN_VALUES_PER_PATCH, x->n_refs);
@@ -687,7 +687,7 @@ static bool check(struct cfg_parse *p)
 
 					if (c->parts[i].patches[j].bus == c->parts[k].patches[l].bus &&
 					    a->address == b->address) {
-						skin_err_set(p->err, p->name, b->line, b->col,
+						skin_error_set(p->err, p->name, b->line, b->col,
 							     "board %s:%d is already a patch of [part %s] (line %u): expected each board once",
 							     b->bus, b->address, c->parts[i].name,
 							     a->line);

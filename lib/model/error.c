@@ -11,8 +11,8 @@
 
 #include "model-private.h"
 
-void skin_err_set(struct skin_error *err, const char *file, unsigned int line,
-		  unsigned int col, const char *fmt, ...)
+void skin_error_set(struct skin_error *err, const char *file,
+		    unsigned int line, unsigned int col, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -37,5 +37,5 @@ void skin_err_set(struct skin_error *err, const char *file, unsigned int line,
 
 void skin_err_oom(struct skin_error *err, const char *file)
 {
-	skin_err_set(err, file, 0, 0, "out of memory");
+	skin_error_set(err, file, 0, 0, "out of memory");
 }

@@ -25,12 +25,12 @@ char *skin_read_file(const char *path, size_t *len, struct skin_error *err)
 	if (!fp) {
 		/* Upstream skinManager carried on without a missing file
 		 * (icub-main #467); a missing file is always an error here. */
-		skin_err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+		skin_error_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode) ||
 	    st.st_size > SKIN_MAX_FILE) {
-		skin_err_set(err, path, 0, 0,
+		skin_error_set(err, path, 0, 0,
 			     "expected a regular file of at most %u bytes",
 			     SKIN_MAX_FILE);
 		fclose(fp);
@@ -44,7 +44,7 @@ char *skin_read_file(const char *path, size_t *len, struct skin_error *err)
 	}
 	n = fread(buf, 1, (size_t)st.st_size, fp);
 	if (ferror(fp)) {
-		skin_err_set(err, path, 0, 0, "read error: %s", strerror(errno));
+		skin_error_set(err, path, 0, 0, "read error: %s", strerror(errno));
 		fclose(fp);
 		free(buf);
 		return NULL;
@@ -253,7 +253,7 @@ struct skin_model *skin_model_load_buffer(const char *buf, size_t len,
 		return m;
 	}
 	default:
-		skin_err_set(err, name, 1, 1,
+		skin_error_set(err, name, 1, 1,
 			     "unknown format: expected an iCub positions file, urdf_tactile XML, a Skinware calibration cache, a skinGui .ini or a skind.conf");
 		return NULL;
 	}
@@ -285,7 +285,7 @@ int skin_model_save(const struct skin_model *m, const char *path,
 	switch (fmt) {
 	case SKIN_FORMAT_POSITIONS:
 		if (m->n_parts != 1) {
-			skin_err_set(err, path, 0, 0,
+			skin_error_set(err, path, 0, 0,
 				     "a positions file holds one part; the model has %u",
 				     m->n_parts);
 			return -1;
@@ -296,7 +296,7 @@ int skin_model_save(const struct skin_model *m, const char *path,
 		rc = skin_skinware_write(m, &out, &len, err);
 		break;
 	default:
-		skin_err_set(err, path, 0, 0,
+		skin_error_set(err, path, 0, 0,
 			     "cannot write format '%s': expected positions or skinware",
 			     skin_format_name(fmt));
 		return -1;
@@ -305,13 +305,13 @@ int skin_model_save(const struct skin_model *m, const char *path,
 		return -1;
 	fp = fopen(path, "wb");
 	if (!fp) {
-		skin_err_set(err, path, 0, 0, "cannot create: %s", strerror(errno));
+		skin_error_set(err, path, 0, 0, "cannot create: %s", strerror(errno));
 		free(out);
 		return -1;
 	}
 	rc = fwrite(out, 1, len, fp) != len;
 	if (fclose(fp) || rc) {
-		skin_err_set(err, path, 0, 0, "write error: %s", strerror(errno));
+		skin_error_set(err, path, 0, 0, "write error: %s", strerror(errno));
 		free(out);
 		return -1;
 	}

@@ -85,7 +85,7 @@ void lex_error(struct lex *lx, unsigned int l, unsigned int c,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	skin_err_set(lx->err, lx->file, l, c, "%s", what);
+	skin_error_set(lx->err, lx->file, l, c, "%s", what);
 }
 
 int lex_token(struct lex *lx, bool nl, char *tok, size_t size,

@@ -12,9 +12,7 @@
 
 #define SKIN_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
-/* error.c */
-void skin_err_set(struct skin_error *err, const char *file, unsigned int line,
-		  unsigned int col, const char *fmt, ...) SKIN_PRINTF(5, 6);
+/* error.c (skin_error_set() is public: skin/model.h) */
 /* Report out-of-memory (no line). */
 void skin_err_oom(struct skin_error *err, const char *file);
 

@@ -161,7 +161,7 @@ int skin_model_compute_neighbours(struct skin_model *m, double max_dist_m,
 	const unsigned int none = UINT32_MAX;
 
 	if (!(max_dist_m > 0.0) || !isfinite(max_dist_m)) {
-		skin_err_set(err, "(neighbours)", 0, 0,
+		skin_error_set(err, "(neighbours)", 0, 0,
 			     "expected a maximum neighbour distance > 0 metres, got %g",
 			     max_dist_m);
 		return -1;

@@ -387,7 +387,7 @@ int skin_positions_write(const struct skin_model *m, unsigned int part,
 	bool bad;
 
 	if (part >= m->n_parts) {
-		skin_err_set(err, "(positions writer)", 0, 0,
+		skin_error_set(err, "(positions writer)", 0, 0,
 			     "no part %u in the model", part);
 		return -1;
 	}
@@ -403,7 +403,7 @@ int skin_positions_write(const struct skin_model *m, unsigned int part,
 	for (i = 0; name[i]; i++)
 		bad |= strchr(" \t\n\r\v\f()", name[i]) != NULL;
 	if (bad) {
-		skin_err_set(err, "(positions writer)", 0, 0,
+		skin_error_set(err, "(positions writer)", 0, 0,
 			     "part name '%.200s' is empty, too long, or has blanks, parentheses or comment marks, which a positions file cannot hold",
 			     name);
 		return -1;

@@ -72,7 +72,7 @@ static void node_error(struct urdf_ctx *u, xmlNode *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	skin_err_set(u->err, u->file, line_of(n), 0, "<%s>: %s",
+	skin_error_set(u->err, u->file, line_of(n), 0, "<%s>: %s",
 		     (const char *)n->name, what);
 }
 
@@ -468,7 +468,7 @@ struct skin_model *skin_urdf_read(const char *buf, size_t len,
 		u.err = err = &local;
 	err->what[0] = '\0';
 	if (len > INT32_MAX) {
-		skin_err_set(err, name, 0, 0, "file too large");
+		skin_error_set(err, name, 0, 0, "file too large");
 		return NULL;
 	}
 	ctxt = xmlNewParserCtxt();
@@ -492,7 +492,7 @@ struct skin_model *skin_urdf_read(const char *buf, size_t len,
 			while (k && (msg[k - 1] == '\n' || msg[k - 1] == ' '))
 				msg[--k] = '\0';
 		}
-		skin_err_set(err, name, e && e->line > 0 ? (unsigned int)e->line : 0,
+		skin_error_set(err, name, e && e->line > 0 ? (unsigned int)e->line : 0,
 			     e && e->int2 > 0 ? (unsigned int)e->int2 : 0,
 			     "XML: %s", msg);
 		xmlFreeParserCtxt(ctxt);
@@ -501,7 +501,7 @@ struct skin_model *skin_urdf_read(const char *buf, size_t len,
 	xmlFreeParserCtxt(ctxt);
 	root = xmlDocGetRootElement(doc);
 	if (!root || !is(root, "robot")) {
-		skin_err_set(err, name, root ? line_of(root) : 0, 0,
+		skin_error_set(err, name, root ? line_of(root) : 0, 0,
 			     "expected the root element <robot>, got <%s>",
 			     root ? (const char *)root->name : "nothing");
 		xmlFreeDoc(doc);
@@ -526,7 +526,7 @@ struct skin_model *skin_urdf_read(const char *buf, size_t len,
 	}
 	xmlFreeDoc(doc);
 	if (!u.m->n_parts) {
-		skin_err_set(err, name, line_of(root), 0,
+		skin_error_set(err, name, line_of(root), 0,
 			     "<robot> has no <sensor> with a <tactile> element: expected at least one");
 		skin_model_free(u.m);
 		return NULL;

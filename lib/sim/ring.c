@@ -51,7 +51,7 @@ struct skin_sim_ring *skin_sim_ring_create(const char *path,
 	int fd = -1;
 
 	if (!r || !(tmp = malloc(strlen(path) + 8))) {
-		sim_err_set(err, path, 0, 0, "out of memory");
+		skin_error_set(err, path, 0, 0, "out of memory");
 		goto fail;
 	}
 	skin_patch_config_default(&r->cfg);
@@ -68,7 +68,7 @@ struct skin_sim_ring *skin_sim_ring_create(const char *path,
 	r->cfg.ring_log2 = (u8)log2;
 	why = skin_patch_config_check(&r->cfg);
 	if (why) {
-		sim_err_set(err, path, 0, 0, "cannot make a ring: %s", why);
+		skin_error_set(err, path, 0, 0, "cannot make a ring: %s", why);
 		goto fail;
 	}
 	/* the driver's timer: 1.5 periods after the first half of a sample */
@@ -78,13 +78,13 @@ struct skin_sim_ring *skin_sim_ring_create(const char *path,
 	sprintf(tmp, "%s.tmp", path);
 	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || ftruncate(fd, (off_t)r->size) < 0) {
-		sim_err_set(err, tmp, 0, 0, "cannot create: %s", strerror(errno));
+		skin_error_set(err, tmp, 0, 0, "cannot create: %s", strerror(errno));
 		goto fail;
 	}
 	r->mem = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->mem == MAP_FAILED) {
 		r->mem = NULL;
-		sim_err_set(err, tmp, 0, 0, "mmap: %s", strerror(errno));
+		skin_error_set(err, tmp, 0, 0, "mmap: %s", strerror(errno));
 		goto fail;
 	}
 	skin_ring_init(&r->ring, r->mem, (u32)page, log2);
@@ -99,7 +99,7 @@ struct skin_sim_ring *skin_sim_ring_create(const char *path,
 	ctrl->no_load = b->no_load;
 	skin_asm_init(&r->assembler, &r->cfg);
 	if (rename(tmp, path) < 0) {
-		sim_err_set(err, path, 0, 0, "cannot create: %s", strerror(errno));
+		skin_error_set(err, path, 0, 0, "cannot create: %s", strerror(errno));
 		unlink(tmp);
 		goto fail;
 	}

@@ -25,30 +25,6 @@
 
 #include "sim-private.h"
 
-void sim_err_set(struct skin_error *err, const char *file, unsigned int line,
-		 unsigned int col, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "(input)");
-	err->line = line;
-	err->column = col;
-	va_start(ap, fmt);
-	vsnprintf(err->what, sizeof(err->what), fmt, ap);
-	va_end(ap);
-	if (line && col)
-		snprintf(err->text, sizeof(err->text), "%s:%u:%u: %s",
-			 err->file, line, col, err->what);
-	else if (line)
-		snprintf(err->text, sizeof(err->text), "%s:%u: %s",
-			 err->file, line, err->what);
-	else
-		snprintf(err->text, sizeof(err->text), "%s: %s",
-			 err->file, err->what);
-}
-
 #define MAX_TOKENS	32
 #define TOKEN_MAX	256
 
@@ -81,7 +57,7 @@ static int perr(struct parser *p, unsigned int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	sim_err_set(p->err, p->name, p->line, col, "%s", what);
+	skin_error_set(p->err, p->name, p->line, col, "%s", what);
 	return -1;
 }
 
@@ -610,7 +586,7 @@ static int check_timeline(struct parser *p)
 		const struct sc_event *last = NULL;
 
 		if (sc->duration_ns && e->t_ns > sc->duration_ns) {
-			sim_err_set(p->err, p->name, e->line, 0,
+			skin_error_set(p->err, p->name, e->line, 0,
 				    "event at %.3fs is after the end (duration %.3fs)",
 				    (double)e->t_ns / 1e9,
 				    (double)sc->duration_ns / 1e9);
@@ -623,13 +599,13 @@ static int check_timeline(struct parser *p)
 			    strcmp(sc->events[j].name, e->name) == 0)
 				last = &sc->events[j];
 		if (e->kind == SC_PRESS && last && last->kind != SC_RELEASE) {
-			sim_err_set(p->err, p->name, e->line, 0,
+			skin_error_set(p->err, p->name, e->line, 0,
 				    "contact '%s' is already pressed (line %u)",
 				    e->name, last->line);
 			return -1;
 		}
 		if (e->kind != SC_PRESS && (!last || last->kind == SC_RELEASE)) {
-			sim_err_set(p->err, p->name, e->line, 0,
+			skin_error_set(p->err, p->name, e->line, 0,
 				    "contact '%s' is not pressed at %.3fs",
 				    e->name, (double)e->t_ns / 1e9);
 			return -1;
@@ -649,7 +625,7 @@ struct skin_sim_scenario *skin_sim_scenario_load_buffer(const char *buf,
 
 	if (!sc || !(sc->name = strdup(p.name))) {
 		free(sc);
-		sim_err_set(err, name, 0, 0, "out of memory");
+		skin_error_set(err, name, 0, 0, "out of memory");
 		return NULL;
 	}
 	p.sc = sc;
@@ -688,7 +664,7 @@ struct skin_sim_scenario *skin_sim_scenario_load(const char *path,
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
-		sim_err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+		skin_error_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -699,12 +675,12 @@ struct skin_sim_scenario *skin_sim_scenario_load(const char *path,
 
 			cap = cap ? 2 * cap : 4096;
 			if (cap > (64u << 20)) {
-				sim_err_set(err, path, 0, 0, "larger than 64 MiB");
+				skin_error_set(err, path, 0, 0, "larger than 64 MiB");
 				goto fail;
 			}
 			b = realloc(buf, cap);
 			if (!b) {
-				sim_err_set(err, path, 0, 0, "out of memory");
+				skin_error_set(err, path, 0, 0, "out of memory");
 				goto fail;
 			}
 			buf = b;
@@ -713,7 +689,7 @@ struct skin_sim_scenario *skin_sim_scenario_load(const char *path,
 		len += n;
 		if (n == 0) {
 			if (ferror(f)) {
-				sim_err_set(err, path, 0, 0, "read error");
+				skin_error_set(err, path, 0, 0, "read error");
 				goto fail;
 			}
 			break;

@@ -142,7 +142,7 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 	    (e->fault == SC_FAULT_STUCK || e->fault == SC_FAULT_SATURATE))) {
 		pi = find_part(m, e->part);
 		if (pi < 0) {
-			sim_err_set(err, file, e->line, 0,
+			skin_error_set(err, file, e->line, 0,
 				    "no part '%s' in the config", e->part);
 			return -1;
 		}
@@ -156,7 +156,7 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 			if (e->taxel >= part->n_taxels ||
 			    m->taxels[part->first_taxel + e->taxel].kind ==
 			    SKIN_TAXEL_ABSENT) {
-				sim_err_set(err, file, e->line, 0,
+				skin_error_set(err, file, e->line, 0,
 					    "part '%s' has no taxel %u", e->part,
 					    e->taxel);
 				return -1;
@@ -169,7 +169,7 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 		case SC_FAULT_DEAD:
 		case SC_FAULT_GARBAGE:
 			if (skin_sim_find(s, e->bus, (unsigned int)e->address) < 0) {
-				sim_err_set(err, file, e->line, 0,
+				skin_error_set(err, file, e->line, 0,
 					    "no board %s:%d in the config",
 					    e->bus, e->address);
 				return -1;
@@ -177,7 +177,7 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 			return 0;
 		case SC_FAULT_ERRORS:
 			if (!bus_exists(s, e->bus)) {
-				sim_err_set(err, file, e->line, 0,
+				skin_error_set(err, file, e->line, 0,
 					    "no bus '%s' in the config", e->bus);
 				return -1;
 			}
@@ -203,7 +203,7 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 		}
 		part = &m->parts[e->part_index];
 		if (e->where.index >= part->n_taxels) {
-			sim_err_set(err, file, e->line, 0,
+			skin_error_set(err, file, e->line, 0,
 				    "part '%s' has %u taxels, no taxel %u",
 				    part->name, part->n_taxels, e->where.index);
 			return -1;
@@ -211,7 +211,7 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 		tx = &m->taxels[part->first_taxel + e->where.index];
 		if (!(tx->flags & SKIN_TAXEL_HAS_POS) ||
 		    tx->kind != SKIN_TAXEL_TACTILE) {
-			sim_err_set(err, file, e->line, 0,
+			skin_error_set(err, file, e->line, 0,
 				    "taxel %u of '%s' is not a tactile taxel with a known position",
 				    e->where.index, part->name);
 			return -1;
@@ -291,7 +291,7 @@ struct skin_sim *skin_sim_new(const struct skin_config *cfg,
 	if (!s->model)
 		goto fail;
 	if (!s->model->n_patches) {
-		sim_err_set(err, cfg->path, 0, 0, "the config has no patches");
+		skin_error_set(err, cfg->path, 0, 0, "the config has no patches");
 		goto fail;
 	}
 	s->n_patches = s->model->n_patches;
@@ -324,7 +324,7 @@ struct skin_sim *skin_sim_new(const struct skin_config *cfg,
 	}
 	return s;
 oom:
-	sim_err_set(err, file, 0, 0, "out of memory");
+	skin_error_set(err, file, 0, 0, "out of memory");
 fail:
 	skin_sim_free(s);
 	return NULL;

@@ -97,11 +97,6 @@ uint64_t sim_hash(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 double sim_uniform(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 double sim_gauss(uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
 
-/* scenario.c */
-void sim_err_set(struct skin_error *err, const char *file, unsigned int line,
-		 unsigned int col, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
 /* signal.c: a contact's pressure at a distance from its centre */
 double sim_falloff(double dist, double radius);
 
