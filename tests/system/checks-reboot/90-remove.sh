@@ -1,6 +1,6 @@
-# Removal undoes the installation: DKMS forgets the module, the kernel's
-# module tree no longer has it, the rules and units are gone; the group
-# stays (files may belong to it).
+# The last check, after the reboot.  Removal undoes the installation: DKMS
+# forgets the module, the kernel's module tree no longer has it, the rules
+# and units are gone; the group stays (files may belong to it).
 . "$SKIN_PAYLOAD/lib.sh"
 
 modprobe -r skin 2>/dev/null || true
