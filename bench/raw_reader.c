@@ -11,12 +11,14 @@
  * frames), checking each frame's flags, class, board, length and byte 0,
  * and publishing a sample when every enabled triangle sent its head and its
  * tail (a partial one first when a half arrives twice).  Each socket is
- * drained after each poll(); frames dropped by a full socket queue are
+ * drained after each epoll_wait(); frames dropped by a full socket queue are
  * counted (SO_RXQ_OVFL).
  *
  *   raw_reader [--duration SEC] [--board N] [--class N] [--triangles MASK]
- *              [--batch N] IFNAME...
+ *              [--batch N] [--tick MS] IFNAME...
  *
+ * --tick MS wakes every MS milliseconds and drains every socket, as a
+ * control loop at a fixed rate would, instead of waking on every frame.
  * --batch N receives up to N frames per system call (recvmmsg); the default,
  * 1, is one recvmsg() per frame, what most programs do.
  *
@@ -27,7 +29,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <net/if.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -304,20 +306,25 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: raw_reader [--duration SEC] [--board N] [--class N] "
-		"[--triangles MASK] [--batch N] IFNAME...\n");
+		"[--triangles MASK] [--batch N] [--tick MS] IFNAME...\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct pollfd pfd[MAX_BUSES];
+	struct epoll_event ev[MAX_BUSES];
 	uint64_t t0, t1, deadline, c0, c1, cpu, b0, b1;
-	unsigned long duration = 10, batch = 1;
+	unsigned long duration = 10, batch = 1, tick_ms = 0;
 	struct sigaction sa;
 	struct bus sum;
 	unsigned int i;
-	int a;
+	int a, k, ep;
 
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0) {
+		perror("raw_reader: epoll_create1");
+		return 1;
+	}
 	for (a = 1; a < argc; a++) {
 		const char *o = argv[a];
 
@@ -335,6 +342,8 @@ int main(int argc, char **argv)
 			enabled = parse(o, argv[++a], 0xffff);
 		else if (!strcmp(o, "--batch"))
 			batch = parse(o, argv[++a], MAX_BATCH);
+		else if (!strcmp(o, "--tick"))
+			tick_ms = parse(o, argv[++a], 86400);
 		else
 			usage();
 	}
@@ -346,8 +355,13 @@ int main(int argc, char **argv)
 		b->ifname = argv[a];
 		if (open_bus(b) < 0)
 			return 1;
-		pfd[nbuses].fd = b->fd;
-		pfd[nbuses].events = POLLIN;
+		ev[0].events = EPOLLIN;
+		ev[0].data.u32 = nbuses;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, b->fd, &ev[0]) < 0) {
+			fprintf(stderr, "raw_reader: %s: epoll_ctl: %s\n",
+				b->ifname, strerror(errno));
+			return 1;
+		}
 		nbuses++;
 	}
 
@@ -366,20 +380,34 @@ int main(int argc, char **argv)
 
 		if (now >= deadline)
 			break;
-		n = poll(pfd, nbuses, (int)((deadline - now) / 1000000) + 1);
+		if (tick_ms) {
+			struct timespec ts;
+
+			now += tick_ms * 1000000ull;
+			ts.tv_sec = now / 1000000000ull;
+			ts.tv_nsec = now % 1000000000ull;
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			for (i = 0; i < nbuses; i++)
+				if (drain(&buses[i], batch) < 0)
+					return 1;
+			continue;
+		}
+		n = epoll_wait(ep, ev, nbuses,
+			       (int)((deadline - now) / 1000000) + 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			perror("raw_reader: poll");
+			perror("raw_reader: epoll_wait");
 			return 1;
 		}
-		for (i = 0; i < nbuses; i++) {
-			if (pfd[i].revents & (POLLERR | POLLNVAL)) {
+		for (k = 0; k < n; k++) {
+			i = ev[k].data.u32;
+			if (ev[k].events & EPOLLERR) {
 				fprintf(stderr, "raw_reader: %s: socket error\n",
 					buses[i].ifname);
 				return 1;
 			}
-			if ((pfd[i].revents & POLLIN) &&
+			if ((ev[k].events & EPOLLIN) &&
 			    drain(&buses[i], batch) < 0)
 				return 1;
 		}

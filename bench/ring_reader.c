@@ -4,13 +4,19 @@
  *
  * Side (a) of the ring-versus-raw benchmark (docs/PERFORMANCE.md): maps
  * /dev/skin/NAME devices read-only with <skin/ring.h>, waits for all of
- * them with one poll() and, after each POLLIN, drains that ring to its
+ * them with one epoll (as skind's sd-event loop does: the cost of a wakeup
+ * does not grow with the number of devices) and, after each EPOLLIN,
+ * drains that ring to its
  * head (for a mapped file POLLIN means "frames were published since poll()
  * last said POLLIN", so a reader that stops early could sleep on frames
  * already there).  It counts the samples, the partial ones, and the
  * samples overwritten before it got to them.
  *
- *   ring_reader [--duration SEC] DEVICE...
+ *   ring_reader [--duration SEC] [--tick MS] DEVICE...
+ *
+ * --tick MS: instead of waking on every new frame, wake every MS
+ * milliseconds and drain every ring, as a control loop at a fixed rate
+ * would.
  *
  * The last line of output is key=value pairs: frames is the CAN frames the
  * driver accepted for these patches during the run (their counters in the
@@ -20,8 +26,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,33 +123,47 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ring_reader [--duration SEC] DEVICE...\n");
+	fprintf(stderr, "usage: ring_reader [--duration SEC] [--tick MS] DEVICE...\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct pollfd pfd[MAX_DEVICES];
+	struct epoll_event ev[MAX_DEVICES];
+	bool gone[MAX_DEVICES] = { false };
 	uint64_t t0, t1, deadline, c0, c1, cpu, b0, b1;
 	uint64_t samples = 0, partial = 0, repeat = 0, timeout = 0;
 	uint64_t lost = 0, rx = 0;
-	unsigned long duration = 10;
+	unsigned long duration = 10, tick_ms = 0;
 	unsigned int i, active;
+	int k;
 	struct sigaction sa;
-	int a;
+	int a, ep;
 
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0) {
+		perror("ring_reader: epoll_create1");
+		return 1;
+	}
 	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
+		const char *opt = argv[a];
+		unsigned long v;
 		char *end;
 
-		if (strcmp(argv[a], "--duration") || a + 1 >= argc)
+		if ((strcmp(opt, "--duration") && strcmp(opt, "--tick")) ||
+		    a + 1 >= argc)
 			usage();
 		errno = 0;
-		duration = strtoul(argv[++a], &end, 0);
-		if (errno || !*argv[a] || *end || duration > 86400) {
-			fprintf(stderr, "ring_reader: --duration: bad value '%s'\n",
-				argv[a]);
+		v = strtoul(argv[++a], &end, 0);
+		if (errno || !*argv[a] || *end || v > 86400) {
+			fprintf(stderr, "ring_reader: %s: bad value '%s'\n",
+				opt, argv[a]);
 			return 2;
 		}
+		if (!strcmp(opt, "--tick"))
+			tick_ms = v;
+		else
+			duration = v;
 	}
 	if (a == argc || argc - a > MAX_DEVICES)
 		usage();
@@ -159,8 +180,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		d->rx0 = rx_frames(d);
-		pfd[ndevs].fd = d->map.fd;
-		pfd[ndevs].events = POLLIN;
+		ev[0].events = EPOLLIN;
+		ev[0].data.u32 = ndevs;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, d->map.fd, &ev[0]) < 0) {
+			fprintf(stderr, "ring_reader: %s: epoll_ctl: %s\n",
+				d->path, strerror(errno));
+			return 1;
+		}
 		ndevs++;
 	}
 	active = ndevs;
@@ -180,26 +206,39 @@ int main(int argc, char **argv)
 
 		if (now >= deadline)
 			break;
-		n = poll(pfd, ndevs, (int)((deadline - now) / 1000000) + 1);
+		if (tick_ms) {
+			struct timespec ts;
+
+			now += tick_ms * 1000000ull;
+			ts.tv_sec = now / 1000000000ull;
+			ts.tv_nsec = now % 1000000000ull;
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			for (i = 0; i < ndevs; i++)
+				drain(&devs[i]);
+			continue;
+		}
+		n = epoll_wait(ep, ev, ndevs,
+			       (int)((deadline - now) / 1000000) + 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			perror("ring_reader: poll");
+			perror("ring_reader: epoll_wait");
 			return 1;
 		}
-		for (i = 0; i < ndevs; i++) {
-			short ev = pfd[i].revents;
+		for (k = 0; k < n; k++) {
+			uint32_t e = ev[k].events;
 
-			if (ev & POLLIN)
+			i = ev[k].data.u32;
+			if (e & EPOLLIN)
 				drain(&devs[i]);
-			if (ev & (POLLHUP | POLLERR | POLLNVAL)) {
+			if (e & (EPOLLHUP | EPOLLERR)) {
 				fprintf(stderr, "ring_reader: %s: %s, no longer read\n",
-					devs[i].path, ev & POLLHUP ?
-					"patch removed" : ev & POLLERR ?
-					"CAN interface gone" : "bad descriptor");
+					devs[i].path, e & EPOLLHUP ?
+					"patch removed" : "CAN interface gone");
 				drain(&devs[i]);
 				devs[i].rx = rx_frames(&devs[i]) - devs[i].rx0;
-				pfd[i].fd = -1;	/* poll() skips it */
+				epoll_ctl(ep, EPOLL_CTL_DEL, devs[i].map.fd, NULL);
+				gone[i] = true;
 				active--;
 			}
 		}
@@ -211,7 +250,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ndevs; i++) {
 		struct dev *d = &devs[i];
 
-		if (pfd[i].fd >= 0)
+		if (!gone[i])
 			d->rx = rx_frames(d) - d->rx0;
 		fprintf(stderr, "ring_reader: %s: samples %llu (partial %llu, "
 			"repeat %llu, timeout %llu), lost %llu, frames %llu\n",

@@ -266,7 +266,35 @@ struct skin_config_comp {
 	int binarization;		/* true */
 	double max_neighbor_dist_m;	/* 0.015 */
 	double calibration_s;		/* 5 */
+	/*
+	 * skind's own (docs/PROCESSING.md).  compat = true reproduces
+	 * skinManager exactly and turns every improvement below off.
+	 */
+	int compat;			/* false */
+	int hold_contacts;		/* true: freeze a touched taxel's
+					 * baseline (icub-main #55) */
+	double hold_hysteresis;		/* 2: counts below the touch level
+					 * that end a hold */
+	double hold_max_s;		/* 3600: longest hold, seconds */
+	int auto_recalibrate;		/* true: recalibrate a taxel whose
+					 * baseline nears 0 or 255 */
+	int fault_detection;		/* true: exclude faulty taxels */
+	double stuck_s;			/* 60: raw unchanged this long */
+	double saturated_s;		/* 30: raw at 0 or 255 this long */
+	double dead_s;			/* 1: triangle silent this long */
+	int calibration_check;		/* true: refuse a calibration while
+					 * the skin is touched */
+	double calibration_spread;	/* 40: counts of v a taxel may move
+					 * during calibration */
+	double calibration_offset;	/* 60: counts a baseline may lie above
+					 * the part's median baseline */
+	int persist_calibration;	/* true: skind saves the calibration
+					 * in its state directory and
+					 * restores it at start */
 };
+
+/* skinManAll.ini's values and skind's defaults, as an empty [skind]. */
+void skin_config_comp_default(struct skin_config_comp *comp);
 
 struct skin_config {
 	char *path;

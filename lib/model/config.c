@@ -213,7 +213,7 @@ static int find_key(const char *const *keys, const char *name)
 static void unknown_key(struct cfg_parse *p, const char *name,
 			const char *const *keys)
 {
-	char list[400] = "";
+	char list[480] = "";
 	size_t off = 0;
 	int i;
 
@@ -229,8 +229,44 @@ static const char *const skind_keys[] = {
 	"period_ms", "min_baseline", "add_threshold", "compensation_gain",
 	"contact_compensation_gain", "zero_up_raw_data", "smooth_filter",
 	"smooth_factor", "binarization", "max_neighbor_dist_m",
-	"calibration_s", NULL
+	"calibration_s",
+	/* skind's own (docs/PROCESSING.md) */
+	"compat", "hold_contacts", "hold_hysteresis", "hold_max_s",
+	"auto_recalibrate", "fault_detection", "stuck_s", "saturated_s",
+	"dead_s", "calibration_check", "calibration_spread",
+	"calibration_offset", "persist_calibration", NULL
 };
+
+void skin_config_comp_default(struct skin_config_comp *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* skinManAll.ini's values, where iCub users know them */
+	c->period_ms = 20;
+	c->min_baseline = 3;
+	c->add_threshold = 7;
+	c->compensation_gain = 0.2;
+	c->contact_compensation_gain = 0.05;
+	c->zero_up_raw_data = 0;
+	c->smooth_filter = 1;
+	c->smooth_factor = 0.5;
+	c->binarization = 1;
+	c->max_neighbor_dist_m = 0.015;
+	c->calibration_s = 5;
+	/* skind's improvements (docs/PROCESSING.md) */
+	c->compat = 0;
+	c->hold_contacts = 1;
+	c->hold_hysteresis = 2;
+	c->hold_max_s = 3600;
+	c->auto_recalibrate = 1;
+	c->fault_detection = 1;
+	c->stuck_s = 60;
+	c->saturated_s = 30;
+	c->dead_s = 1;
+	c->calibration_check = 1;
+	c->calibration_spread = 40;
+	c->calibration_offset = 60;
+	c->persist_calibration = 1;
+}
 
 static bool skind_key(struct cfg_parse *p, const char *k, const char *v)
 {
@@ -257,8 +293,28 @@ static bool skind_key(struct cfg_parse *p, const char *k, const char *v)
 	case 8: return parse_bool(p, k, v, &c->binarization);
 	case 9: return parse_real(p, k, v, 0, 1, true, "metres",
 				  &c->max_neighbor_dist_m);
-	default: return parse_real(p, k, v, 0, 3600, true, "seconds",
+	case 10: return parse_real(p, k, v, 0, 3600, true, "seconds",
 				   &c->calibration_s);
+	case 11: return parse_bool(p, k, v, &c->compat);
+	case 12: return parse_bool(p, k, v, &c->hold_contacts);
+	case 13: return parse_real(p, k, v, 0, 255, false, NULL,
+				   &c->hold_hysteresis);
+	case 14: return parse_real(p, k, v, 0, 1e7, false, "seconds",
+				   &c->hold_max_s);
+	case 15: return parse_bool(p, k, v, &c->auto_recalibrate);
+	case 16: return parse_bool(p, k, v, &c->fault_detection);
+	case 17: return parse_real(p, k, v, 0, 1e7, true, "seconds",
+				   &c->stuck_s);
+	case 18: return parse_real(p, k, v, 0, 1e7, true, "seconds",
+				   &c->saturated_s);
+	case 19: return parse_real(p, k, v, 0, 1e7, true, "seconds",
+				   &c->dead_s);
+	case 20: return parse_bool(p, k, v, &c->calibration_check);
+	case 21: return parse_real(p, k, v, 0, 255, true, NULL,
+				   &c->calibration_spread);
+	case 22: return parse_real(p, k, v, 0, 255, true, NULL,
+				   &c->calibration_offset);
+	default: return parse_bool(p, k, v, &c->persist_calibration);
 	}
 }
 
@@ -680,18 +736,7 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 		skin_err_oom(err, name);
 		return NULL;
 	}
-	/* skinManAll.ini's values, where iCub users know them */
-	c->comp.period_ms = 20;
-	c->comp.min_baseline = 3;
-	c->comp.add_threshold = 7;
-	c->comp.compensation_gain = 0.2;
-	c->comp.contact_compensation_gain = 0.05;
-	c->comp.zero_up_raw_data = 0;
-	c->comp.smooth_filter = 1;
-	c->comp.smooth_factor = 0.5;
-	c->comp.binarization = 1;
-	c->comp.max_neighbor_dist_m = 0.015;
-	c->comp.calibration_s = 5;
+	skin_config_comp_default(&c->comp);
 	/* the robots' board values (REFERENCE.md section 2) */
 	c->board.period_ms = 50;
 	c->board.skin_type = 0;

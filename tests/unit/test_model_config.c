@@ -134,7 +134,7 @@ static void mistakes(void **state)
 	cfg_fails("[skind]\nbinarization = maybe\n",
 		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected true or false");
 	cfg_fails("[skind]\nperiod = 20\n",
-		  "/etc/skin/skind.conf:2: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s");
+		  "/etc/skin/skind.conf:2: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s, compat, hold_contacts, hold_hysteresis, hold_max_s, auto_recalibrate, fault_detection, stuck_s, saturated_s, dead_s, calibration_check, calibration_spread, calibration_offset, persist_calibration");
 	cfg_fails("[skind]\nperiod_ms = 20\nperiod_ms = 30\n",
 		  "/etc/skin/skind.conf:3: second 'period_ms' in [skind]: expected it once");
 	cfg_fails("[board]\nno_load = 0x100\n",
@@ -215,6 +215,44 @@ static void geometry_mismatch(void **state)
 	skin_config_free(c);
 }
 
+/* skind's own [skind] keys (docs/PROCESSING.md): defaults, values, ranges */
+static void skind_improvement_keys(void **state)
+{
+	struct skin_config_comp d;
+	struct skin_error err;
+	struct skin_config *c;
+
+	(void)state;
+	skin_config_comp_default(&d);
+	assert_false(d.compat);
+	assert_true(d.hold_contacts && d.auto_recalibrate && d.fault_detection &&
+		    d.calibration_check && d.persist_calibration);
+	assert_true(d.hold_hysteresis == 2 && d.hold_max_s == 3600);
+	assert_true(d.stuck_s == 60 && d.saturated_s == 30 && d.dead_s == 1);
+	assert_true(d.calibration_spread == 40 && d.calibration_offset == 60);
+	assert_true(d.period_ms == 20 && d.add_threshold == 7);
+	c = cfg("[skind]\ncompat = yes\nhold_contacts = false\nhold_hysteresis = 3.5\n"
+		"hold_max_s = 0\nauto_recalibrate = no\nfault_detection = 0\nstuck_s = 5\n"
+		"saturated_s = 2\ndead_s = 0.5\ncalibration_check = false\n"
+		"calibration_spread = 20\ncalibration_offset = 30\npersist_calibration = false\n"
+		"[bus can0]\n[part left_hand]\nlayout = hand_v2_1\npatches = can0:14\n", &err);
+	if (!c)
+		fail_msg("%s", err.text);
+	assert_true(c->comp.compat && !c->comp.hold_contacts && !c->comp.auto_recalibrate &&
+		    !c->comp.fault_detection && !c->comp.calibration_check &&
+		    !c->comp.persist_calibration);
+	assert_true(c->comp.hold_hysteresis == 3.5 && c->comp.hold_max_s == 0);
+	assert_true(c->comp.stuck_s == 5 && c->comp.saturated_s == 2 && c->comp.dead_s == 0.5);
+	assert_true(c->comp.calibration_spread == 20 && c->comp.calibration_offset == 30);
+	skin_config_free(c);
+	cfg_fails("[skind]\nstuck_s = 0\n",
+		  "/etc/skin/skind.conf:2:11: stuck_s = '0': expected a number > 0 and <= 1e+07 seconds");
+	cfg_fails("[skind]\ncompat = on\n",
+		  "/etc/skin/skind.conf:2:10: compat = 'on': expected true or false");
+	cfg_fails("[skind]\ncalibration_spread = 300\n",
+		  "/etc/skin/skind.conf:2:22: calibration_spread = '300': expected a number > 0 and <= 255");
+}
+
 static void long_line(void **state)
 {
 	char text[600];
@@ -235,6 +273,7 @@ int main(void)
 		cmocka_unit_test(mistakes),
 		cmocka_unit_test(geometry_mismatch),
 		cmocka_unit_test(long_line),
+		cmocka_unit_test(skind_improvement_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

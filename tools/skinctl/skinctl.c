@@ -24,6 +24,9 @@ static const struct skinctl_cmd cmds[] = {
 	{ "stop", "DEVICE", "tell the patch's board to stop streaming",
 	  cmd_stop },
 	{ "reset", "DEVICE", "reset the patch's counters", cmd_reset },
+	{ "process", "[--compat] [--format bottle|json] [--taxels PART] CONFIG LOG",
+	  "run skind's processing on a candump -l log, print contacts or values",
+	  cmd_process },
 };
 
 static void usage(FILE *fp)

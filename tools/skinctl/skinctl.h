@@ -23,5 +23,6 @@ int cmd_stats(int argc, char **argv);
 int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_process(int argc, char **argv);
 
 #endif

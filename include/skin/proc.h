@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * skin/proc.h - skind's processing: calibration, drift compensation,
+ * filtering, touch detection, faults and contacts
+ *
+ * A library with no I/O in its sample path, so that skind, `skinctl
+ * process` (recorded CAN logs), the tests and the benchmarks run the same
+ * code.  docs/PROCESSING.md gives every formula.
+ *
+ *	struct skin_proc *p = skin_proc_new(model, &config->comp, &err);
+ *	skin_proc_calibrate(p, -1);                   (every part)
+ *	for each frame f of patch k (e.g. from /dev/skin/NAME):
+ *		int ev = skin_proc_feed(p, k, &f);
+ *		...
+ *	per part, when its patches are fed (e.g. once per period):
+ *		n = skin_proc_cluster(p, part);
+ *		skin_proc_contacts(p, part, &contacts);
+ *		skin_proc_values(p, part), skin_proc_touched(p, part) ...
+ *	skin_proc_free(p);
+ *
+ * Units and indices: taxel values are counts of the board's 8-bit scale;
+ * taxel indices are part-local (the slot in the part's data vector, as
+ * skinDynLib's taxel ids); patch and part indices are the model's.
+ *
+ * Ownership: skin_proc_new() copies the parameters and keeps a pointer to
+ * the model, which must outlive the processor and not change.  Every
+ * array a getter returns belongs to the processor: it stays valid until
+ * skin_proc_free(), and its content until the next call that updates it
+ * (skin_proc_feed() for values, touch flags and faults of the fed patch;
+ * skin_proc_cluster() for the contacts of the part).
+ *
+ * Threading: none inside.  A processor belongs to one thread at a time;
+ * calls on one processor must not overlap (skind makes every call from
+ * its event loop).  Different processors are independent.
+ *
+ * Real time: skin_proc_new() and skin_proc_restore() allocate everything
+ * the processor will ever need.  The calls marked [RT] below allocate no
+ * memory, take no lock, make no system call and run in time bounded by
+ * what they process (a patch's 192 taxels; a part's touched taxels and
+ * their edges).  The others (creation, save/restore, parameters, fault
+ * lists) may do I/O or take longer and belong outside the sample path.
+ * The encoders allocate nothing either (snprintf into the caller's
+ * buffer).
+ *
+ * Errors: functions returning int return 0 (or a count) on success and a
+ * negative errno on failure: -EINVAL for an index out of range or a bad
+ * value, -ENOENT for an unknown parameter name, -EROFS for a parameter
+ * that cannot change at run time, -EBUSY when an operation needs a
+ * calibrated part.  Creation and the calibration file calls fill a
+ * struct skin_error (skin/model.h) with the file, line and what is wrong.
+ *
+ * Vector ISA: the per-patch arithmetic uses AVX2 when the CPU has it,
+ * chosen at creation; SKIN_PROC_NO_AVX2=1 in the environment forces the
+ * portable path (same results).
+ *
+ * Compatibility mode (compat = true): the per-taxel pipeline follows
+ * skinManager's published algorithm (icub-main compensator.cpp) step for
+ * step, including its quirks (smoothing state starting at the
+ * baselines, float mean), contacts carry upstream's unnormalised normal
+ * and zero moment, and every improvement (hold, automatic recalibration,
+ * fault exclusion, the touched-calibration check) is off.  Thermal pads
+ * and absent slots never touch and output 0 in both modes.
+ */
+#ifndef SKIN_PROC_H
+#define SKIN_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/skin.h>
+#include <skin/model.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct skin_proc;
+
+/*
+ * Create a processor for every part and patch of @m.  @comp holds the
+ * parameters (skind.conf's [skind] section; skin_config_comp_default()
+ * for the defaults); the neighbour graph of @m (skin_config_build_model()
+ * computes it) defines which taxels are neighbours.  Every part starts
+ * uncalibrated: it outputs 0 until skin_proc_calibrate() or
+ * skin_proc_restore() gives it a calibration.
+ * NULL with *err filled when the model or a parameter is unusable or
+ * memory runs out.
+ */
+struct skin_proc *skin_proc_new(const struct skin_model *m,
+				const struct skin_config_comp *comp,
+				struct skin_error *err);
+void skin_proc_free(struct skin_proc *p);
+const struct skin_model *skin_proc_model(const struct skin_proc *p);
+
+/* The model's patch on bus:address, or -1 (e.g. to map /dev/skin/NAME's
+ * control page onto the model). */
+int skin_proc_patch_find(const struct skin_proc *p, const char *bus,
+			 int address);
+
+/* skin_proc_feed() result flags: what changed with this frame */
+#define SKIN_PROC_EV_CALIBRATED	0x01u	/* a part finished calibrating */
+#define SKIN_PROC_EV_CAL_FAILED	0x02u	/* a part's calibration was refused
+					 * (skin_proc_reason() says why) */
+#define SKIN_PROC_EV_FAULTS	0x04u	/* a taxel's fault flags changed */
+#define SKIN_PROC_EV_TOUCH	0x08u	/* a touch flag of the patch changed */
+#define SKIN_PROC_EV_RECAL	0x10u	/* a taxel recalibrated itself (b) */
+
+/*
+ * [RT] Process one sample of patch @patch (model patch index): its 192
+ * raw values, refreshed mask and diagnostics.  Calibrating parts collect
+ * it; calibrated parts get new compensated values, touch flags, drift
+ * compensation and fault checks for the patch's taxels.  Time comes from
+ * f->timestamp_ns (CLOCK_MONOTONIC; a log's clock works as well): the
+ * processor never reads a clock.
+ * Return: SKIN_PROC_EV_* flags (0 when nothing notable changed), or
+ * -EINVAL for a bad patch index.
+ */
+int skin_proc_feed(struct skin_proc *p, unsigned int patch,
+		   const struct skin_frame *f);
+
+/* Part state */
+enum skin_proc_state {
+	SKIN_PROC_UNCALIBRATED = 0,	/* outputs 0; no calibration yet */
+	SKIN_PROC_CALIBRATING,		/* collecting samples; outputs 0 */
+	SKIN_PROC_RUNNING,		/* calibrated, processing */
+};
+
+/*
+ * Start calibrating part @part (-1: every part): collect
+ * round(calibration_s * 1000 / period_ms) samples of each of its patches
+ * (period_ms is read as the interval between two samples of a patch as
+ * fed: set it to the board period when feeding every published frame),
+ * then baseline = mean of v = 255 - raw (raw with zero_up_raw_data), touch
+ * threshold = the 95th percentile rule of skinManager.  Not [RT] but
+ * cheap (no allocation).  A part that was running keeps its previous
+ * calibration if the new one is refused: the skin is broken (fewer than
+ * 95% valid readings, every baseline 255, no noise at all) or, outside
+ * compat mode, being touched (docs/PROCESSING.md).
+ * Return: 0, or -EINVAL for a bad part.
+ */
+int skin_proc_calibrate(struct skin_proc *p, int part);
+enum skin_proc_state skin_proc_state(const struct skin_proc *p,
+				     unsigned int part);
+/* Why the last calibration of @part was refused, or "" when it was not.
+ * Owned by the processor, overwritten by the next calibration. */
+const char *skin_proc_reason(const struct skin_proc *p, unsigned int part);
+/* Samples collected so far and needed, for progress reports. */
+void skin_proc_calibration_progress(const struct skin_proc *p,
+				    unsigned int part, unsigned int *done,
+				    unsigned int *needed);
+
+/*
+ * [RT] Per-taxel outputs of part @part, arrays of model.parts[part].n_taxels
+ * entries indexed by the part-local taxel index; NULL for a bad part.
+ *  values:  the published value max(0, d) in [0, 255], 0 = no pressure
+ *           (0/100 with binarization), after smoothing;
+ *  bytes:   the same rounded to the nearest integer (shared memory, evdev);
+ *  touched: 1 when the taxel is touched (the smoothed value above its
+ *           threshold + add_threshold: the flag contacts are built from);
+ *  faults:  SKIN_FAULT_* flags, 0 for a healthy taxel.
+ *  baselines / thresholds: the current calibration (counts of v).
+ */
+const double *skin_proc_values(const struct skin_proc *p, unsigned int part);
+const uint8_t *skin_proc_bytes(const struct skin_proc *p, unsigned int part);
+const uint8_t *skin_proc_touched(const struct skin_proc *p, unsigned int part);
+const uint8_t *skin_proc_faults(const struct skin_proc *p, unsigned int part);
+const double *skin_proc_baselines(const struct skin_proc *p, unsigned int part);
+const double *skin_proc_thresholds(const struct skin_proc *p,
+				   unsigned int part);
+
+/* Taxel faults (improvement c), skin_proc_faults() flags.  A faulty
+ * taxel is excluded: it never touches, outputs 0 and keeps its baseline.
+ * Flags clear by themselves when the condition ends. */
+#define SKIN_FAULT_STUCK	0x01u	/* raw value unchanged for stuck_s */
+#define SKIN_FAULT_SATURATED	0x02u	/* raw at 0 or 255 for saturated_s, or
+					 * a baseline that cannot be recovered
+					 * within min_baseline of 0 or 255 */
+#define SKIN_FAULT_DEAD		0x04u	/* its triangle sent nothing for dead_s */
+#define SKIN_FAULT_DIAG		0x08u	/* board diagnostics: channel out of
+					 * range, or triangle no-ack /
+					 * not connected */
+#define SKIN_FAULT_CALIBRATION	0x10u	/* fewer than 95% valid readings
+					 * during calibration */
+
+struct skin_taxel_fault {
+	unsigned int part;
+	unsigned int taxel;		/* part-local index */
+	unsigned int flags;		/* SKIN_FAULT_* */
+	uint64_t since_ns;		/* frame time the fault was raised */
+};
+
+/* The faulty taxels (part -1: every part), at most @max into @out.
+ * Return: how many there are in all (may exceed @max), or -EINVAL. */
+int skin_proc_fault_list(const struct skin_proc *p, int part,
+			 struct skin_taxel_fault *out, unsigned int max);
+/* "stuck,dead", "" for none: names of SKIN_FAULT_* flags, into buf. */
+int skin_fault_names(unsigned int flags, char *buf, size_t len);
+
+/*
+ * A contact: a connected group of touched neighbouring taxels of one part.
+ * Positions in metres in the link frame; p = published (smoothed, not
+ * binarized) value of each taxel.
+ *  cop      = sum(pos * p) / sum(p) over taxels with a position
+ *  geo      = mean position of those taxels
+ *  normal   = sum(n * p) / |sum(n * p)|  (compat: / sum(p), as upstream)
+ *  pressure = mean p over all the contact's taxels
+ *  force    = -0.05 * n_taxels * pressure * normal
+ *  moment   = cop x force, about the link origin (compat: 0, as upstream)
+ * Ids: a contact keeps its id while it persists (matched to the previous
+ * sample's contacts by taxel overlap); a new contact gets a new id, unique
+ * over the processor's life.
+ */
+struct skin_contact {
+	uint64_t id;
+	unsigned int part;		/* model part index */
+	enum skin_body_part body_part;
+	enum skin_part_id skin_part;
+	int link_number;		/* iCub link number, -1 unknown */
+	double cop[3];
+	double force[3];
+	double moment[3];
+	double geo[3];
+	double normal[3];
+	double pressure;
+	unsigned int n_taxels;
+	const unsigned int *taxels;	/* part-local ids, ascending; owned
+					 * by the processor */
+	unsigned int n_with_pos;	/* taxels with a position (0: cop,
+					 * geo and normal are 0) */
+	uint64_t first_ns;		/* frame time it appeared */
+};
+
+/*
+ * [RT] Build the contacts of part @part from the current touch flags, in
+ * O(touched taxels + their edges), and match them to the previous ones.
+ * Return: the number of contacts, or -EINVAL.
+ */
+int skin_proc_cluster(struct skin_proc *p, unsigned int part);
+/* [RT] The contacts of the last skin_proc_cluster() of @part. */
+unsigned int skin_proc_contacts(const struct skin_proc *p, unsigned int part,
+				const struct skin_contact **out);
+
+/*
+ * Encoders, into a caller-provided buffer, snprintf-style: they write at
+ * most @len bytes including the NUL and return the length the full text
+ * needs (not counting the NUL); when that is >= @len the text was cut
+ * and should be written again into a larger buffer.  [RT]: no allocation.
+ *
+ * Bottle: skinContactList as YARP bottle text (REFERENCE.md section 5),
+ * the contacts of every given part in one outer list, "()" when none:
+ *   ((id bodyPart link skinPart) (CoPx CoPy CoPz) (Fx Fy Fz) (Mx My Mz)
+ *    (geoCx geoCy geoCz) (nx ny nz) (taxel ...) pressure) ...
+ * Doubles always carry a '.' or an exponent so that YARP reads them as
+ * doubles (an all-int list would not parse as a skinContact).
+ *
+ * JSON: {"contacts":[{"id":..,"part":"left_hand","body_part":3,
+ *   "skin_part":1,"link":6,"cop":[..],"force":[..],"moment":[..],
+ *   "geo":[..],"normal":[..],"pressure":..,"taxels":[..]}, ...]}
+ *
+ * skin_proc_bottle() / skin_proc_json() return -EINVAL for a bad part.
+ */
+int skin_contacts_bottle(char *buf, size_t len,
+			 const struct skin_contact *c, unsigned int n);
+int skin_contacts_json(char *buf, size_t len, const struct skin_model *m,
+		       const struct skin_contact *c, unsigned int n);
+/* Every part's contacts of the last skin_proc_cluster() calls, in one
+ * list (part -1) or one part's. */
+int skin_proc_bottle(const struct skin_proc *p, int part, char *buf,
+		     size_t len);
+int skin_proc_json(const struct skin_proc *p, int part, char *buf,
+		   size_t len);
+
+/*
+ * Parameters by name, for skind's `get PARAM` / `set PARAM VALUE`: the
+ * [skind] keys of skind.conf (docs/MODEL.md, docs/PROCESSING.md).  Values
+ * are text as in skind.conf.  skin_proc_set() checks the value as the
+ * config parser does; on failure it writes why into @why (when not NULL)
+ * and changes nothing.  max_neighbor_dist_m is read-only here (-EROFS: the
+ * neighbour graph belongs to the model).  A new calibration_s or
+ * period_ms applies to the next calibration.
+ */
+const char *const *skin_proc_param_names(void);	/* NULL-terminated */
+int skin_proc_get(const struct skin_proc *p, const char *name, char *buf,
+		  size_t len);
+int skin_proc_set(struct skin_proc *p, const char *name, const char *value,
+		  char *why, size_t why_len);
+/* The current parameters. */
+const struct skin_config_comp *skin_proc_params(const struct skin_proc *p);
+
+/*
+ * Calibration file (improvement d; docs/PROCESSING.md gives the format):
+ * the baselines and thresholds of every running part, written to a
+ * temporary file and renamed over @path, so a crash leaves the old file.
+ * skin_proc_restore() loads it and sets every part it describes running,
+ * after checking that the model's parts (names, sizes, taxel kinds) are
+ * those the file was written for.  Parts the file does not name are left
+ * as they are.  0, or -1 with *err filled (file, line, what).
+ */
+int skin_proc_save(const struct skin_proc *p, const char *path,
+		   struct skin_error *err);
+int skin_proc_restore(struct skin_proc *p, const char *path,
+		      struct skin_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKIN_PROC_H */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * contact.c - contacts: connected groups of touched neighbouring taxels,
+ * their geometry, and ids that persist while a contact does
+ *
+ * Cost per call: O(touched taxels + their edges).  The touched taxels come
+ * from the lists the last feed of each patch left (ascending), the edges
+ * from the model's neighbour graph (CSR, model-wide indices).  Per-taxel
+ * scratch arrays (label, prev_owner) are reset only where they were set.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "proc-private.h"
+
+/*
+ * Taxels without a position (the hand's fingertips: all-zero rows) have no
+ * edges in the model's graph; skinManager makes them all neighbours of one
+ * another (they all sit at the origin).  Here the touched position-less
+ * taxels of one triangle (a fingertip is one) form one group.
+ */
+static inline bool has_pos(const struct skin_model *m,
+			   const struct skin_part *sp, unsigned int k)
+{
+	return m->taxels[sp->first_taxel + k].flags & SKIN_TAXEL_HAS_POS;
+}
+
+static unsigned int gather_touched(const struct skin_proc *p,
+				   struct proc_part *pt)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < pt->n_patches; i++) {
+		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
+
+		for (j = 0; j < pp->n_touched; j++)
+			pt->order[n++] = pp->touched[j];
+	}
+	return n;
+}
+
+/* Label the connected components of the touched taxels; returns how many. */
+static unsigned int label_components(const struct skin_proc *p,
+				     struct proc_part *pt, unsigned int n)
+{
+	const struct skin_model *m = p->m;
+	const struct skin_part *sp = &m->parts[pt->index];
+	const unsigned int base = sp->first_taxel;
+	unsigned int i, n_comp = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned int head = 0, tail = 0;
+
+		if (pt->label[pt->order[i]] >= 0)
+			continue;
+		pt->label[pt->order[i]] = (int32_t)n_comp;
+		pt->queue[tail++] = pt->order[i];
+		while (head < tail) {
+			unsigned int k = pt->queue[head++], e;
+
+			if (has_pos(m, sp, k)) {
+				if (!m->nbr_start)
+					continue;
+				for (e = m->nbr_start[base + k];
+				     e < m->nbr_start[base + k + 1]; e++) {
+					unsigned int q = m->nbr[e] - base;
+
+					if (q < pt->n && pt->touched[q] &&
+					    pt->label[q] < 0) {
+						pt->label[q] = (int32_t)n_comp;
+						pt->queue[tail++] = q;
+					}
+				}
+			} else {
+				unsigned int t0 = k - k % SKIN_CHANNELS_PER_TRIANGLE, q;
+
+				for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
+				     q < pt->n; q++)
+					if (pt->touched[q] && pt->label[q] < 0 &&
+					    !has_pos(m, sp, q)) {
+						pt->label[q] = (int32_t)n_comp;
+						pt->queue[tail++] = q;
+					}
+			}
+		}
+		n_comp++;
+	}
+	return n_comp;
+}
+
+static void cross(const double a[3], const double b[3], double out[3])
+{
+	out[0] = a[1] * b[2] - a[2] * b[1];
+	out[1] = a[2] * b[0] - a[0] * b[2];
+	out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* cop, geo, normal, pressure, force, moment of contact c */
+static void contact_geometry(const struct skin_proc *p,
+			     const struct proc_part *pt,
+			     struct skin_contact *c)
+{
+	const struct skin_model *m = p->m;
+	const struct skin_part *sp = &m->parts[pt->index];
+	double sum_p = 0, sum_pp = 0, sum_pn = 0, nrm[3] = { 0, 0, 0 };
+	unsigned int i, j, n_pos = 0;
+
+	memset(c->cop, 0, sizeof(c->cop));
+	memset(c->geo, 0, sizeof(c->geo));
+	for (i = 0; i < c->n_taxels; i++) {
+		unsigned int k = c->taxels[i];
+		const struct skin_taxel *t = &m->taxels[sp->first_taxel + k];
+		/* the smoothed value, not the binarized one (skinManager:
+		 * max(compensatedDataFilt, 0)) */
+		double v = pt->filt[k];
+
+		sum_p += v;
+		if (t->flags & SKIN_TAXEL_HAS_POS) {
+			for (j = 0; j < 3; j++) {
+				c->cop[j] += t->pos[j] * v;
+				c->geo[j] += t->pos[j];
+				nrm[j] += t->normal[j] * v;
+			}
+			sum_pp += v;
+			sum_pn += v;
+			n_pos++;
+		}
+	}
+	c->n_with_pos = n_pos;
+	if (sum_pp != 0)
+		for (j = 0; j < 3; j++)
+			c->cop[j] /= sum_pp;
+	if (n_pos)
+		for (j = 0; j < 3; j++)
+			c->geo[j] /= n_pos;
+	if (p->prm.compat) {
+		/* upstream: weighted mean, not re-normalised */
+		for (j = 0; j < 3; j++)
+			c->normal[j] = sum_pn != 0 ? nrm[j] / sum_pn : 0;
+	} else {
+		double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] +
+				  nrm[2] * nrm[2]);
+
+		for (j = 0; j < 3; j++)
+			c->normal[j] = len > 0 ? nrm[j] / len : 0;
+	}
+	c->pressure = c->n_taxels ? sum_p / c->n_taxels : 0;
+	for (j = 0; j < 3; j++)
+		c->force[j] = PROC_FORCE_SCALE * c->n_taxels * c->pressure *
+			      c->normal[j];
+	if (p->prm.compat)
+		memset(c->moment, 0, sizeof(c->moment));
+	else
+		cross(c->cop, c->force, c->moment);
+}
+
+int proc_cluster(struct skin_proc *p, struct proc_part *pt)
+{
+	const struct skin_model *m = p->m;
+	const struct skin_part *sp = &m->parts[pt->index];
+	struct proc_contact_buf *prev = &pt->cb[pt->cur];
+	struct proc_contact_buf *cur = &pt->cb[!pt->cur];
+	unsigned int n, n_comp, i, off;
+
+	n = pt->state == SKIN_PROC_RUNNING ? gather_touched(p, pt) : 0;
+	n_comp = label_components(p, pt, n);
+
+	/* taxel lists, ascending: count, offsets, place in touched order */
+	for (i = 0; i < n_comp; i++)
+		pt->count[i] = 0;
+	for (i = 0; i < n; i++)
+		pt->count[pt->label[pt->order[i]]]++;
+	for (i = 0, off = 0; i < n_comp; i++) {
+		struct skin_contact *c = &cur->c[i];
+
+		c->taxels = cur->taxels + off;
+		c->n_taxels = 0;
+		off += pt->count[i];
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int k = pt->order[i];
+		struct skin_contact *c = &cur->c[pt->label[k]];
+
+		((unsigned int *)c->taxels)[c->n_taxels++] = k;
+	}
+	cur->n = n_comp;
+
+	/*
+	 * Ids by overlap with the previous contacts: each new contact wants
+	 * the id of the previous one it shares most taxels with; when two
+	 * want the same (a split), the larger overlap keeps it and the other
+	 * gets a new id; a merge keeps the id of its largest part.
+	 */
+	for (i = 0; i < prev->n; i++) {
+		pt->claim[i] = -1;
+		pt->overlap[i] = 0;
+	}
+	for (i = 0; i < n_comp; i++) {
+		struct skin_contact *c = &cur->c[i];
+		unsigned int j, best = UINT32_MAX, best_n = 0;
+
+		for (j = 0; j < c->n_taxels; j++) {
+			int32_t o = pt->prev_owner[c->taxels[j]];
+
+			if (o >= 0)
+				pt->overlap[o]++;
+		}
+		for (j = 0; j < c->n_taxels; j++) {
+			int32_t o = pt->prev_owner[c->taxels[j]];
+
+			if (o < 0 || !pt->overlap[o])
+				continue;
+			if (pt->overlap[o] > best_n ||
+			    (pt->overlap[o] == best_n &&
+			     prev->c[o].id < prev->c[best].id)) {
+				best = (unsigned int)o;
+				best_n = pt->overlap[o];
+			}
+		}
+		for (j = 0; j < c->n_taxels; j++) {
+			int32_t o = pt->prev_owner[c->taxels[j]];
+
+			if (o >= 0 && (unsigned int)o != best)
+				pt->overlap[o] = 0;
+		}
+		/* overlap[best] keeps this contact's count until claimed */
+		pt->best[i] = best;
+		pt->count[i] = best_n;
+		if (best != UINT32_MAX) {
+			int32_t cl = pt->claim[best];
+
+			if (cl < 0 || pt->count[cl] < best_n)
+				pt->claim[best] = (int32_t)i;
+			pt->overlap[best] = 0;
+		}
+	}
+	for (i = 0; i < n_comp; i++) {
+		struct skin_contact *c = &cur->c[i];
+		unsigned int b = pt->best[i];
+
+		if (b != UINT32_MAX && pt->claim[b] == (int32_t)i) {
+			c->id = prev->c[b].id;
+			c->first_ns = prev->c[b].first_ns;
+		} else {
+			c->id = p->next_id++;
+			c->first_ns = pt->last_ns;
+		}
+		c->part = pt->index;
+		c->body_part = sp->body_part;
+		c->skin_part = sp->skin_part;
+		c->link_number = sp->link_number;
+		contact_geometry(p, pt, c);
+	}
+
+	/* reset the scratch where it was set; remember the owners */
+	for (i = 0; i < prev->n; i++) {
+		unsigned int j;
+
+		for (j = 0; j < prev->c[i].n_taxels; j++)
+			pt->prev_owner[prev->c[i].taxels[j]] = -1;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int k = pt->order[i];
+
+		pt->prev_owner[k] = pt->label[k];
+		pt->label[k] = -1;
+	}
+	pt->cur = !pt->cur;
+	return (int)n_comp;
+}

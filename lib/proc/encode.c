@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * encode.c - contacts as skinContactList bottle text and as JSON, into a
+ * caller's buffer (snprintf semantics, no allocation)
+ *
+ * Bottle text (REFERENCE.md section 5), one list per contact inside one
+ * outer list:
+ *   ((id bodyPart link skinPart) (CoP) (F) (M) (geoCenter) (normal)
+ *    (taxel ids) pressure)
+ * skinDynLib reads a skinContact from text by converting it to a binary
+ * bottle and expecting typed lists: (4 ints), then lists of 3 doubles,
+ * then a list of ints, then a double.  A double printed as "0" would turn
+ * its list into an int list, so every double here carries a '.' or an
+ * exponent ("0.0", "1e-05").
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proc-private.h"
+
+struct out {
+	char *buf;
+	size_t len, off;
+};
+
+static void put(struct out *o, const char *fmt, ...) SKIN_PRINTF_LIKE(2, 3);
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(o->off < o->len ? o->buf + o->off : NULL,
+		      o->off < o->len ? o->len - o->off : 0, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		o->off += (size_t)w;
+}
+
+/*
+ * A double as the shortest of %.9g that YARP reads as a double: 9
+ * significant digits keep micrometres of a metre-sized position and far
+ * more than the 8-bit values need.  JSON has no NaN or infinity: null.
+ */
+static void put_double(struct out *o, double x, bool json)
+{
+	char tmp[40];
+
+	if (!isfinite(x)) {
+		put(o, "%s", json ? "null" : (isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"));
+		return;
+	}
+	if (x == 0)
+		x = 0;	/* no "-0.0" */
+	snprintf(tmp, sizeof(tmp), "%.9g", x);
+	if (!json && !strpbrk(tmp, ".eE"))
+		put(o, "%s.0", tmp);
+	else
+		put(o, "%s", tmp);
+}
+
+static void put_vec(struct out *o, const double v[3], bool json)
+{
+	unsigned int i;
+
+	put(o, json ? "[" : "(");
+	for (i = 0; i < 3; i++) {
+		if (i)
+			put(o, json ? "," : " ");
+		put_double(o, v[i], json);
+	}
+	put(o, json ? "]" : ")");
+}
+
+static void bottle_one(struct out *o, const struct skin_contact *c)
+{
+	unsigned int i;
+
+	put(o, "((%llu %d %d %d) ", (unsigned long long)c->id,
+	    (int)c->body_part, c->link_number, (int)c->skin_part);
+	put_vec(o, c->cop, false);
+	put(o, " ");
+	put_vec(o, c->force, false);
+	put(o, " ");
+	put_vec(o, c->moment, false);
+	put(o, " ");
+	put_vec(o, c->geo, false);
+	put(o, " ");
+	put_vec(o, c->normal, false);
+	put(o, " (");
+	for (i = 0; i < c->n_taxels; i++)
+		put(o, i ? " %u" : "%u", c->taxels[i]);
+	put(o, ") ");
+	put_double(o, c->pressure, false);
+	put(o, ")");
+}
+
+static void json_one(struct out *o, const struct skin_model *m,
+		     const struct skin_contact *c)
+{
+	unsigned int i;
+	const char *name = m && c->part < m->n_parts ? m->parts[c->part].name : "";
+
+	put(o, "{\"id\":%llu,\"part\":\"", (unsigned long long)c->id);
+	/* part names come from skind.conf section names: escape anyway */
+	for (i = 0; name[i]; i++) {
+		unsigned char ch = (unsigned char)name[i];
+
+		if (ch == '"' || ch == '\\')
+			put(o, "\\%c", ch);
+		else if (ch < 0x20)
+			put(o, "\\u%04x", ch);
+		else
+			put(o, "%c", ch);
+	}
+	put(o, "\",\"body_part\":%d,\"skin_part\":%d,\"link\":%d,\"cop\":",
+	    (int)c->body_part, (int)c->skin_part, c->link_number);
+	put_vec(o, c->cop, true);
+	put(o, ",\"force\":");
+	put_vec(o, c->force, true);
+	put(o, ",\"moment\":");
+	put_vec(o, c->moment, true);
+	put(o, ",\"geo\":");
+	put_vec(o, c->geo, true);
+	put(o, ",\"normal\":");
+	put_vec(o, c->normal, true);
+	put(o, ",\"pressure\":");
+	put_double(o, c->pressure, true);
+	put(o, ",\"taxels\":[");
+	for (i = 0; i < c->n_taxels; i++)
+		put(o, i ? ",%u" : "%u", c->taxels[i]);
+	put(o, "]}");
+}
+
+static int finish(struct out *o)
+{
+	if (o->len)
+		o->buf[o->off < o->len ? o->off : o->len - 1] = '\0';
+	return (int)o->off;
+}
+
+int skin_contacts_bottle(char *buf, size_t len, const struct skin_contact *c,
+			 unsigned int n)
+{
+	struct out o = { buf, len, 0 };
+	unsigned int i;
+
+	put(&o, "(");
+	for (i = 0; i < n; i++) {
+		if (i)
+			put(&o, " ");
+		bottle_one(&o, &c[i]);
+	}
+	put(&o, ")");
+	return finish(&o);
+}
+
+int skin_contacts_json(char *buf, size_t len, const struct skin_model *m,
+		       const struct skin_contact *c, unsigned int n)
+{
+	struct out o = { buf, len, 0 };
+	unsigned int i;
+
+	put(&o, "{\"contacts\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			put(&o, ",");
+		json_one(&o, m, &c[i]);
+	}
+	put(&o, "]}");
+	return finish(&o);
+}
+
+/* Every part's contacts (or one part's) in one list. */
+static int proc_encode(const struct skin_proc *p, int part, char *buf,
+		       size_t len, bool json)
+{
+	struct out o = { buf, len, 0 };
+	unsigned int i, j, k = 0;
+
+	if (part >= (int)p->n_parts || part < -1)
+		return -EINVAL;
+	put(&o, json ? "{\"contacts\":[" : "(");
+	for (i = 0; i < p->n_parts; i++) {
+		const struct skin_contact *c;
+		unsigned int n;
+
+		if (part >= 0 && (unsigned int)part != i)
+			continue;
+		n = skin_proc_contacts(p, i, &c);
+		for (j = 0; j < n; j++, k++) {
+			if (k)
+				put(&o, json ? "," : " ");
+			if (json)
+				json_one(&o, p->m, &c[j]);
+			else
+				bottle_one(&o, &c[j]);
+		}
+	}
+	put(&o, json ? "]}" : ")");
+	return finish(&o);
+}
+
+int skin_proc_bottle(const struct skin_proc *p, int part, char *buf,
+		     size_t len)
+{
+	return proc_encode(p, part, buf, len, false);
+}
+
+int skin_proc_json(const struct skin_proc *p, int part, char *buf, size_t len)
+{
+	return proc_encode(p, part, buf, len, true);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * proc-private.h - the processor's state, shared by the files of lib/proc
+ *
+ * Everything is allocated by skin_proc_new() (one block per array) and
+ * laid out structure-of-arrays per part, so the per-sample loop walks
+ * a patch's tactile taxels through a few dense arrays.
+ */
+#ifndef SKIN_PROC_PRIVATE_H
+#define SKIN_PROC_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <skin/proc.h>
+
+#define SKIN_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+
+/* skinManager's constants (icub-main compensator.h) */
+#define PROC_MAX_SKIN		255	/* MAX_SKIN */
+#define PROC_MIN_TOUCH_THR	1.0	/* MIN_TOUCH_THR */
+#define PROC_BIN_TOUCH		100.0	/* BIN_TOUCH */
+#define PROC_BIN_NO_TOUCH	0.0	/* BIN_NO_TOUCH */
+#define PROC_DRIFT_SCALE	0.02	/* gain * 0.02 (= gain / 50) */
+#define PROC_FORCE_SCALE	(-0.05)	/* force = -0.05 n p normal */
+#define PROC_FAULT_CHECK_NS	100000000ull	/* faults are evaluated
+						 * every 100 ms of frame time */
+#define PROC_CAL_MAX_SAMPLES	65535u	/* histogram counts are 32-bit;
+					 * far beyond any sane calibration */
+
+/* struct proc_part.mode[] (per taxel): what the per-sample step does */
+enum proc_mode {
+	MODE_OFF = 0,		/* thermal pad, absent slot: always 0 */
+	MODE_RUN,		/* tactile, processed */
+	MODE_RECAL,		/* tactile, recalibrating by itself (b) */
+};
+
+/* struct proc_part.hold[] flags (improvement a) */
+#define HOLD_ON		0x1u	/* baseline frozen under contact */
+#define HOLD_EXPIRED	0x2u	/* held hold_max_s: drift resumes until
+				 * the contact ends */
+
+struct proc_patch {
+	unsigned int part;
+	unsigned int first;		/* part-local index of slot 0 */
+	unsigned int n_slots;		/* slots of this patch in the part
+					 * (192, fewer for a short part) */
+	unsigned int n_tactile;
+	uint16_t *tactile;		/* offsets (0..191) of tactile slots */
+	uint16_t tri_tactile;		/* triangles holding tactile taxels */
+	/* calibration */
+	unsigned int cal_done;		/* samples collected */
+	bool cal_active;
+	/* faults */
+	bool seen;			/* a frame has arrived */
+	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh */
+	uint16_t tri_dead;		/* triangles flagged dead */
+	uint64_t next_check_ns;		/* next fault evaluation */
+	uint64_t spec[3];		/* slots whose taxel is special */
+	uint64_t touch_bits[3];		/* slots touched at the last sample */
+	bool diag_active;		/* the last frame reported diagnostics */
+	/* touch list of the last feed: part-local indices, ascending */
+	unsigned int n_touched;
+	unsigned int *touched;
+	uint64_t last_ns;
+};
+
+struct proc_contact_buf {
+	unsigned int n;
+	struct skin_contact *c;
+	unsigned int *taxels;		/* backing store of c[].taxels */
+};
+
+struct proc_part {
+	unsigned int index;		/* model part */
+	unsigned int n;			/* taxels (slots) */
+	unsigned int n_tactile;
+	unsigned int first_patch, n_patches;
+	enum skin_proc_state state;
+	bool calibrated;		/* has a calibration (may be running a
+					 * new one meanwhile) */
+	char reason[256];
+	/* per taxel (structure of arrays, n entries each) */
+	uint8_t *mode;			/* enum proc_mode */
+	uint8_t *kind;			/* enum skin_taxel_kind */
+	double *baseline;
+	double *initial;		/* baseline at calibration */
+	double *thr;			/* touch threshold, >= 1 */
+	double *inv_thr;		/* 1 / thr */
+	double *smooth;			/* smoothing state (compensatedDataOld) */
+	double *d;			/* last unsmoothed d */
+	double *value;			/* published */
+	double *filt;			/* max(0, smoothed d): contacts */
+	uint8_t *byte;
+	uint8_t *touched;		/* smoothed value above the level */
+	uint8_t *touch_raw;		/* unsmoothed d above the level */
+	uint8_t *hold;			/* HOLD_* */
+	uint64_t *hold_ns;		/* when the hold began */
+	uint8_t *fault;			/* SKIN_FAULT_* */
+	uint64_t *fault_ns;
+	uint8_t *last_raw;
+	uint64_t *raw_ns;		/* when the raw value last changed; 0
+					 * before the first sample */
+	double *level;			/* thr + add_threshold: the touch level */
+	uint8_t *special;		/* not the plain case: recalibrating,
+					 * faulty or held (proc_mark) */
+	double *act;			/* 1.0: a plain tactile taxel; 0 */
+	struct proc_patch *patch0;	/* the part's first patch */
+	/* calibration: per taxel histogram of v, sums, staging results */
+	uint32_t *hist;			/* n x 256 */
+	uint32_t *valid;		/* readings counted per taxel */
+	uint64_t *sum;			/* integer sum of v */
+	uint32_t *recal_n;		/* samples of a taxel's own recal */
+	double *cal_baseline;
+	double *cal_thr;
+	/* contacts */
+	int32_t *label;			/* component of a touched taxel, -1 */
+	unsigned int *queue;
+	unsigned int *order;		/* touched taxels, ascending */
+	int32_t *prev_owner;		/* contact index in prev, -1 */
+	unsigned int *overlap;		/* per previous contact, scratch */
+	int32_t *claim;			/* per previous contact: the new one
+					 * that keeps its id, -1 */
+	unsigned int *best;		/* per new contact: best previous */
+	unsigned int *count;		/* per new contact: taxels */
+	struct proc_contact_buf cb[2];
+	unsigned int cur;		/* cb[cur] is the current list */
+	uint64_t last_ns;
+};
+
+struct skin_proc {
+	const struct skin_model *m;
+	struct skin_config_comp prm;
+	/* derived from prm (proc_derive) */
+	unsigned int cal_samples;
+	double a_old, a_new;		/* smoothing coefficients */
+	double add;			/* add_threshold */
+	double g_free, g_touch;		/* 0.02 x gains */
+	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
+	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
+	bool avx2;			/* the CPU has AVX2: dense_avx2() */
+	unsigned int n_parts, n_patches;
+	struct proc_part *parts;
+	struct proc_patch *patches;
+	uint64_t next_id;
+	unsigned int median_hist[PROC_MAX_SKIN + 1];	/* scratch */
+};
+
+/* Whether taxel k needs the general path (taxel.c: taxel_slow). */
+static inline void proc_mark(struct proc_part *pt, unsigned int k)
+{
+	struct proc_patch *pp = &pt->patch0[k / SKIN_VALUES_PER_PATCH];
+	unsigned int o = k % SKIN_VALUES_PER_PATCH;
+	bool sp = pt->mode[k] != MODE_RUN || pt->fault[k] || pt->hold[k];
+
+	pt->special[k] = sp;
+	pt->act[k] = sp ? 0.0 : 1.0;
+	/* the slot bit of special tactile taxels (pads and absent slots are
+	 * special too, but dense() leaves them at 0 for good) */
+	if (sp && pt->kind[k] == SKIN_TAXEL_TACTILE)
+		pp->spec[o / 64] |= 1ull << (o % 64);
+	else
+		pp->spec[o / 64] &= ~(1ull << (o % 64));
+}
+
+/* proc.c */
+void proc_derive(struct skin_proc *p);
+void proc_err(struct skin_error *err, const char *file, unsigned int line,
+	      const char *fmt, ...) SKIN_PRINTF_LIKE(4, 5);
+
+/* taxel.c */
+int proc_feed(struct skin_proc *p, struct proc_patch *pp,
+	      const struct skin_frame *f);
+void proc_cal_start(struct skin_proc *p, struct proc_part *pt);
+void proc_set_running(struct skin_proc *p, struct proc_part *pt);
+
+/* contact.c */
+int proc_cluster(struct skin_proc *p, struct proc_part *pt);
+
+#endif

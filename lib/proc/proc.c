@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proc.c - the processor object: creation (every allocation it will ever
+ * make), parts and patches, getters, calibration requests, fault lists
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc-private.h"
+
+void proc_err(struct skin_error *err, const char *file, unsigned int line,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", file ? file : "(processing)");
+	err->line = line;
+	va_start(ap, fmt);
+	vsnprintf(err->what, sizeof(err->what), fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(err->text, sizeof(err->text), "%s:%u: %s", err->file,
+			 line, err->what);
+	else
+		snprintf(err->text, sizeof(err->text), "%s: %s", err->file,
+			 err->what);
+}
+
+static uint64_t seconds_ns(double s)
+{
+	return s <= 0 ? 0 : (uint64_t)llround(s * 1e9);
+}
+
+/* Values the per-sample path uses, computed once per parameter change. */
+void proc_derive(struct skin_proc *p)
+{
+	const struct skin_config_comp *c = &p->prm;
+	double n = round(c->calibration_s * 1000.0 / c->period_ms);
+	unsigned int i, k;
+	float a;
+
+	p->cal_samples = n < 1 ? 1 : n > PROC_CAL_MAX_SAMPLES ?
+			 PROC_CAL_MAX_SAMPLES : (unsigned int)n;
+	/*
+	 * skinManager keeps smoothFactor in a float and computes
+	 * (1 - smoothFactor) in float; 1 becomes 0.99 (setSmoothFactor:
+	 * "otherwise with 1 the values don't update").
+	 */
+	a = (float)c->smooth_factor;
+	if (a >= 1.0f)
+		a = 0.99f;
+	p->a_old = c->smooth_filter ? (double)a : 0.0;
+	p->a_new = c->smooth_filter ? (double)(1.0f - a) : 1.0;
+	p->add = c->add_threshold;
+	p->g_free = c->compensation_gain * PROC_DRIFT_SCALE;
+	p->g_touch = c->contact_compensation_gain * PROC_DRIFT_SCALE;
+	p->stuck_ns = seconds_ns(c->stuck_s);
+	p->sat_ns = seconds_ns(c->saturated_s);
+	p->dead_ns = seconds_ns(c->dead_s);
+	p->hold_max_ns = seconds_ns(c->hold_max_s);
+	for (i = 0; i <= PROC_MAX_SKIN; i++)
+		p->vtab[i] = c->zero_up_raw_data ? i : PROC_MAX_SKIN - i;
+	/* the touch levels follow add_threshold */
+	for (i = 0; p->parts && i < p->n_parts; i++) {
+		struct proc_part *pt = &p->parts[i];
+
+		for (k = 0; k < pt->n; k++)
+			pt->level[k] = pt->thr[k] + p->add;
+	}
+}
+
+static void *zalloc(size_t n, size_t size, bool *oom)
+{
+	void *q = calloc(n ? n : 1, size);
+
+	if (!q)
+		*oom = true;
+	return q;
+}
+
+static void part_free(struct proc_part *pt)
+{
+	unsigned int i;
+
+	free(pt->mode); free(pt->kind); free(pt->baseline); free(pt->initial);
+	free(pt->thr); free(pt->inv_thr); free(pt->smooth); free(pt->d);
+	free(pt->value); free(pt->filt); free(pt->byte); free(pt->touched);
+	free(pt->touch_raw); free(pt->hold); free(pt->hold_ns);
+	free(pt->fault); free(pt->fault_ns); free(pt->last_raw);
+	free(pt->raw_ns); free(pt->level); free(pt->special); free(pt->act); free(pt->hist); free(pt->valid);
+	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
+	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
+	free(pt->prev_owner); free(pt->overlap); free(pt->claim);
+	free(pt->best); free(pt->count);
+	for (i = 0; i < 2; i++) {
+		free(pt->cb[i].c);
+		free(pt->cb[i].taxels);
+	}
+}
+
+static bool part_alloc(struct proc_part *pt)
+{
+	size_t n = pt->n;
+	bool oom = false;
+	unsigned int i;
+
+	pt->mode = zalloc(n, 1, &oom);
+	pt->kind = zalloc(n, 1, &oom);
+	pt->baseline = zalloc(n, sizeof(double), &oom);
+	pt->initial = zalloc(n, sizeof(double), &oom);
+	pt->thr = zalloc(n, sizeof(double), &oom);
+	pt->inv_thr = zalloc(n, sizeof(double), &oom);
+	pt->smooth = zalloc(n, sizeof(double), &oom);
+	pt->d = zalloc(n, sizeof(double), &oom);
+	pt->value = zalloc(n, sizeof(double), &oom);
+	pt->filt = zalloc(n, sizeof(double), &oom);
+	pt->byte = zalloc(n, 1, &oom);
+	pt->touched = zalloc(n, 1, &oom);
+	pt->touch_raw = zalloc(n, 1, &oom);
+	pt->hold = zalloc(n, 1, &oom);
+	pt->hold_ns = zalloc(n, sizeof(uint64_t), &oom);
+	pt->fault = zalloc(n, 1, &oom);
+	pt->fault_ns = zalloc(n, sizeof(uint64_t), &oom);
+	pt->last_raw = zalloc(n, 1, &oom);
+	pt->raw_ns = zalloc(n, sizeof(uint64_t), &oom);
+	pt->level = zalloc(n, sizeof(double), &oom);
+	pt->special = zalloc(n, 1, &oom);
+	pt->act = zalloc(n, sizeof(double), &oom);
+	pt->hist = zalloc(n * (PROC_MAX_SKIN + 1), sizeof(uint32_t), &oom);
+	pt->valid = zalloc(n, sizeof(uint32_t), &oom);
+	pt->sum = zalloc(n, sizeof(uint64_t), &oom);
+	pt->recal_n = zalloc(n, sizeof(uint32_t), &oom);
+	pt->cal_baseline = zalloc(n, sizeof(double), &oom);
+	pt->cal_thr = zalloc(n, sizeof(double), &oom);
+	pt->label = zalloc(n, sizeof(int32_t), &oom);
+	pt->queue = zalloc(n, sizeof(unsigned int), &oom);
+	pt->order = zalloc(n, sizeof(unsigned int), &oom);
+	pt->prev_owner = zalloc(n, sizeof(int32_t), &oom);
+	pt->overlap = zalloc(n + 1, sizeof(unsigned int), &oom);
+	pt->claim = zalloc(n + 1, sizeof(int32_t), &oom);
+	pt->best = zalloc(n + 1, sizeof(unsigned int), &oom);
+	pt->count = zalloc(n + 1, sizeof(unsigned int), &oom);
+	for (i = 0; i < 2; i++) {
+		pt->cb[i].c = zalloc(n + 1, sizeof(struct skin_contact), &oom);
+		pt->cb[i].taxels = zalloc(n, sizeof(unsigned int), &oom);
+	}
+	if (oom)
+		return false;
+	for (i = 0; i < n; i++) {
+		pt->label[i] = -1;
+		pt->prev_owner[i] = -1;
+		pt->thr[i] = PROC_MIN_TOUCH_THR;
+		pt->inv_thr[i] = 1.0 / PROC_MIN_TOUCH_THR;
+		pt->level[i] = PROC_MIN_TOUCH_THR;
+	}
+	return true;
+}
+
+static const char *check_params(const struct skin_config_comp *c)
+{
+	if (!c->period_ms)
+		return "period_ms must be at least 1";
+	if (!(c->calibration_s > 0))
+		return "calibration_s must be more than 0";
+	if (!(c->smooth_factor >= 0 && c->smooth_factor <= 1))
+		return "smooth_factor must lie in 0..1";
+	if (!(c->add_threshold >= 0 && c->add_threshold < 255))
+		return "add_threshold must lie in 0..254";
+	if (!(c->compensation_gain >= 0) || !(c->contact_compensation_gain >= 0))
+		return "compensation gains must not be negative";
+	if (!(c->min_baseline >= 0 && c->min_baseline <= 127))
+		return "min_baseline must lie in 0..127";
+	return NULL;
+}
+
+struct skin_proc *skin_proc_new(const struct skin_model *m,
+				const struct skin_config_comp *comp,
+				struct skin_error *err)
+{
+	struct skin_config_comp def;
+	struct skin_proc *p;
+	const char *bad;
+	unsigned int i, k;
+	bool oom = false;
+
+	if (!comp) {
+		skin_config_comp_default(&def);
+		comp = &def;
+	}
+	if ((bad = check_params(comp))) {
+		proc_err(err, NULL, 0, "%s", bad);
+		return NULL;
+	}
+	if (!m || !m->n_parts) {
+		proc_err(err, NULL, 0, "the model has no parts");
+		return NULL;
+	}
+	for (i = 0; i < m->n_parts; i++) {
+		const struct skin_part *sp = &m->parts[i];
+
+		if (!sp->n_patches ||
+		    sp->n_taxels > sp->n_patches * SKIN_VALUES_PER_PATCH) {
+			proc_err(err, NULL, 0,
+				 "part %s: %u taxels on %u patch(es): the processor needs a model built from skind.conf",
+				 sp->name, sp->n_taxels, sp->n_patches);
+			return NULL;
+		}
+		for (k = 0; k < sp->n_taxels; k++)
+			if (m->taxels[sp->first_taxel + k].index != k) {
+				proc_err(err, NULL, 0,
+					 "part %s: taxel %u has data index %u: the processor needs a model built from skind.conf (one taxel per slot)",
+					 sp->name, k,
+					 m->taxels[sp->first_taxel + k].index);
+				return NULL;
+			}
+	}
+	for (i = 0; i < m->n_patches; i++)
+		if (m->patches[i].part >= m->n_parts) {
+			proc_err(err, NULL, 0, "patch %u belongs to no part", i);
+			return NULL;
+		}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto oom;
+	p->m = m;
+	p->prm = *comp;
+#if defined(__x86_64__)
+	/* SKIN_PROC_NO_AVX2=1: the generic path, for tests and comparisons */
+	p->avx2 = __builtin_cpu_supports("avx2") &&
+		  !(getenv("SKIN_PROC_NO_AVX2") && *getenv("SKIN_PROC_NO_AVX2"));
+#endif
+	proc_derive(p);
+	p->next_id = 1;
+	p->n_parts = m->n_parts;
+	p->n_patches = m->n_patches;
+	p->parts = calloc(m->n_parts, sizeof(*p->parts));
+	p->patches = calloc(m->n_patches ? m->n_patches : 1, sizeof(*p->patches));
+	if (!p->parts || !p->patches)
+		goto oom_free;
+	for (i = 0; i < m->n_parts; i++) {
+		const struct skin_part *sp = &m->parts[i];
+		struct proc_part *pt = &p->parts[i];
+
+		pt->index = i;
+		pt->n = sp->n_taxels;
+		pt->first_patch = sp->first_patch;
+		pt->n_patches = sp->n_patches;
+		if (!part_alloc(pt))
+			goto oom_free;
+		for (k = 0; k < pt->n; k++) {
+			pt->kind[k] = (uint8_t)m->taxels[sp->first_taxel + k].kind;
+			if (pt->kind[k] == SKIN_TAXEL_TACTILE)
+				pt->n_tactile++;
+		}
+	}
+	for (i = 0; i < m->n_parts; i++)
+		p->parts[i].patch0 = &p->patches[m->parts[i].first_patch];
+	for (i = 0; i < m->n_patches; i++) {
+		const struct skin_patch *mp = &m->patches[i];
+		struct proc_patch *pp = &p->patches[i];
+
+		if (mp->part >= m->n_parts || mp->order >= m->parts[mp->part].n_patches ||
+		    m->parts[mp->part].first_patch + mp->order != i) {
+			proc_err(err, NULL, 0,
+				 "patch %u is not in its part's order: the processor needs a model built from skind.conf",
+				 i);
+			skin_proc_free(p);
+			return NULL;
+		}
+		struct proc_part *pt = &p->parts[mp->part];
+		unsigned int first = mp->order * SKIN_VALUES_PER_PATCH;
+
+		pp->part = mp->part;
+		pp->first = first;
+		pp->n_slots = first >= pt->n ? 0 :
+			      pt->n - first < SKIN_VALUES_PER_PATCH ?
+			      pt->n - first : SKIN_VALUES_PER_PATCH;
+		pp->tactile = zalloc(SKIN_VALUES_PER_PATCH, sizeof(uint16_t), &oom);
+		pp->touched = zalloc(SKIN_VALUES_PER_PATCH, sizeof(unsigned int),
+				     &oom);
+		if (oom)
+			goto oom_free;
+		for (k = 0; k < pp->n_slots; k++)
+			if (pt->kind[first + k] == SKIN_TAXEL_TACTILE) {
+				pp->tactile[pp->n_tactile++] = (uint16_t)k;
+				pp->tri_tactile |= (uint16_t)(1u << (k / SKIN_CHANNELS_PER_TRIANGLE));
+			}
+	}
+	return p;
+oom_free:
+	skin_proc_free(p);
+oom:
+	proc_err(err, NULL, 0, "out of memory");
+	return NULL;
+}
+
+void skin_proc_free(struct skin_proc *p)
+{
+	unsigned int i;
+
+	if (!p)
+		return;
+	for (i = 0; p->parts && i < p->n_parts; i++)
+		part_free(&p->parts[i]);
+	for (i = 0; p->patches && i < p->n_patches; i++) {
+		free(p->patches[i].tactile);
+		free(p->patches[i].touched);
+	}
+	free(p->parts);
+	free(p->patches);
+	free(p);
+}
+
+const struct skin_model *skin_proc_model(const struct skin_proc *p)
+{
+	return p->m;
+}
+
+const struct skin_config_comp *skin_proc_params(const struct skin_proc *p)
+{
+	return &p->prm;
+}
+
+int skin_proc_patch_find(const struct skin_proc *p, const char *bus,
+			 int address)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->m->n_patches; i++) {
+		const struct skin_patch *mp = &p->m->patches[i];
+
+		if (mp->address == address && mp->bus && bus &&
+		    !strcmp(mp->bus, bus))
+			return (int)i;
+	}
+	return -1;
+}
+
+int skin_proc_feed(struct skin_proc *p, unsigned int patch,
+		   const struct skin_frame *f)
+{
+	if (patch >= p->n_patches || !f)
+		return -EINVAL;
+	return proc_feed(p, &p->patches[patch], f);
+}
+
+int skin_proc_calibrate(struct skin_proc *p, int part)
+{
+	unsigned int i;
+
+	if (part >= (int)p->n_parts || part < -1)
+		return -EINVAL;
+	for (i = 0; i < p->n_parts; i++)
+		if (part < 0 || (unsigned int)part == i)
+			proc_cal_start(p, &p->parts[i]);
+	return 0;
+}
+
+enum skin_proc_state skin_proc_state(const struct skin_proc *p,
+				     unsigned int part)
+{
+	return part < p->n_parts ? p->parts[part].state : SKIN_PROC_UNCALIBRATED;
+}
+
+const char *skin_proc_reason(const struct skin_proc *p, unsigned int part)
+{
+	return part < p->n_parts ? p->parts[part].reason : "";
+}
+
+void skin_proc_calibration_progress(const struct skin_proc *p,
+				    unsigned int part, unsigned int *done,
+				    unsigned int *needed)
+{
+	const struct proc_part *pt;
+	unsigned int i, least = p->cal_samples;
+
+	*needed = p->cal_samples;
+	*done = 0;
+	if (part >= p->n_parts)
+		return;
+	pt = &p->parts[part];
+	if (pt->state != SKIN_PROC_CALIBRATING) {
+		*done = pt->calibrated ? p->cal_samples : 0;
+		return;
+	}
+	for (i = 0; i < pt->n_patches; i++) {
+		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
+
+		if (pp->cal_done < least)
+			least = pp->cal_done;
+	}
+	*done = least;
+}
+
+#define PART_GETTER(name, type, field)					\
+	const type *skin_proc_##name(const struct skin_proc *p,		\
+				     unsigned int part)			\
+	{								\
+		return part < p->n_parts ? p->parts[part].field : NULL;	\
+	}
+
+PART_GETTER(values, double, value)
+PART_GETTER(bytes, uint8_t, byte)
+PART_GETTER(touched, uint8_t, touched)
+PART_GETTER(faults, uint8_t, fault)
+PART_GETTER(baselines, double, baseline)
+PART_GETTER(thresholds, double, thr)
+
+int skin_proc_cluster(struct skin_proc *p, unsigned int part)
+{
+	if (part >= p->n_parts)
+		return -EINVAL;
+	return proc_cluster(p, &p->parts[part]);
+}
+
+unsigned int skin_proc_contacts(const struct skin_proc *p, unsigned int part,
+				const struct skin_contact **out)
+{
+	const struct proc_contact_buf *cb;
+
+	if (part >= p->n_parts) {
+		*out = NULL;
+		return 0;
+	}
+	cb = &p->parts[part].cb[p->parts[part].cur];
+	*out = cb->c;
+	return cb->n;
+}
+
+int skin_proc_fault_list(const struct skin_proc *p, int part,
+			 struct skin_taxel_fault *out, unsigned int max)
+{
+	unsigned int i, k, n = 0;
+
+	if (part >= (int)p->n_parts || part < -1)
+		return -EINVAL;
+	for (i = 0; i < p->n_parts; i++) {
+		const struct proc_part *pt = &p->parts[i];
+
+		if (part >= 0 && (unsigned int)part != i)
+			continue;
+		for (k = 0; k < pt->n; k++) {
+			if (!pt->fault[k])
+				continue;
+			if (n < max && out) {
+				out[n].part = i;
+				out[n].taxel = k;
+				out[n].flags = pt->fault[k];
+				out[n].since_ns = pt->fault_ns[k];
+			}
+			n++;
+		}
+	}
+	return (int)n;
+}
+
+int skin_fault_names(unsigned int flags, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"stuck", "saturated", "dead", "diagnostics", "calibration",
+	};
+	size_t off = 0;
+	unsigned int i;
+	int w;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		w = snprintf(buf + (off < len ? off : len),
+			     off < len ? len - off : 0, "%s%s",
+			     off ? "," : "", names[i]);
+		off += (size_t)w;
+	}
+	return (int)off;
+}

@@ -1,0 +1,895 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taxel.c - the per-taxel pipeline: calibration, compensation, smoothing,
+ * touch, drift, and skind's improvements (hold, self-recalibration,
+ * faults).  Everything here runs in the sample path: no allocation, no
+ * lock, no system call (docs/PROCESSING.md has the formulas).
+ *
+ * Compat mode follows skinManager's Compensator (icub-main
+ * src/modules/skinManager/src/compensator.cpp), per sample:
+ * readRawAndWriteCompensatedData() then updateBaseline():
+ *
+ *	d = min(255, (255 - raw) - baseline)
+ *	touch = d > thr + addThreshold			(unsmoothed)
+ *	d' = (1 - a) d + a d'_prev			(smoothFilter)
+ *	touchFilt = d' > thr + addThreshold		(contacts use this)
+ *	out = max(0, binarization ? (touchFilt ? 100 : 0) : d')
+ *	baseline += 0.02 gain d / thr	gain: contact gain when touch
+ *
+ * and calibrationFinish(): baseline = float(sum) / N, thr = the first
+ * value j whose cumulative count exceeds 0.95 N, minus the baseline, at
+ * least 1; the smoothing state starts at the baselines.
+ */
+#include <math.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include <stdio.h>
+#include <string.h>
+
+#include "proc-private.h"
+
+#define HIST(pt, k)	(&(pt)->hist[(size_t)(k) * (PROC_MAX_SKIN + 1)])
+
+static inline unsigned int v_of(const struct skin_proc *p, uint8_t raw)
+{
+	return p->prm.zero_up_raw_data ? raw : PROC_MAX_SKIN - raw;
+}
+
+static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
+{
+	pt->value[k] = 0;
+	pt->filt[k] = 0;
+	pt->byte[k] = 0;
+	pt->touched[k] = 0;
+	pt->touch_raw[k] = 0;
+	pt->hold[k] = 0;
+	proc_mark(pt, k);
+}
+
+static void hist_clear(struct proc_part *pt, unsigned int k)
+{
+	memset(HIST(pt, k), 0, (PROC_MAX_SKIN + 1) * sizeof(uint32_t));
+	pt->sum[k] = 0;
+	pt->valid[k] = 0;
+}
+
+void proc_cal_start(struct skin_proc *p, struct proc_part *pt)
+{
+	unsigned int i, k;
+
+	pt->state = SKIN_PROC_CALIBRATING;
+	pt->reason[0] = '\0';
+	for (k = 0; k < pt->n; k++) {
+		taxel_outputs_zero(pt, k);
+		if (pt->kind[k] == SKIN_TAXEL_TACTILE)
+			hist_clear(pt, k);
+	}
+	for (i = 0; i < pt->n_patches; i++) {
+		struct proc_patch *pp = &p->patches[pt->first_patch + i];
+
+		pp->cal_done = 0;
+		pp->cal_active = true;
+		pp->n_touched = 0;
+	}
+}
+
+/*
+ * The 95th-percentile rule on a taxel's histogram of @n readings: the
+ * first value j whose cumulative count exceeds 0.95 n.  -1 when n is 0.
+ */
+static int percentile95(const uint32_t *h, unsigned int n)
+{
+	uint64_t cum = 0;
+	int j;
+
+	for (j = 0; j <= PROC_MAX_SKIN; j++) {
+		cum += h[j];
+		if ((double)cum > n * 0.95)
+			return j;
+	}
+	return -1;
+}
+
+static void hist_range(const uint32_t *h, int *lo, int *hi)
+{
+	int j;
+
+	*lo = *hi = -1;
+	for (j = 0; j <= PROC_MAX_SKIN; j++)
+		if (h[j]) {
+			if (*lo < 0)
+				*lo = j;
+			*hi = j;
+		}
+}
+
+/* Baseline and raw threshold of taxel k from its histogram; false when too
+ * few of its readings were valid (fewer than 95% of @expected). */
+static bool taxel_calibration(const struct skin_proc *p,
+			      const struct proc_part *pt, unsigned int k,
+			      unsigned int expected, double *baseline,
+			      double *thr)
+{
+	unsigned int n = pt->valid[k];
+	int j;
+
+	if (!n || n < expected * 0.95)
+		return false;
+	if (p->prm.compat)
+		/* start_sum is a vector<float>; float / int in float */
+		*baseline = (double)((float)pt->sum[k] / (float)n);
+	else
+		*baseline = (double)pt->sum[k] / n;
+	j = percentile95(HIST(pt, k), n);
+	*thr = (double)j - *baseline;
+	return true;
+}
+
+static void set_threshold(struct skin_proc *p, struct proc_part *pt,
+			  unsigned int k, double thr)
+{
+	pt->thr[k] = thr > PROC_MIN_TOUCH_THR ? thr : PROC_MIN_TOUCH_THR;
+	pt->inv_thr[k] = 1.0 / pt->thr[k];
+	pt->level[k] = pt->thr[k] + p->add;
+}
+
+/*
+ * Median of the part's calibration baselines, to the count: a histogram
+ * (no sort, no allocation).
+ */
+static double median_baseline(struct skin_proc *p, struct proc_part *pt,
+			      unsigned int n_ok)
+{
+	unsigned int k, seen = 0;
+	int j;
+
+	memset(p->median_hist, 0, sizeof(p->median_hist));
+	for (k = 0; k < pt->n; k++)
+		if (pt->kind[k] == SKIN_TAXEL_TACTILE &&
+		    !(pt->fault[k] & SKIN_FAULT_CALIBRATION)) {
+			double b = pt->cal_baseline[k];
+			int bin = b < 0 ? 0 : b > PROC_MAX_SKIN ? PROC_MAX_SKIN :
+				  (int)lround(b);
+
+			p->median_hist[bin]++;
+		}
+	for (j = 0; j <= PROC_MAX_SKIN; j++) {
+		seen += p->median_hist[j];
+		if (2 * seen >= n_ok)
+			return j;
+	}
+	return PROC_MAX_SKIN;
+}
+
+/* The part's new calibration is accepted: it replaces the old one. */
+static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
+			       uint64_t ts)
+{
+	unsigned int k;
+
+	for (k = 0; k < pt->n; k++) {
+		taxel_outputs_zero(pt, k);
+		pt->fault[k] = 0;
+		pt->fault_ns[k] = 0;
+		pt->d[k] = 0;
+		pt->raw_ns[k] = 0;	/* set by the next sample */
+		pt->last_raw[k] = 0;
+		pt->recal_n[k] = 0;
+		if (pt->kind[k] != SKIN_TAXEL_TACTILE) {
+			pt->mode[k] = MODE_OFF;
+			continue;
+		}
+		pt->mode[k] = MODE_RUN;
+		if (pt->cal_baseline[k] < 0) {	/* too few valid readings */
+			pt->fault[k] = SKIN_FAULT_CALIBRATION;
+			pt->fault_ns[k] = ts;
+			if (p->prm.auto_recalibrate && !p->prm.compat) {
+				pt->mode[k] = MODE_RECAL;
+				hist_clear(pt, k);
+			}
+			continue;
+		}
+		pt->baseline[k] = pt->cal_baseline[k];
+		pt->initial[k] = pt->cal_baseline[k];
+		set_threshold(p, pt, k, pt->cal_thr[k]);
+		/*
+		 * skinManager starts the smoothing state at the baselines
+		 * ("to get a smooth start"), so its first outputs decay
+		 * from about baseline / 2; skind starts it at 0.
+		 */
+		pt->smooth[k] = p->prm.compat ? pt->baseline[k] : 0;
+	}
+	for (k = 0; k < pt->n; k++)
+		proc_mark(pt, k);
+	for (k = 0; k < pt->n_patches; k++)
+		p->patches[pt->first_patch + k].next_check_ns = 0;
+	pt->state = SKIN_PROC_RUNNING;
+	pt->calibrated = true;
+	pt->reason[0] = '\0';
+}
+
+static int refuse(struct proc_part *pt, const struct skin_model *m,
+		  const char *why)
+{
+	snprintf(pt->reason, sizeof(pt->reason), "part %s: %s",
+		 m->parts[pt->index].name, why);
+	pt->state = pt->calibrated ? SKIN_PROC_RUNNING : SKIN_PROC_UNCALIBRATED;
+	return SKIN_PROC_EV_CAL_FAILED;
+}
+
+/*
+ * Every patch of the part has its samples: compute, check, commit or
+ * refuse.  The calibration-completing sample costs a histogram scan per
+ * taxel (256 steps), bounded and allocation-free like the rest.
+ */
+static int finish_calibration(struct skin_proc *p, struct proc_part *pt,
+			      uint64_t ts)
+{
+	const unsigned int n_exp = p->cal_samples;
+	unsigned int k, n_ok = 0, n_255 = 0, n_quiet = 0, n_touched = 0;
+	int first_touched = -1, lo, hi;
+	double median, worst = 0;
+	char why[200];
+	bool spread_kind = false;
+
+	for (k = 0; k < pt->n; k++) {
+		double b, t;
+
+		pt->cal_baseline[k] = -1;
+		if (pt->kind[k] != SKIN_TAXEL_TACTILE)
+			continue;
+		if (!taxel_calibration(p, pt, k, n_exp, &b, &t))
+			continue;
+		pt->cal_baseline[k] = b;
+		pt->cal_thr[k] = t;
+		n_ok++;
+		if (b == PROC_MAX_SKIN)
+			n_255++;
+		if (t <= 1e-5)
+			n_quiet++;
+	}
+	if (!pt->n_tactile)
+		return refuse(pt, p->m, "no tactile taxels");
+	if (!n_ok)
+		return refuse(pt, p->m,
+			      "the skin is broken: no taxel gave 95% valid readings (no triangle sent data)");
+	/* skinManager's checks (calibrationFinish) */
+	if (n_255 == n_ok)
+		return refuse(pt, p->m,
+			      "the skin is broken: every baseline is 255 (raw values 0)");
+	if (n_quiet == n_ok)
+		return refuse(pt, p->m,
+			      "the skin is broken: no taxel shows any noise (every value constant)");
+	if (p->prm.calibration_check && !p->prm.compat) {
+		median = median_baseline(p, pt, n_ok);
+		for (k = 0; k < pt->n; k++) {
+			double over;
+			int spread;
+
+			if (pt->cal_baseline[k] < 0)
+				continue;
+			hist_range(HIST(pt, k), &lo, &hi);
+			spread = hi - lo;
+			over = pt->cal_baseline[k] - median;
+			if (spread > p->prm.calibration_spread ||
+			    over > p->prm.calibration_offset) {
+				if (first_touched < 0 ||
+				    spread - p->prm.calibration_spread > worst ||
+				    over - p->prm.calibration_offset > worst) {
+					spread_kind = spread - p->prm.calibration_spread >=
+						      over - p->prm.calibration_offset;
+					worst = spread_kind ?
+						spread - p->prm.calibration_spread :
+						over - p->prm.calibration_offset;
+					first_touched = (int)k;
+				}
+				n_touched++;
+			}
+		}
+		if (n_touched) {
+			k = (unsigned int)first_touched;
+			hist_range(HIST(pt, k), &lo, &hi);
+			if (spread_kind)
+				snprintf(why, sizeof(why),
+					 "touched during calibration: %u taxel(s) moved, e.g. taxel %u by %d counts (calibration_spread %g)",
+					 n_touched, k, hi - lo,
+					 p->prm.calibration_spread);
+			else
+				snprintf(why, sizeof(why),
+					 "touched during calibration: %u taxel(s) pressed, e.g. taxel %u at %.1f counts above the part's median baseline %.0f (calibration_offset %g)",
+					 n_touched, k, pt->cal_baseline[k] - median,
+					 median, p->prm.calibration_offset);
+			return refuse(pt, p->m, why);
+		}
+	}
+	commit_calibration(p, pt, ts);
+	return SKIN_PROC_EV_CALIBRATED;
+}
+
+static int collect(struct skin_proc *p, struct proc_patch *pp,
+		   const struct skin_frame *f)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	unsigned int i;
+
+	for (i = 0; i < pp->n_tactile; i++) {
+		unsigned int o = pp->tactile[i], k = pp->first + o;
+		unsigned int v = v_of(p, f->values[o]);
+
+		/* a reading is valid when its triangle sent it in this
+		 * sample; skinManager counts every reading */
+		if (!p->prm.compat &&
+		    !(f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE))))
+			continue;
+		HIST(pt, k)[v]++;
+		pt->sum[k] += v;
+		pt->valid[k]++;
+	}
+	if (++pp->cal_done < p->cal_samples)
+		return 0;
+	pp->cal_active = false;
+	for (i = 0; i < pt->n_patches; i++)
+		if (p->patches[pt->first_patch + i].cal_active)
+			return 0;
+	return finish_calibration(p, pt, f->timestamp_ns);
+}
+
+/*
+ * Improvement b: a taxel whose baseline left [min_baseline, 255 -
+ * min_baseline] recalibrates alone over the calibration time, outputting
+ * 0 meanwhile.  The result is taken only if the readings stayed within
+ * calibration_spread (nobody touched it) and the baseline is back in the
+ * safe range; otherwise it marks the taxel saturated and tries again.
+ */
+static int recal_step(struct skin_proc *p, struct proc_part *pt,
+		      unsigned int k, unsigned int v, bool fresh, uint64_t ts)
+{
+	double b, t, lo_b = p->prm.min_baseline,
+	       hi_b = PROC_MAX_SKIN - p->prm.min_baseline;
+	int lo, hi, ev = 0;
+
+	if (fresh) {
+		HIST(pt, k)[v]++;
+		pt->sum[k] += v;
+		pt->valid[k]++;
+	}
+	if (++pt->recal_n[k] < p->cal_samples)
+		return 0;
+	hist_range(HIST(pt, k), &lo, &hi);
+	if (taxel_calibration(p, pt, k, p->cal_samples, &b, &t) &&
+	    hi - lo <= p->prm.calibration_spread) {
+		if (b >= lo_b && b <= hi_b) {
+			pt->baseline[k] = b;
+			set_threshold(p, pt, k, t);
+			pt->smooth[k] = 0;
+			pt->mode[k] = MODE_RUN;
+			pt->fault[k] &= (uint8_t)~(SKIN_FAULT_SATURATED |
+						   SKIN_FAULT_CALIBRATION);
+			pt->raw_ns[k] = ts;
+			ev |= SKIN_PROC_EV_RECAL | SKIN_PROC_EV_FAULTS;
+		} else if (!(pt->fault[k] & SKIN_FAULT_SATURATED)) {
+			if (!pt->fault[k])
+				pt->fault_ns[k] = ts;
+			pt->fault[k] |= SKIN_FAULT_SATURATED;
+			ev |= SKIN_PROC_EV_FAULTS;
+		}
+	}
+	/* else: touched or silent meanwhile: try again */
+	pt->recal_n[k] = 0;
+	hist_clear(pt, k);
+	return ev;
+}
+
+static void recal_start(struct proc_part *pt, unsigned int k)
+{
+	pt->mode[k] = MODE_RECAL;
+	pt->recal_n[k] = 0;
+	hist_clear(pt, k);
+	taxel_outputs_zero(pt, k);
+	proc_mark(pt, k);
+}
+
+/* Channels each triangle's diagnostics word reports (12-bit masks);
+ * returns whether any does. */
+static bool diag_channels(const struct skin_frame *f,
+			  uint16_t out[SKIN_TRIANGLES])
+{
+	unsigned int t;
+	bool any = false;
+
+	for (t = 0; t < SKIN_TRIANGLES; t++) {
+		uint16_t w = (f->diag_valid & (1u << t)) ? f->diag[t] : 0;
+
+		/* bits 15..4: out-of-range channels 0..11 (bit 4 + c);
+		 * bit 0 no-ack, bit 1 not-connected: the whole triangle */
+		out[t] = (w & 0x3) ? 0xfff : (uint16_t)(w >> 4);
+		any |= out[t] != 0;
+	}
+	return any;
+}
+
+/*
+ * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
+ * faults, on every frame that carries or stopped carrying diagnostics):
+ * the time each raw value last changed (read at these instants: a noisy
+ * taxel cannot read the same value at every one of them for long), the
+ * fault flags, and the taxels whose baseline left the safe range.  The
+ * per-sample path stays free of this bookkeeping.
+ */
+static int maintain(struct skin_proc *p, struct proc_patch *pp,
+		    const struct skin_frame *f, const uint16_t *diag)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	const struct skin_config_comp *c = &p->prm;
+	const bool faults = c->fault_detection && !c->compat;
+	const bool recal_on = c->auto_recalibrate && !c->compat;
+	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
+	const uint64_t ts = f->timestamp_ns;
+	unsigned int i, t;
+	int ev = 0;
+
+	pp->tri_dead = 0;
+	for (t = 0; t < SKIN_TRIANGLES; t++)
+		if ((pp->tri_tactile & (1u << t)) &&
+		    ts - pp->tri_refresh_ns[t] >= p->dead_ns)
+			pp->tri_dead |= (uint16_t)(1u << t);
+	for (i = 0; i < pp->n_tactile; i++) {
+		const unsigned int o = pp->tactile[i], k = pp->first + o;
+		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
+		const bool dead = pp->tri_dead & (1u << tri);
+		const uint8_t raw = f->values[o];
+		const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
+		unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
+		uint64_t still;
+
+		if (recal_on && !pt->special[k] && !pt->touched[k] &&
+		    !pt->touch_raw[k] &&
+		    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
+			recal_start(pt, k);
+		if (!faults)
+			continue;
+		if (raw != pt->last_raw[k] || !pt->raw_ns[k]) {
+			pt->last_raw[k] = raw;
+			pt->raw_ns[k] = ts;
+		}
+		still = ts - pt->raw_ns[k];
+		/* a recalibration that keeps finding the baseline out of
+		 * range holds SATURATED (recal_step) */
+		if (pt->mode[k] == MODE_RECAL)
+			fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
+		if (dead)
+			fl |= SKIN_FAULT_DEAD;
+		else if (rail && still >= p->sat_ns)
+			fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
+		else if (!rail && still >= p->stuck_ns)
+			fl |= SKIN_FAULT_STUCK;
+		if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
+			fl |= SKIN_FAULT_DIAG;
+		if (fl != pt->fault[k]) {
+			if (fl & ~pt->fault[k])
+				pt->fault_ns[k] = ts;
+			pt->fault[k] = (uint8_t)fl;
+			if (fl && pt->touched[k])
+				ev |= SKIN_PROC_EV_TOUCH;
+			if (fl)
+				taxel_outputs_zero(pt, k);
+			proc_mark(pt, k);
+			ev |= SKIN_PROC_EV_FAULTS;
+		}
+	}
+	pp->next_check_ns = ts + PROC_FAULT_CHECK_NS;
+	pp->diag_active = diag != NULL;
+	return ev;
+}
+
+/*
+ * One taxel in any state (recalibrating, faulty, held): the general path.
+ * Identical results to the fast loop in run() for a taxel in none of them.
+ */
+static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
+		      unsigned int k, uint8_t raw, bool fresh, uint64_t ts)
+{
+	const struct skin_config_comp *c = &p->prm;
+	const double hyst = c->hold_hysteresis;
+	double d, s, level, out;
+	bool tr, tf;
+	int ev = 0;
+
+	if (pt->mode[k] == MODE_RECAL) {
+		ev = recal_step(p, pt, k, v_of(p, raw), fresh, ts);
+		proc_mark(pt, k);
+		return ev;
+	}
+	if (pt->fault[k]) {
+		if (pt->touched[k])
+			ev |= SKIN_PROC_EV_TOUCH;
+		taxel_outputs_zero(pt, k);
+		return ev;
+	}
+	d = p->vtab[raw] - pt->baseline[k];
+	if (d > PROC_MAX_SKIN)
+		d = PROC_MAX_SKIN;
+	level = pt->level[k];
+	tr = d > level;
+	s = p->a_new * d + p->a_old * pt->smooth[k];
+	pt->smooth[k] = s;
+	tf = s > level;
+	if (c->hold_contacts && !c->compat) {
+		/* improvement a: a touched taxel's baseline stays put (no
+		 * "compensating away", icub-main #55) until d falls
+		 * hold_hysteresis below the touch level or hold_max_s passes */
+		uint8_t h = pt->hold[k];
+
+		if (h & HOLD_ON) {
+			if (d <= level - hyst)
+				pt->hold[k] = 0;
+			else if (p->hold_max_ns &&
+				 ts - pt->hold_ns[k] >= p->hold_max_ns)
+				pt->hold[k] = HOLD_EXPIRED;
+			else
+				tf = tf || s > level - hyst;
+		} else if (h & HOLD_EXPIRED) {
+			if (d <= level - hyst)
+				pt->hold[k] = 0;
+		} else if (tr) {
+			pt->hold[k] = HOLD_ON;
+			pt->hold_ns[k] = ts;
+		}
+		proc_mark(pt, k);
+	}
+	pt->filt[k] = s > 0 ? s : 0;
+	out = c->binarization ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) :
+	      pt->filt[k];
+	pt->value[k] = out;
+	pt->byte[k] = (uint8_t)(out + 0.5);
+	if (tf != pt->touched[k])
+		ev |= SKIN_PROC_EV_TOUCH;
+	pt->touched[k] = tf;
+	pt->touch_raw[k] = tr;
+	pt->d[k] = d;
+	if (!(pt->hold[k] & HOLD_ON))
+		pt->baseline[k] += (tr ? p->g_touch : p->g_free) * d *
+				   pt->inv_thr[k];
+	if (c->auto_recalibrate && !c->compat && !tr && !tf &&
+	    (pt->baseline[k] < c->min_baseline ||
+	     pt->baseline[k] > PROC_MAX_SKIN - c->min_baseline)) {
+		recal_start(pt, k);
+	}
+	return ev;
+}
+
+/*
+ * The arithmetic of every slot of a patch, dense and branch-free, four
+ * slots at a time in GCC's vector extension (AVX2, or SSE2 pairs; the
+ * clone is picked at load time; gcc 12 does not vectorise the scalar form
+ * by itself).  A slot that is not a plain running tactile taxel (act 0:
+ * pads, absent slots, taxels recalibrating, faulty or held) keeps its
+ * baseline and smoothing state and gets 0 everywhere; run() sends those
+ * through taxel_slow() afterwards.  Besides the arrays it returns the
+ * touched (smoothed) and touched-raw (unsmoothed) slots as bit masks, from
+ * which run() builds the touched list in O(touched).
+ */
+typedef double v4d __attribute__((vector_size(32), aligned(8)));
+typedef long long v4l __attribute__((vector_size(32), aligned(8)));
+typedef int v4i __attribute__((vector_size(16), aligned(4)));
+typedef unsigned char v4c __attribute__((vector_size(4), aligned(1)));
+
+/* a macro: 32-byte vectors as arguments trip gcc's -Wpsabi */
+#define vsel(m, a, b)	((v4d)(((v4l)(a) & (m)) | ((v4l)(b) & ~(m))))
+#define vbits(m)	((uint64_t)(((m)[0] & 1) | ((m)[1] & 2) | \
+				    ((m)[2] & 4) | ((m)[3] & 8)))
+
+struct dense_io {
+	double a_new, a_old, g_free, g_touch, voff, vsign;
+	bool bin;
+	double *baseline, *smooth, *d, *value, *filt;
+	const double *level, *inv_thr, *act;
+	uint8_t *byte, *touched, *touch_raw;
+	const uint8_t *vals;
+	unsigned int n;
+	uint16_t tri;			/* triangles with tactile taxels */
+	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
+};
+
+static void dense(struct dense_io *io)
+{
+	const v4d a_new = { io->a_new, io->a_new, io->a_new, io->a_new };
+	const v4d a_old = { io->a_old, io->a_old, io->a_old, io->a_old };
+	const v4d g_free = { io->g_free, io->g_free, io->g_free, io->g_free };
+	const v4d g_touch = { io->g_touch, io->g_touch, io->g_touch, io->g_touch };
+	const v4d voff = { io->voff, io->voff, io->voff, io->voff };
+	const v4d vsign = { io->vsign, io->vsign, io->vsign, io->vsign };
+	const v4d max = { PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN };
+	const v4d zero = { 0, 0, 0, 0 }, half = { 0.5, 0.5, 0.5, 0.5 };
+	const v4d touch = { PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH };
+	const long long bl = -(long long)io->bin;
+	const v4l bin = { bl, bl, bl, bl };
+	const v4l one = { 1, 1, 1, 1 };
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	double *restrict filt = io->filt;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const double *restrict act = io->act;
+	const uint8_t *restrict vals = io->vals;
+	const unsigned int n = io->n & ~3u;
+	unsigned int j, end, tri;
+
+	io->tf[0] = io->tf[1] = io->tf[2] = 0;
+	io->tr[0] = io->tr[1] = io->tr[2] = 0;
+	/* triangle by triangle, only those with tactile taxels: the others'
+	 * outputs stay 0 */
+	for (tri = io->tri; tri; tri &= tri - 1)
+	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
+	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j + 4 <= end && j + 4 <= n; j += 4) {
+		const v4d raw = { vals[j], vals[j + 1], vals[j + 2], vals[j + 3] };
+		const v4d b = *(const v4d *)(baseline + j);
+		const v4d sm = *(const v4d *)(smooth + j);
+		const v4d lv = *(const v4d *)(level + j);
+		const v4d it = *(const v4d *)(inv_thr + j);
+		const v4l on = *(const v4d *)(act + j) > half;
+		v4d d = voff + vsign * raw - b, s, fs, out, g;
+		v4l tf, tr;
+		v4c c;
+
+		d = vsel(d < max, d, max);
+		s = a_new * d + a_old * sm;
+		fs = vsel(s > zero, s, zero);
+		tf = (s > lv) & on;
+		tr = (d > lv) & on;
+		/* NO_TOUCH is 0: the touch mask and 100 */
+		out = (v4d)((v4l)vsel(bin, (v4d)((v4l)touch & tf), fs) & on);
+		g = vsel(tr, g_touch, g_free) * d * it;
+		*(v4d *)(smooth + j) = vsel(on, s, sm);
+		*(v4d *)(filt + j) = (v4d)((v4l)fs & on);
+		*(v4d *)(value + j) = out;
+		*(v4d *)(dd + j) = d;
+		*(v4d *)(baseline + j) = vsel(on, b + g, b);
+		c = __builtin_convertvector(__builtin_convertvector(out + half, v4i), v4c);
+		__builtin_memcpy(io->byte + j, &c, 4);
+		c = __builtin_convertvector(tf & one, v4c);
+		__builtin_memcpy(io->touched + j, &c, 4);
+		c = __builtin_convertvector(tr & one, v4c);
+		__builtin_memcpy(io->touch_raw + j, &c, 4);
+		io->tf[j / 64] |= vbits(tf) << (j % 64);
+		io->tr[j / 64] |= vbits(tr) << (j % 64);
+	}
+	for (j = n; j < io->n; j++) {	/* a short part's last slots */
+		const double v = io->voff + io->vsign * (double)vals[j];
+		const double b = baseline[j], sm = smooth[j], lv = level[j];
+		const bool on = act[j] > 0.5;
+		double d = v - b, s, fs, out;
+		bool tf, tr;
+
+		d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+		s = io->a_new * d + io->a_old * sm;
+		fs = s > 0 ? s : 0;
+		tf = on && s > lv;
+		tr = on && d > lv;
+		out = io->bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+		out = on ? out : 0;
+		smooth[j] = on ? s : sm;
+		filt[j] = on ? fs : 0;
+		value[j] = out;
+		dd[j] = d;
+		baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
+					   inv_thr[j] : b;
+		io->byte[j] = (uint8_t)(int)(out + 0.5);
+		io->touched[j] = tf;
+		io->touch_raw[j] = tr;
+		io->tf[j / 64] |= (uint64_t)tf << (j % 64);
+		io->tr[j / 64] |= (uint64_t)tr << (j % 64);
+	}
+}
+
+#if defined(__x86_64__)
+/*
+ * dense() in AVX2 intrinsics: the same operations in the same order (no
+ * FMA), so both give the same doubles; picked when the CPU has AVX2
+ * (skin_proc_new).  The vector extension leaves the u8 loads, the masks
+ * and the byte stores to scalar code; here they are one instruction each.
+ */
+static const uint32_t bits_to_bytes[16] = {
+	0x00000000, 0x00000001, 0x00000100, 0x00000101,
+	0x00010000, 0x00010001, 0x00010100, 0x00010101,
+	0x01000000, 0x01000001, 0x01000100, 0x01000101,
+	0x01010000, 0x01010001, 0x01010100, 0x01010101,
+};
+
+__attribute__((target("avx2")))
+static void dense_avx2(struct dense_io *io)
+{
+	const __m256d a_new = _mm256_set1_pd(io->a_new);
+	const __m256d a_old = _mm256_set1_pd(io->a_old);
+	const __m256d g_free = _mm256_set1_pd(io->g_free);
+	const __m256d g_touch = _mm256_set1_pd(io->g_touch);
+	const __m256d voff = _mm256_set1_pd(io->voff);
+	const __m256d vsign = _mm256_set1_pd(io->vsign);
+	const __m256d max = _mm256_set1_pd(PROC_MAX_SKIN);
+	const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
+	const __m256d touch = _mm256_set1_pd(PROC_BIN_TOUCH);
+	const __m256d bin = _mm256_castsi256_pd(_mm256_set1_epi64x(-(long long)io->bin));
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	double *restrict filt = io->filt;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const double *restrict act = io->act;
+	const uint8_t *restrict vals = io->vals;
+	const unsigned int n = io->n;	/* a multiple of 4 (run()) */
+	unsigned int j, end, tri;
+
+	io->tf[0] = io->tf[1] = io->tf[2] = 0;
+	io->tr[0] = io->tr[1] = io->tr[2] = 0;
+	/* triangle by triangle, only those with tactile taxels: the others'
+	 * outputs stay 0 */
+	for (tri = io->tri; tri; tri &= tri - 1)
+	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
+	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < n; j += 4) {
+		int32_t r4, ob;
+
+		const __m256d raw = (memcpy(&r4, vals + j, 4),
+			_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
+		const __m256d b = _mm256_loadu_pd(baseline + j);
+		const __m256d sm = _mm256_loadu_pd(smooth + j);
+		const __m256d lv = _mm256_loadu_pd(level + j);
+		const __m256d it = _mm256_loadu_pd(inv_thr + j);
+		const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
+		__m256d d, s, fs, tf, tr, out, g;
+		__m128i oi;
+		unsigned int mtf, mtr;
+
+		d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
+		d = _mm256_blendv_pd(max, d, _mm256_cmp_pd(d, max, _CMP_LT_OQ));
+		s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
+		fs = _mm256_blendv_pd(zero, s, _mm256_cmp_pd(s, zero, _CMP_GT_OQ));
+		tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
+		tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
+		out = _mm256_and_pd(_mm256_blendv_pd(fs, _mm256_and_pd(touch, tf), bin), on);
+		g = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d), it);
+		_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
+		_mm256_storeu_pd(filt + j, _mm256_and_pd(fs, on));
+		_mm256_storeu_pd(value + j, out);
+		_mm256_storeu_pd(dd + j, d);
+		_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, g), on));
+		oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
+		oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
+		ob = _mm_cvtsi128_si32(oi);
+		memcpy(io->byte + j, &ob, 4);
+		mtf = (unsigned int)_mm256_movemask_pd(tf);
+		mtr = (unsigned int)_mm256_movemask_pd(tr);
+		memcpy(io->touched + j, &bits_to_bytes[mtf], 4);
+		memcpy(io->touch_raw + j, &bits_to_bytes[mtr], 4);
+		io->tf[j / 64] |= (uint64_t)mtf << (j % 64);
+		io->tr[j / 64] |= (uint64_t)mtr << (j % 64);
+	}
+}
+#endif
+
+/*
+ * The sample path of a calibrated patch: the periodic checks when due,
+ * the dense arithmetic, new holds, the special taxels, and the touched
+ * list from the bit masks.
+ */
+static int run(struct skin_proc *p, struct proc_patch *pp,
+	       const struct skin_frame *f)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	const struct skin_config_comp *c = &p->prm;
+	const bool faults = c->fault_detection && !c->compat;
+	const bool hold_on = c->hold_contacts && !c->compat;
+	const bool recal_on = c->auto_recalibrate && !c->compat;
+	const uint64_t ts = f->timestamp_ns;
+	const unsigned int first = pp->first;
+	struct dense_io io;
+	uint64_t spec[3];
+	unsigned int w, n_touched = 0, changed = 0;
+	uint16_t diag[SKIN_TRIANGLES];
+	int ev = 0;
+
+	if (faults || recal_on) {
+		bool any = faults && diag_channels(f, diag);
+
+		if (any || pp->diag_active || ts >= pp->next_check_ns)
+			ev |= maintain(p, pp, f, any ? diag : NULL);
+	}
+	io.a_new = p->a_new;
+	io.a_old = p->a_old;
+	io.g_free = p->g_free;
+	/* with holds, a plain taxel that touches starts one: no drift */
+	io.g_touch = hold_on ? 0 : p->g_touch;
+	io.voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
+	io.vsign = c->zero_up_raw_data ? 1 : -1;
+	io.bin = c->binarization;
+	io.baseline = pt->baseline + first;
+	io.smooth = pt->smooth + first;
+	io.d = pt->d + first;
+	io.value = pt->value + first;
+	io.filt = pt->filt + first;
+	io.level = pt->level + first;
+	io.inv_thr = pt->inv_thr + first;
+	io.act = pt->act + first;
+	io.byte = pt->byte + first;
+	io.touched = pt->touched + first;
+	io.touch_raw = pt->touch_raw + first;
+	io.vals = f->values;
+	io.n = pp->n_slots;
+	io.tri = pp->tri_tactile;
+#if defined(__x86_64__)
+	if (p->avx2 && !(io.n & 3))
+		dense_avx2(&io);
+	else
+#endif
+		dense(&io);
+	memcpy(spec, pp->spec, sizeof(spec));
+	for (w = 0; w < 3; w++) {
+		uint64_t m;
+
+		/* plain taxels that touch start holds */
+		for (m = hold_on ? io.tr[w] : 0; m; m &= m - 1) {
+			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
+
+			pt->hold[k] = HOLD_ON;
+			pt->hold_ns[k] = ts;
+			proc_mark(pt, k);
+		}
+		/* the special taxels, through the general path */
+		for (m = spec[w]; m; m &= m - 1) {
+			unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
+			unsigned int k = first + o;
+
+			ev |= taxel_slow(p, pt, k, f->values[o],
+					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
+					 ts);
+			if (pt->touched[k])
+				io.tf[w] |= 1ull << (o % 64);
+		}
+		changed |= io.tf[w] != pp->touch_bits[w];
+		pp->touch_bits[w] = io.tf[w];
+		for (m = io.tf[w]; m; m &= m - 1)
+			pp->touched[n_touched++] = first + 64 * w +
+				(unsigned int)__builtin_ctzll(m);
+	}
+	if (changed)
+		ev |= SKIN_PROC_EV_TOUCH;
+	pp->n_touched = n_touched;
+	return ev;
+}
+
+int proc_feed(struct skin_proc *p, struct proc_patch *pp,
+	      const struct skin_frame *f)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	const uint64_t ts = f->timestamp_ns;
+	unsigned int t;
+
+	if (!pp->seen) {
+		pp->seen = true;
+		for (t = 0; t < SKIN_TRIANGLES; t++)
+			pp->tri_refresh_ns[t] = ts;
+	}
+	for (t = 0; t < SKIN_TRIANGLES; t++)
+		if (f->refreshed & (1u << t))
+			pp->tri_refresh_ns[t] = ts;
+	pp->last_ns = ts;
+	if (ts > pt->last_ns)
+		pt->last_ns = ts;
+	if (pt->state == SKIN_PROC_CALIBRATING) {
+		if (!pp->cal_active)
+			return 0;
+		return collect(p, pp, f);
+	}
+	if (pt->state != SKIN_PROC_RUNNING)
+		return 0;
+	return run(p, pp, f);
+}
+
+/* A calibration that came from a file: the part runs from the next sample. */
+void proc_set_running(struct skin_proc *p, struct proc_part *pt)
+{
+	uint64_t ts = pt->last_ns;
+	unsigned int i;
+
+	commit_calibration(p, pt, ts);
+	for (i = 0; i < pt->n_patches; i++)
+		p->patches[pt->first_patch + i].cal_active = false;
+}

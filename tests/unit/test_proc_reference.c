@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_proc_reference.c - compat mode against skinManager's algorithm
+ *
+ * An independent, line-by-line transcription of skinManager's Compensator
+ * (robotology/icub-main, src/modules/skinManager/src/compensator.cpp:
+ * calibrationInit, calibrationDataCollection, calibrationFinish,
+ * readRawAndWriteCompensatedData, updateBaseline; types from
+ * compensator.h: start_sum is vector<float>, smoothFactor a float,
+ * addThreshold an unsigned int, MIN_TOUCH_THR 1, BIN_TOUCH 100) runs on
+ * the same generated streams as lib/proc in compat mode; every published
+ * value of every tactile taxel must agree within 1e-6, and so must the
+ * touch flags contacts are built from (touchDetectedFilt).
+ *
+ * The streams: per taxel a resting value, noise, slow drift, and presses
+ * of random taxel groups, depth and length, from a fixed-seed generator.
+ */
+#include <math.h>
+#include <stdbool.h>
+
+#include "test_proc_util.h"
+
+#define MAX_SKIN 255
+#define MIN_TOUCH_THR 1
+#define BIN_TOUCH 100
+#define BIN_NO_TOUCH 0
+
+/* ---- the transcription: one Compensator over one part's vector ---- */
+struct compensator {
+	unsigned int skinDim;
+	double compensationGain, contactCompensationGain;
+	unsigned int addThreshold;
+	bool zeroUpRawData, binarization, smoothFilter;
+	float smoothFactor;
+	double *baselines, *touchThresholds, *compensatedData,
+	       *compensatedDataOld, *compensatedDataFilt, *out;
+	bool *touchDetected, *touchDetectedFilt;
+	int calibrationRead;
+	float *start_sum;
+	int (*skin_empty)[MAX_SKIN + 1];
+};
+
+static void comp_init(struct compensator *c, unsigned int n,
+		      const struct skin_config_comp *prm)
+{
+	memset(c, 0, sizeof(*c));
+	c->skinDim = n;
+	c->compensationGain = prm->compensation_gain;
+	c->contactCompensationGain = prm->contact_compensation_gain;
+	c->addThreshold = (unsigned int)prm->add_threshold;
+	c->zeroUpRawData = prm->zero_up_raw_data;
+	c->binarization = prm->binarization;
+	c->smoothFilter = prm->smooth_filter;
+	c->smoothFactor = (float)prm->smooth_factor;
+	c->baselines = calloc(n, sizeof(double));
+	c->touchThresholds = calloc(n, sizeof(double));
+	c->compensatedData = calloc(n, sizeof(double));
+	c->compensatedDataOld = calloc(n, sizeof(double));
+	c->compensatedDataFilt = calloc(n, sizeof(double));
+	c->out = calloc(n, sizeof(double));
+	c->touchDetected = calloc(n, sizeof(bool));
+	c->touchDetectedFilt = calloc(n, sizeof(bool));
+	c->start_sum = calloc(n, sizeof(float));
+	c->skin_empty = calloc(n, sizeof(*c->skin_empty));
+}
+
+static void comp_free(struct compensator *c)
+{
+	free(c->baselines); free(c->touchThresholds); free(c->compensatedData);
+	free(c->compensatedDataOld); free(c->compensatedDataFilt); free(c->out);
+	free(c->touchDetected); free(c->touchDetectedFilt); free(c->start_sum);
+	free(c->skin_empty);
+}
+
+static void calibrationInit(struct compensator *c)
+{
+	c->calibrationRead = 0;
+	memset(c->start_sum, 0, c->skinDim * sizeof(float));
+	memset(c->skin_empty, 0, c->skinDim * sizeof(*c->skin_empty));
+}
+
+static void calibrationDataCollection(struct compensator *c, const double *skin_values_in)
+{
+	unsigned int j;
+
+	c->calibrationRead++;
+	for (j = 0; j < c->skinDim; j++) {
+		double v = skin_values_in[j];
+
+		if (c->zeroUpRawData == false)
+			v = MAX_SKIN - v;
+		if (v < 0 || v > MAX_SKIN)
+			continue;	/* "Data out of range" */
+		c->skin_empty[j][(int)v]++;
+		c->start_sum[j] += (int)v;
+	}
+}
+
+static void calibrationFinish(struct compensator *c)
+{
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < c->skinDim; i++) {
+		c->baselines[i] = c->start_sum[i] /
+			(c->calibrationRead != 0.0 ? c->calibrationRead : 1.0f);
+		for (j = 1; j <= MAX_SKIN; j++)
+			c->skin_empty[i][j] += c->skin_empty[i][j - 1];
+		for (j = 0; j <= MAX_SKIN; j++)
+			if (c->skin_empty[i][j] > (c->calibrationRead * 0.95)) {
+				c->touchThresholds[i] = (double)j - c->baselines[i];
+				j = MAX_SKIN;
+			}
+	}
+	memcpy(c->compensatedDataOld, c->baselines, c->skinDim * sizeof(double));
+	for (i = 0; i < c->skinDim; i++)
+		c->touchThresholds[i] = c->touchThresholds[i] > MIN_TOUCH_THR ?
+					c->touchThresholds[i] : MIN_TOUCH_THR;
+}
+
+static void readRawAndWriteCompensatedData(struct compensator *c, const double *rawData)
+{
+	unsigned int i;
+	double d;
+
+	for (i = 0; i < c->skinDim; i++) {
+		d = (double)(c->zeroUpRawData ? rawData[i] - c->baselines[i]
+					      : MAX_SKIN - rawData[i] - c->baselines[i]);
+		d = d < MAX_SKIN ? d : MAX_SKIN;
+		c->compensatedData[i] = d;
+		c->touchDetected[i] = (d > c->touchThresholds[i] + c->addThreshold);
+		if (c->smoothFilter) {
+			d = (1 - c->smoothFactor) * d + c->smoothFactor * c->compensatedDataOld[i];
+			c->compensatedDataOld[i] = d;
+		}
+		c->compensatedDataFilt[i] = d;
+		c->touchDetectedFilt[i] = (d > c->touchThresholds[i] + c->addThreshold);
+		if (c->binarization)
+			d = (c->touchDetectedFilt[i] ? BIN_TOUCH : BIN_NO_TOUCH);
+		c->out[i] = d > 0.0 ? d : 0.0;
+	}
+}
+
+static void updateBaseline(struct compensator *c)
+{
+	double change, gain, d;
+	unsigned int j;
+
+	for (j = 0; j < c->skinDim; j++) {
+		d = c->compensatedData[j];
+		if (c->touchDetected[j])
+			gain = c->contactCompensationGain * 0.02;
+		else
+			gain = c->compensationGain * 0.02;
+		change = gain * d / c->touchThresholds[j];
+		c->baselines[j] += change;
+	}
+}
+
+/* ---- the generated streams ---- */
+static uint64_t rng_state;
+
+static uint32_t rng(void)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rng_state >> 33);
+}
+
+struct press {
+	unsigned int part, centre, radius, left;
+	int depth;
+};
+
+/* The raw value of slot k of part pi at sample s. */
+static int raw_value(unsigned int pi, unsigned int k, unsigned int s,
+		     const struct press *pr, unsigned int n_press)
+{
+	unsigned int i;
+	int base = 225 + (int)((pi * 7 + k * 13) % 20);	/* 225..244 */
+	double drift = 6 * sin(s / 700.0 + k * 0.1);
+	int v = base + (int)lround(drift) + (int)(rng() % 5) - 2;
+
+	for (i = 0; i < n_press; i++)
+		if (pr[i].left && pr[i].part == pi &&
+		    k + pr[i].radius >= pr[i].centre &&
+		    k <= pr[i].centre + pr[i].radius)
+			v -= pr[i].depth;
+	return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+static double run_reference(const char *what, void (*tweak)(struct skin_config_comp *),
+			    bool strict)
+{
+	enum { N_PRESS = 4, SAMPLES = 1500 };
+	struct fixture fx;
+	struct compensator *c;
+	struct press pr[N_PRESS];
+	struct skin_frame f;
+	double *raw;
+	unsigned int pi, k, s, i, compared = 0, touches = 0, cal_n;
+	double worst = 0;
+
+	fixture_icub(&fx, tweak);
+	cal_n = (unsigned int)lround(fx.cfg->comp.calibration_s * 1000 / fx.cfg->comp.period_ms);
+	c = calloc(fx.m->n_parts, sizeof(*c));
+	raw = calloc(768, sizeof(double));
+	for (pi = 0; pi < fx.m->n_parts; pi++) {
+		comp_init(&c[pi], fx.m->parts[pi].n_taxels, &fx.cfg->comp);
+		calibrationInit(&c[pi]);
+	}
+	memset(pr, 0, sizeof(pr));
+	rng_state = 42;
+	assert_int_equal(skin_proc_calibrate(fx.p, -1), 0);
+	for (s = 0; s < SAMPLES; s++) {
+		/* presses begin after the calibration */
+		for (i = 0; s > cal_n && i < N_PRESS; i++) {
+			if (pr[i].left) {
+				pr[i].left--;
+				continue;
+			}
+			if (rng() % 50)
+				continue;
+			pr[i].part = rng() % fx.m->n_parts;
+			pr[i].centre = rng() % fx.m->parts[pr[i].part].n_taxels;
+			pr[i].radius = rng() % 8;
+			pr[i].depth = 10 + (int)(rng() % 150);
+			pr[i].left = 5 + rng() % 300;
+		}
+		for (pi = 0; pi < fx.m->n_parts; pi++) {
+			const struct skin_part *sp = &fx.m->parts[pi];
+			const double *v;
+			const uint8_t *t;
+
+			for (k = 0; k < sp->n_taxels; k++) {
+				raw[k] = raw_value(pi, k, s, pr, N_PRESS);
+				/* zeroUpRawData: pressure drives values up */
+				if (fx.cfg->comp.zero_up_raw_data)
+					raw[k] = 255 - raw[k];
+			}
+			for (i = 0; i < sp->n_patches; i++) {
+				frame_init(&f, s + 1, (s + 1) * 20 * MS, 0);
+				for (k = 0; k < SKIN_VALUES_PER_PATCH; k++)
+					f.values[k] = (uint8_t)raw[i * SKIN_VALUES_PER_PATCH + k];
+				assert_true(skin_proc_feed(fx.p, sp->first_patch + i, &f) >= 0);
+			}
+			/* CompensationThread::run(): calibration collects
+			 * samples 0..CAL_SAMPLES-1 here (N of them), then
+			 * compensation reads and updates the baseline */
+			if (s < cal_n) {
+				calibrationDataCollection(&c[pi], raw);
+				if (s == cal_n - 1) {
+					calibrationFinish(&c[pi]);
+					assert_int_equal(skin_proc_state(fx.p, pi), SKIN_PROC_RUNNING);
+				}
+				continue;
+			}
+			readRawAndWriteCompensatedData(&c[pi], raw);
+			updateBaseline(&c[pi]);
+			v = skin_proc_values(fx.p, pi);
+			t = skin_proc_touched(fx.p, pi);
+			for (k = 0; k < sp->n_taxels; k++) {
+				double e;
+
+				if (fx.m->taxels[sp->first_taxel + k].kind != SKIN_TAXEL_TACTILE) {
+					assert_true(v[k] == 0);
+					continue;
+				}
+				e = fabs(v[k] - c[pi].out[k]);
+				if (e > worst)
+					worst = e;
+				if (e > 1e-6 && strict)
+					fail_msg("%s: sample %u part %s taxel %u: %.9f, skinManager %.9f",
+						 what, s, sp->name, k, v[k], c[pi].out[k]);
+				if (t[k] != c[pi].touchDetectedFilt[k] && strict)
+					fail_msg("%s: sample %u part %s taxel %u: touch %d, skinManager %d",
+						 what, s, sp->name, k, t[k], c[pi].touchDetectedFilt[k]);
+				touches += t[k];
+				compared++;
+			}
+		}
+	}
+	print_message("# %s: %u values compared, %u touched, largest difference %.3g\n",
+		      what, compared, touches, worst);
+	assert_true(touches > 1000);	/* the streams did press */
+	for (pi = 0; pi < fx.m->n_parts; pi++)
+		comp_free(&c[pi]);
+	free(c);
+	free(raw);
+	fixture_done(&fx);
+	return worst;
+}
+
+static void t_compat(struct skin_config_comp *c)
+{
+	c->compat = 1;
+	c->binarization = 0;
+}
+
+static void t_compat_bin(struct skin_config_comp *c)
+{
+	c->compat = 1;
+}
+
+static void t_compat_nosmooth(struct skin_config_comp *c)
+{
+	c->compat = 1;
+	c->binarization = 0;
+	c->smooth_filter = 0;
+	c->add_threshold = 3;
+	c->compensation_gain = 0.5;
+}
+
+static void t_compat_factor(struct skin_config_comp *c)
+{
+	c->compat = 1;
+	c->binarization = 0;
+	c->smooth_factor = 0.3;	/* not exact in float: the float path */
+	c->calibration_s = 1.3;
+}
+
+static void t_compat_zero_up(struct skin_config_comp *c)
+{
+	c->compat = 1;
+	c->binarization = 0;
+	c->zero_up_raw_data = 1;
+}
+
+static void reference_skinmanall(void **state)
+{
+	(void)state;
+	assert_true(run_reference("skinManAll.ini, no binarization", t_compat, true) <= 1e-6);
+}
+
+static void reference_binarized(void **state)
+{
+	(void)state;
+	assert_true(run_reference("skinManAll.ini", t_compat_bin, true) <= 1e-6);
+}
+
+static void reference_no_smoothing(void **state)
+{
+	(void)state;
+	assert_true(run_reference("no smoothing, addThreshold 3, gain 0.5", t_compat_nosmooth, true) <= 1e-6);
+}
+
+static void reference_float_factor(void **state)
+{
+	(void)state;
+	assert_true(run_reference("smoothFactor 0.3, 1.3 s calibration", t_compat_factor, true) <= 1e-6);
+}
+
+static void reference_zero_up(void **state)
+{
+	(void)state;
+	assert_true(run_reference("zeroUpRawData", t_compat_zero_up, true) <= 1e-6);
+}
+
+/* The comparison can fail: skind's own mode (smoothing from 0, exact
+ * mean, hold) differs from skinManager on the same streams. */
+static void t_default(struct skin_config_comp *c)
+{
+	c->binarization = 0;
+	c->fault_detection = 0;
+}
+
+static void reference_detects_differences(void **state)
+{
+	(void)state;
+	assert_true(run_reference("skind's default mode", t_default, false) > 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reference_skinmanall),
+		cmocka_unit_test(reference_binarized),
+		cmocka_unit_test(reference_no_smoothing),
+		cmocka_unit_test(reference_float_factor),
+		cmocka_unit_test(reference_zero_up),
+		cmocka_unit_test(reference_detects_differences),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

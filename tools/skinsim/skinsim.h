@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * skinsim.h - what the files of skinsim share
+ */
+#ifndef SKINSIM_H
+#define SKINSIM_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <skin/canlog.h>
+#include <skin/sim.h>
+
+#define MAX_BUS_MAPS	16
+
+struct options {
+	const char *scenario;
+	const char *config;
+	const char *ring_dir;
+	const char *log;
+	const char *truth;
+	const char *replay;
+	bool fast;
+	bool can;		/* CAN mode even with --log */
+	bool list;
+	bool have_seed;
+	uint64_t seed;
+	bool have_duration;
+	uint64_t duration_ns;
+	unsigned int ring_log2;
+	uint8_t cls;
+	bool all_triangles;	/* offline boards: every triangle, not the present ones */
+	int verbose;
+	bool have_epoch;
+	uint64_t epoch_ns;	/* log timestamps start here */
+	unsigned int n_maps;
+	char map_from[MAX_BUS_MAPS][IFNAMSIZ];
+	char map_to[MAX_BUS_MAPS][IFNAMSIZ];
+};
+
+/* Everything a run needs. */
+struct run {
+	struct options *o;
+	struct skin_sim *sim;		/* NULL for a replay without a config */
+	struct skin_config *config;
+	uint64_t duration_ns;
+	FILE *truth;
+	FILE *log;
+	struct skin_sim_ring **rings;	/* per patch, --ring */
+	uint64_t last_contacts_t;	/* truth: contacts written up to */
+	bool contacts_written;
+};
+
+extern volatile sig_atomic_t skinsim_stop;
+
+/* skinsim.c */
+const char *bus_map(const struct options *o, const char *bus);
+uint64_t now_mono(void);
+uint64_t now_real(void);
+void sleep_until_mono(uint64_t t_ns);
+int write_truth_sample(struct run *r, const struct skin_sim_board *b,
+		       const struct skin_sim_sample *smp);
+int log_frame(struct run *r, const char *bus, const struct can_frame *cf,
+	      uint64_t ts_real);
+void board_for_offline(const struct run *r, unsigned int i,
+		       struct skin_sim_board *b);
+int open_rings(struct run *r);
+
+/* offline.c: --ring, --log */
+int run_offline(struct run *r);
+/* can.c */
+int run_can(struct run *r);
+/* replay.c */
+int run_replay(struct run *r);
+
+#endif
