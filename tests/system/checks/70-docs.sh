@@ -1,6 +1,7 @@
 # Every program the package installs answers --help and has a man page;
-# the configuration it installs is valid as installed (its geometry files
-# are found relative to it).
+# the configuration, examples and scenarios it installs are valid as
+# installed (their geometry and configuration files are found relative to
+# them).
 . "$SKIN_PAYLOAD/lib.sh"
 
 progs=$(dpkg -L skin | grep -E '^/usr/s?bin/.')
@@ -14,3 +15,12 @@ for p in $progs; do
 done
 dpkg -L skin | grep -q '/usr/share/man/man5/skind.conf.5.gz$' || fail "no skind.conf(5)"
 skinctl layout /etc/skin/skind.conf
+# the examples and scenarios find their files where they are installed
+for f in /etc/skin/examples/*.conf; do
+	skinctl layout "$f" >/dev/null || fail "$f: not valid as installed"
+	echo "ok: $f"
+done
+for f in /etc/skin/scenarios/*.scn; do
+	skinsim --list "$f" >/dev/null || fail "$f: skinsim --list fails"
+	echo "ok: $f"
+done

@@ -40,3 +40,9 @@ vcan() {
 	ip link show vcan0 >/dev/null 2>&1 || ip link add dev vcan0 type vcan
 	ip link set dev vcan0 up
 }
+
+# alice is in group skin, bob is not
+users() {
+	id alice >/dev/null 2>&1 || useradd --groups skin alice
+	id bob >/dev/null 2>&1 || useradd bob
+}
