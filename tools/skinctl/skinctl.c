@@ -27,6 +27,12 @@ static const struct skinctl_cmd cmds[] = {
 	{ "process", "[--compat] [--format bottle|json] [--taxels PART] CONFIG LOG",
 	  "run skind's processing on a candump -l log, print contacts or values",
 	  cmd_process },
+	{ "status", "[--socket PATH] [--json]",
+	  "skind's state: its parts, patches and clients", cmd_status },
+	{ "contacts", "[--watch [--rate HZ]] [--json] [PART]",
+	  "the contacts skind sees, once or as they change", cmd_contacts },
+	{ "calibrate", "[--wait] [PART]",
+	  "make skind calibrate a part (or every part)", cmd_calibrate },
 };
 
 static void usage(FILE *fp)

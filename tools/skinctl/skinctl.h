@@ -24,5 +24,8 @@ int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_process(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_contacts(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

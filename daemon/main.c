@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - skind: the event loop, signals, systemd notification
+ *
+ * SIGTERM / SIGINT: leave the loop, tell the clients nothing more will
+ * come (their sockets close after what was queued), mark the shm object
+ * retired and remove its name, exit 0.  SIGHUP: reload skind.conf
+ * without dropping clients (skin.c).  With $NOTIFY_SOCKET, systemd hears
+ * READY=1 once everything listens, RELOADING=1 / READY=1 around a reload,
+ * STATUS= whenever the summary changes, STOPPING=1, and WATCHDOG=1 from
+ * sd-event at half the unit's WatchdogSec= (sd_event_set_watchdog).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "skind.h"
+
+#define STATUS_PERIOD_US	1000000ull
+
+void skind_update_status(struct skind *d)
+{
+	struct skind_skin *s = d->skin;
+	unsigned int i, attached = 0, calibrated = 0;
+	char status[256];
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n_parts; i++) {
+		attached += s->parts[i].attached;
+		calibrated += !!(s->parts[i].state & SKIN_SHM_PART_CALIBRATED);
+	}
+	snprintf(status, sizeof(status),
+		 "%u parts (%u calibrated), %u/%u patches attached, %u clients, %llu events dropped",
+		 s->n_parts, calibrated, attached, s->n_patches, server_n_clients(d),
+		 (unsigned long long)server_total_drops(d));
+	if (strcmp(status, d->last_status)) {
+		sd_notifyf(0, "STATUS=%s", status);
+		snprintf(d->last_status, sizeof(d->last_status), "%s", status);
+	}
+}
+
+static int on_status(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct skind *d = data;
+
+	skind_update_status(d);
+	/* what the real-time path only counted */
+	if (d->rt_overloads != d->rt_overloads_logged) {
+		log_warn("input overloaded: paused %llu times in the last second so that clients are served (%llu in all); frames were skipped",
+			 (unsigned long long)(d->rt_overloads - d->rt_overloads_logged),
+			 (unsigned long long)d->rt_overloads);
+		d->rt_overloads_logged = d->rt_overloads;
+	}
+	sd_event_source_set_time(s, usec + STATUS_PERIOD_US);
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
+		     void *data)
+{
+	struct skind *d = data;
+
+	(void)s;
+	if (si->ssi_signo == SIGHUP) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+			   (unsigned long long)ts.tv_sec * 1000000ull +
+			   (unsigned long long)ts.tv_nsec / 1000);
+		skind_reload(d);
+		d->last_status[0] = 0;
+		skind_update_status(d);
+		sd_notify(0, "READY=1");
+		return 0;
+	}
+	log_notice("%s: stopping", strsignal((int)si->ssi_signo));
+	sd_notify(0, "STOPPING=1");
+	return sd_event_exit(d->event, 0);
+}
+
+static int setup_signals(struct skind *d)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	sigset_t mask;
+	unsigned int i;
+	int r;
+
+	sigemptyset(&mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&mask, sigs[i]);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		r = sd_event_add_signal(d->event, NULL, sigs[i], on_signal, d);
+		if (r < 0)
+			return r;
+	}
+	/* a client that vanishes mid-send must not kill us */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static int setup_only(struct skind *d)
+{
+	struct skin_error err;
+	struct skind_skin *s = skin_build(d, false, &err);
+	int r;
+
+	if (!s) {
+		log_err("%s", err.text);
+		return 1;
+	}
+	r = configfs_create_patches(&d->opt, s);
+	skin_free(s);
+	return r < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct skind d = { 0 };
+	struct skin_error err;
+	int r, ret = 1;
+
+	if (options_parse(&d.opt, argc, argv) < 0)
+		return 2;
+	log_init(d.opt.log_level, d.opt.log_prefix);
+	if (d.opt.setup_only)
+		return setup_only(&d);
+
+	if (d.opt.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		log_warn("mlockall: %s; running without locked memory (LimitMEMLOCK=, CAP_IPC_LOCK)",
+			 strerror(errno));
+	r = sd_event_default(&d.event);
+	if (r < 0) {
+		log_err("sd_event_default: %s", strerror(-r));
+		return 1;
+	}
+	r = setup_signals(&d);
+	if (r < 0) {
+		log_err("signals: %s", strerror(-r));
+		goto out;
+	}
+	sd_event_set_watchdog(d.event, true);
+	d.start_ns = now_ns();
+
+	d.skin = skin_build(&d, true, &err);
+	if (!d.skin) {
+		log_err("%s", err.text);
+		goto out;
+	}
+	d.generation = d.skin->generation;
+	if (d.opt.create_patches)
+		configfs_create_patches(&d.opt, d.skin);
+	pipeline_start(d.skin);
+	if (d.opt.evdev) {
+		unsigned int i;
+
+		for (i = 0; i < d.skin->n_parts; i++)
+			if (evdev_create(&d.skin->parts[i]) == -ENOENT)
+				break;	/* no /dev/uinput: said once */
+	}
+	r = fanout_init(&d);
+	if (r >= 0)
+		r = server_start(&d);
+	if (r < 0) {
+		log_err("cannot serve: %s", strerror(-r));
+		goto out;
+	}
+	r = input_start(&d);
+	if (r < 0) {
+		log_err("input: %s", strerror(-r));
+		goto out;
+	}
+	r = sd_event_add_time_relative(d.event, &d.status_timer, CLOCK_MONOTONIC,
+				       STATUS_PERIOD_US, 0, on_status, d.skin ? &d : NULL);
+	if (r >= 0) {
+		sd_event_source_set_priority(d.status_timer, SKIND_PRIO_HOUSEKEEPING);
+		sd_event_source_set_enabled(d.status_timer, SD_EVENT_ON);
+	}
+	skind_update_status(&d);
+	log_notice("ready: %u parts, %u patches, config %s, rings in %s",
+		   d.skin->n_parts, d.skin->n_patches, d.opt.config_path,
+		   d.opt.ring_dir);
+	sd_notify(0, "READY=1");
+
+	r = sd_event_loop(d.event);
+	ret = r < 0 ? 1 : 0;
+	if (r < 0)
+		log_err("event loop: %s", strerror(-r));
+out:
+	input_stop(&d);
+	server_stop(&d);
+	d.status_timer = sd_event_source_disable_unref(d.status_timer);
+	d.fanout = sd_event_source_disable_unref(d.fanout);
+	if (d.skin) {
+		input_detach_skin(d.skin);
+		shm_retire(d.skin, true);
+		skin_free(d.skin);
+	}
+	sd_event_unref(d.event);
+	return ret;
+}

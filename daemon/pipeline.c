@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pipeline.c - from a ring frame to the part's shared memory
+ *
+ * pipeline_frame() is the real-time path: the processing library
+ * (skin/proc.h) takes the board's sample ([RT] calls only), the part's
+ * contacts are rebuilt, and the part's shm block is rewritten under its
+ * seqlock.  It allocates nothing, makes no system call (the clock is the
+ * vDSO's) and logs nothing: what needs I/O (saving a calibration, telling
+ * a client, the journal) is left in p->events for the fan-out, which runs
+ * at a lower priority.
+ *
+ * A part is published on every frame of any of its patches rather than
+ * once per period: the newest board sample reaches readers at once, and a
+ * part's contacts may span its boards.  Clustering is O(touched taxels),
+ * so a part of four boards costs little more than four of one.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <skin/proc.h>
+
+#include "log.h"
+#include "skind.h"
+
+int pipeline_init(struct skind_skin *s, struct skin_error *err)
+{
+	unsigned int i, k;
+
+	s->proc = skin_proc_new(s->model, &s->config->comp, err);
+	if (!s->proc)
+		return -1;
+	for (i = 0; i < s->n_parts; i++)
+		for (k = 0; k < s->parts[i].n_patches; k++) {
+			struct skind_patch *pt = &s->parts[i].patches[k];
+			int mp = skin_proc_patch_find(s->proc, pt->ifname, pt->address);
+
+			if (mp < 0 || s->model->patches[mp].part != i) {
+				snprintf(err->text, sizeof(err->text),
+					 "%s: part %s: patch %s:%d is not in the model",
+					 s->config->path, s->parts[i].name,
+					 pt->ifname, pt->address);
+				return -1;
+			}
+			pt->model_patch = (unsigned int)mp;
+		}
+	return 0;
+}
+
+void pipeline_free(struct skind_skin *s)
+{
+	if (s->proc)
+		skin_proc_free(s->proc);
+	s->proc = NULL;
+}
+
+static uint32_t proc_state_bits(enum skin_proc_state st)
+{
+	switch (st) {
+	case SKIN_PROC_RUNNING:
+		return SKIN_SHM_PART_CALIBRATED;
+	case SKIN_PROC_CALIBRATING:
+		return SKIN_SHM_PART_CALIBRATING;
+	default:
+		return 0;
+	}
+}
+
+/* The contacts of the last clustering, into the part's preallocated arrays. */
+static void copy_contacts(struct skind_part *p, const struct skin_model *m)
+{
+	const struct skin_contact *c;
+	unsigned int n = skin_proc_contacts(p->skin->proc, p->index, &c);
+	const struct skin_taxel *taxels = &m->taxels[p->mp->first_taxel];
+	const double *values = skin_proc_values(p->skin->proc, p->index);
+	unsigned int i, k, nt = 0;
+
+	if (n > SKIND_MAX_CONTACTS) {
+		p->contacts_cut += n - SKIND_MAX_CONTACTS;
+		n = SKIND_MAX_CONTACTS;
+	}
+	for (i = 0; i < n; i++) {
+		struct skin_shm_contact *o = &p->contacts[i];
+		double w = 0, fx = 0, fy = 0;
+
+		o->id = c[i].id;
+		memcpy(o->cop, c[i].cop, sizeof(o->cop));
+		memcpy(o->force, c[i].force, sizeof(o->force));
+		memcpy(o->moment, c[i].moment, sizeof(o->moment));
+		memcpy(o->geo, c[i].geo, sizeof(o->geo));
+		memcpy(o->normal, c[i].normal, sizeof(o->normal));
+		if (!c[i].n_with_pos) {
+			for (k = 0; k < 3; k++)
+				o->cop[k] = o->geo[k] = o->normal[k] = NAN;
+		}
+		o->pressure = c[i].pressure;
+		o->first_taxel = nt;
+		o->n_taxels = 0;
+		for (k = 0; k < c[i].n_taxels && nt < p->n_taxels; k++) {
+			unsigned int t = c[i].taxels[k];
+			double v;
+
+			p->contact_taxels[nt++] = t;
+			o->n_taxels++;
+			if (t >= p->n_taxels || !(taxels[t].flags & SKIN_TAXEL_HAS_FLAT))
+				continue;
+			/* at least a little weight: binarized or faint touches */
+			v = values[t] > 1 ? values[t] : 1;
+			fx += taxels[t].flat[0] * v;
+			fy += taxels[t].flat[1] * v;
+			w += v;
+		}
+		o->flat[0] = w > 0 ? fx / w : NAN;
+		o->flat[1] = w > 0 ? fy / w : NAN;
+	}
+	p->n_contacts = n;
+	p->n_contact_taxels = nt;
+}
+
+/**
+ * pipeline_frame() - one board sample, from the ring to shared memory
+ * @pt: the patch it came from
+ * @f: the frame
+ *
+ * [RT]: see the top of this file.
+ */
+void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
+{
+	struct skind_part *p = pt->part;
+	struct skind_skin *s = p->skin;
+	unsigned int first = pt->order * SKIN_BOARD_VALUES, n, i;
+	enum skin_proc_state st;
+	const uint8_t *touched;
+	const double *values;
+	int ev;
+
+	ev = skin_proc_feed(s->proc, pt->model_patch, f);
+	if (ev > 0)
+		p->events |= (unsigned int)ev;
+	pt->frames++;
+	pt->last_ts_ns = f->timestamp_ns;
+	if (f->flags & SKIN_FRAME_PARTIAL) {
+		pt->partial++;
+		p->state |= SKIN_SHM_PART_PARTIAL;
+	} else {
+		p->state &= ~SKIN_SHM_PART_PARTIAL;
+	}
+	if (first < p->n_taxels) {
+		n = p->n_taxels - first;
+		if (n > SKIN_BOARD_VALUES)
+			n = SKIN_BOARD_VALUES;
+		memcpy(p->raw + first, f->values, n);
+	}
+
+	st = skin_proc_state(s->proc, p->index);
+	p->state = (p->state & ~(SKIN_SHM_PART_CALIBRATED | SKIN_SHM_PART_CALIBRATING)) |
+		   proc_state_bits(st);
+	values = skin_proc_values(s->proc, p->index);
+	touched = skin_proc_touched(s->proc, p->index);
+	for (i = 0; i < p->n_taxels; i++) {
+		p->values[i] = (float)values[i];
+		p->flags[i] = (uint8_t)((p->flags[i] & ~SKIN_SHM_TAXEL_TOUCHED) |
+					(touched[i] ? SKIN_SHM_TAXEL_TOUCHED : 0));
+	}
+	if (st == SKIN_PROC_RUNNING) {
+		skin_proc_cluster(s->proc, p->index);
+		copy_contacts(p, s->model);
+	} else {
+		p->n_contacts = 0;
+		p->n_contact_taxels = 0;
+	}
+	p->frame_ts_ns = f->timestamp_ns;
+	p->samples++;
+	p->publish_ns = now_ns();
+	shm_publish_part(p);
+	p->dirty = true;
+	fanout_schedule(p->d);
+}
+
+static void calibration_path(const struct skind_skin *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/calibration", s->d->opt.state_dir);
+}
+
+int pipeline_save_calibration(struct skind_skin *s)
+{
+	struct skin_error err;
+	char path[600];
+
+	if (!skin_proc_params(s->proc)->persist_calibration)
+		return 0;
+	calibration_path(s, path, sizeof(path));
+	if (skin_proc_save(s->proc, path, &err) < 0) {
+		log_err("cannot save the calibration: %s", err.text);
+		return -1;
+	}
+	log_info("calibration saved in %s", path);
+	return 0;
+}
+
+int pipeline_calibrate(struct skind_skin *s, int part)
+{
+	unsigned int i;
+	int r = skin_proc_calibrate(s->proc, part);
+
+	if (r < 0)
+		return r;
+	for (i = 0; i < s->n_parts; i++)
+		if (part < 0 || (unsigned int)part == i) {
+			s->parts[i].state |= SKIN_SHM_PART_CALIBRATING;
+			s->parts[i].state &= ~SKIN_SHM_PART_CALIBRATED;
+			log_field(LOG_NOTICE, "PART", s->parts[i].name,
+				  "%s: calibrating (do not touch the skin)",
+				  s->parts[i].name);
+		}
+	return 0;
+}
+
+/*
+ * At start and after a reload: the saved calibration when there is one
+ * that fits the model, a new calibration for every part it does not
+ * cover.
+ */
+void pipeline_start(struct skind_skin *s)
+{
+	struct skin_error err;
+	unsigned int i;
+	char path[600];
+	struct stat st;
+
+	calibration_path(s, path, sizeof(path));
+	if (skin_proc_params(s->proc)->persist_calibration && !stat(path, &st)) {
+		if (skin_proc_restore(s->proc, path, &err) < 0)
+			log_warn("saved calibration not used: %s", err.text);
+		else
+			log_info("calibration restored from %s", path);
+	}
+	for (i = 0; i < s->n_parts; i++) {
+		struct skind_part *p = &s->parts[i];
+
+		if (skin_proc_state(s->proc, i) == SKIN_PROC_RUNNING) {
+			p->state |= SKIN_SHM_PART_CALIBRATED;
+			log_field(LOG_INFO, "PART", p->name,
+				  "%s: using the saved calibration", p->name);
+		} else {
+			pipeline_calibrate(s, (int)i);
+		}
+		shm_publish_part(p);
+	}
+}
+
+/* Outside the real-time path: act on what it saw; returns the events. */
+unsigned int pipeline_events(struct skind_part *p)
+{
+	unsigned int ev = p->events;
+
+	p->events = 0;
+	if (ev & SKIN_PROC_EV_CALIBRATED) {
+		log_field(LOG_NOTICE, "PART", p->name, "%s: calibrated", p->name);
+		pipeline_save_calibration(p->skin);
+	}
+	if (ev & SKIN_PROC_EV_CAL_FAILED)
+		log_field(LOG_WARNING, "PART", p->name,
+			  "%s: calibration refused: %s", p->name,
+			  skin_proc_reason(p->skin->proc, p->index));
+	if (ev & SKIN_PROC_EV_FAULTS) {
+		int n = skin_proc_fault_list(p->skin->proc, (int)p->index, NULL, 0);
+
+		log_field(LOG_WARNING, "PART", p->name,
+			  "%s: taxel faults changed: %d faulty now", p->name, n);
+	}
+	if (ev & SKIN_PROC_EV_RECAL)
+		log_field(LOG_INFO, "PART", p->name,
+			  "%s: a taxel recalibrated itself", p->name);
+	return ev;
+}

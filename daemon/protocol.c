@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * protocol.c - the socket's commands and the text of its lines
+ *
+ * docs/PROTOCOL.md is the specification; this file follows it.  A command
+ * is one line of words; its reply is zero or more data lines and one last
+ * line, "ok ..." or "error CODE TEXT" ({"type":"ok"|"error",...} in JSON).
+ * Data lines of replies and subscription events have the same form, so a
+ * client parses them with one function.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <skin/proc.h>
+
+#include "server.h"
+
+#define MAX_WORDS	8
+
+struct command {
+	const char *name;
+	const char *args;
+	const char *help;
+	bool admin;
+	void (*run)(struct client *c, int argc, char **argv);
+};
+
+static const struct command commands[];
+
+static bool json(const struct client *c)
+{
+	return c->format == FORMAT_JSON;
+}
+
+static struct skind_skin *skin_of(struct client *c)
+{
+	return c->srv->d->skin;
+}
+
+static const char *state_name(uint32_t state)
+{
+	if (state & SKIN_SHM_PART_CALIBRATING)
+		return "calibrating";
+	if (state & SKIN_SHM_PART_CALIBRATED)
+		return "running";
+	return "uncalibrated";
+}
+
+/* --- event lines (also the data lines of contacts / taxels) ------------- */
+
+static size_t line_cap(const struct skind_part *p, enum sub_kind kind)
+{
+	/* every taxel in some contact, and room for the numbers of each */
+	if (kind == SUB_CONTACTS)
+		return 1024 + (size_t)SKIND_MAX_CONTACTS * 768 + (size_t)p->n_taxels * 8;
+	return 1024 + (size_t)p->n_taxels * 10;
+}
+
+static size_t head(char *buf, size_t len, const struct skind_part *p,
+		   const char *what, enum client_format fmt)
+{
+	int n;
+
+	if (fmt == FORMAT_JSON)
+		n = snprintf(buf, len, "{\"type\":\"%s\",\"part\":\"%s\",\"sample\":%" PRIu64
+			     ",\"frame_ts_ns\":%" PRIu64 ",\"publish_ns\":%" PRIu64
+			     ",\"state\":\"%s\",", what, p->name, p->samples,
+			     p->frame_ts_ns, p->publish_ns, state_name(p->state));
+	else
+		n = snprintf(buf, len, "%s %s %" PRIu64 " %" PRIu64 " %" PRIu64 " ",
+			     what, p->name, p->samples, p->frame_ts_ns,
+			     p->publish_ns);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+static size_t contacts_line(char *buf, size_t len, struct skind_part *p,
+			    enum client_format fmt)
+{
+	const struct skin_contact *c;
+	unsigned int n = 0;
+	size_t o = head(buf, len, p, "contacts", fmt);
+	int w;
+
+	if (p->state & SKIN_SHM_PART_CALIBRATED)
+		n = skin_proc_contacts(p->skin->proc, p->index, &c);
+	if (n > SKIND_MAX_CONTACTS)
+		n = SKIND_MAX_CONTACTS;
+	if (fmt == FORMAT_JSON) {
+		/* {"contacts":[...]} without its opening brace */
+		w = skin_contacts_json(buf + o - 1, len - o + 1, p->skin->model,
+				       n ? c : NULL, n);
+		if (w < 0 || (size_t)w >= len - o + 1)
+			return 0;
+		buf[o - 1] = ',';	/* its '{' continues our object */
+		o += (size_t)w - 1;
+	} else {
+		w = skin_contacts_bottle(buf + o, len - o, n ? c : NULL, n);
+		if (w < 0 || (size_t)w >= len - o)
+			return 0;
+		o += (size_t)w;
+	}
+	if (o + 2 > len)
+		return 0;
+	buf[o++] = '\n';
+	buf[o] = 0;
+	return o;
+}
+
+static size_t taxels_line(char *buf, size_t len, struct skind_part *p,
+			  enum client_format fmt)
+{
+	size_t o = head(buf, len, p, "taxels", fmt);
+	unsigned int i;
+	bool first;
+	int w;
+
+	w = snprintf(buf + o, len - o, fmt == FORMAT_JSON ? "\"values\":[" : "(");
+	o += (size_t)w;
+	for (i = 0; i < p->n_taxels && o + 32 < len; i++) {
+		w = snprintf(buf + o, len - o, i ? " %.4g" : "%.4g",
+			     (double)p->values[i]);
+		if (fmt == FORMAT_JSON && i)
+			buf[o] = ',';
+		o += (size_t)w;
+	}
+	w = snprintf(buf + o, len - o, fmt == FORMAT_JSON ? "],\"touched\":[" : ") (");
+	o += (size_t)w;
+	first = true;
+	for (i = 0; i < p->n_taxels && o + 32 < len; i++) {
+		if (!(p->flags[i] & SKIN_SHM_TAXEL_TOUCHED))
+			continue;
+		w = snprintf(buf + o, len - o, first ? "%u" : (fmt == FORMAT_JSON ? ",%u" : " %u"), i);
+		o += (size_t)w;
+		first = false;
+	}
+	if (o + 32 >= len)
+		return 0;
+	w = snprintf(buf + o, len - o, fmt == FORMAT_JSON ? "]}\n" : ")\n");
+	o += (size_t)w;
+	return o;
+}
+
+/*
+ * The line of a part's latest publication, formatted once per publication
+ * and format however many subscribers want it.
+ */
+void protocol_event_line(struct skind_part *p, enum sub_kind kind,
+			 enum client_format fmt, char **line, size_t *len)
+{
+	struct skind_line_cache *lc = &p->cache;
+	unsigned int k = kind, f = fmt;
+
+	*line = NULL;
+	*len = 0;
+	if (lc->sample != p->samples) {
+		lc->sample = p->samples;
+		memset(lc->len, 0, sizeof(lc->len));
+	}
+	if (!lc->line[k][f]) {
+		lc->cap[k] = line_cap(p, kind);
+		lc->line[k][f] = malloc(lc->cap[k]);
+		if (!lc->line[k][f])
+			return;
+	}
+	if (!lc->len[k][f])
+		lc->len[k][f] = kind == SUB_CONTACTS ?
+			contacts_line(lc->line[k][f], lc->cap[k], p, fmt) :
+			taxels_line(lc->line[k][f], lc->cap[k], p, fmt);
+	if (lc->len[k][f]) {
+		*line = lc->line[k][f];
+		*len = lc->len[k][f];
+	}
+}
+
+/* --- commands ------------------------------------------------------------ */
+
+static struct skind_part *part_arg(struct client *c, const char *name)
+{
+	struct skind_part *p = skin_find_part(skin_of(c), name);
+
+	if (!p)
+		client_error(c, "no-such-part", "no part '%.64s'; 'parts' lists them", name);
+	return p;
+}
+
+static void cmd_help(struct client *c, int argc, char **argv)
+{
+	const struct command *cmd;
+
+	(void)argc;
+	(void)argv;
+	for (cmd = commands; cmd->name; cmd++) {
+		if (json(c))
+			client_printf(c, "{\"type\":\"help\",\"command\":\"%s\",\"args\":\"%s\",\"help\":\"%s\",\"admin\":%s}",
+				      cmd->name, cmd->args, cmd->help,
+				      cmd->admin ? "true" : "false");
+		else
+			client_printf(c, "help %s%s%s -- %s%s", cmd->name,
+				      cmd->args[0] ? " " : "", cmd->args, cmd->help,
+				      cmd->admin ? " (admin)" : "");
+	}
+	client_ok(c, NULL);
+}
+
+static void cmd_status(struct client *c, int argc, char **argv)
+{
+	struct skind *d = c->srv->d;
+	struct skind_skin *s = d->skin;
+	unsigned int i, attached = 0, calibrated = 0;
+	double up = (double)(now_ns() - d->start_ns) / 1e9;
+
+	(void)argc;
+	(void)argv;
+	for (i = 0; i < s->n_parts; i++) {
+		attached += s->parts[i].attached;
+		calibrated += !!(s->parts[i].state & SKIN_SHM_PART_CALIBRATED);
+	}
+	if (json(c))
+		client_printf(c, "{\"type\":\"status\",\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,"
+			      "\"generation\":%" PRIu64 ",\"uptime_s\":%.3f,\"parts\":%u,"
+			      "\"calibrated\":%u,\"patches\":%u,\"attached\":%u,\"clients\":%u,"
+			      "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
+			      ",\"overloads\":%" PRIu64 ",\"admin\":%s}",
+			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
+			      d->generation, up, s->n_parts, calibrated, s->n_patches,
+			      attached, c->srv->n_clients, d->opt.max_clients,
+			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
+			      c->admin ? "true" : "false");
+	else
+		client_printf(c, "status version %s protocol %d pid %d generation %" PRIu64
+			      " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
+			      " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
+			      " overloads %" PRIu64 " admin %d",
+			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
+			      d->generation, up, s->n_parts, calibrated, s->n_patches,
+			      attached, c->srv->n_clients, d->opt.max_clients,
+			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
+			      c->admin);
+	client_ok(c, NULL);
+}
+
+static void part_lines(struct client *c, struct skind_part *p)
+{
+	const struct skin_part *mp = p->mp;
+	unsigned int k;
+
+	if (json(c))
+		client_printf(c, "{\"type\":\"part\",\"name\":\"%s\",\"skin_part\":%u,\"body_part\":%u,"
+			      "\"link\":%d,\"taxels\":%u,\"patches\":%u,\"attached\":%u,"
+			      "\"state\":\"%s\",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
+			      ",\"contacts\":%u}",
+			      p->name, mp->skin_part, mp->body_part, mp->link_number,
+			      p->n_taxels, p->n_patches, p->attached,
+			      state_name(p->state), p->samples, p->lost, p->n_contacts);
+	else
+		client_printf(c, "part %s skin_part %u body_part %u link %d taxels %u patches %u"
+			      " attached %u state %s samples %" PRIu64 " lost %" PRIu64
+			      " contacts %u",
+			      p->name, mp->skin_part, mp->body_part, mp->link_number,
+			      p->n_taxels, p->n_patches, p->attached,
+			      state_name(p->state), p->samples, p->lost, p->n_contacts);
+	for (k = 0; k < p->n_patches; k++) {
+		struct skind_patch *pt = &p->patches[k];
+
+		if (json(c))
+			client_printf(c, "{\"type\":\"patch\",\"part\":\"%s\",\"name\":\"%s\",\"bus\":\"%s\","
+				      "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
+				      ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
+				      ",\"skipped\":%" PRIu64 "}",
+				      p->name, pt->name, pt->ifname, pt->address,
+				      pt->attached ? "true" : "false", pt->frames,
+				      pt->lost, pt->partial, pt->skipped);
+		else
+			client_printf(c, "patch %s %s bus %s address %d %s frames %" PRIu64
+				      " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64,
+				      p->name, pt->name, pt->ifname, pt->address,
+				      pt->attached ? "attached" : "detached", pt->frames,
+				      pt->lost, pt->partial, pt->skipped);
+	}
+}
+
+static void cmd_parts(struct client *c, int argc, char **argv)
+{
+	struct skind_skin *s = skin_of(c);
+	unsigned int i;
+
+	if (argc > 1) {
+		struct skind_part *p = part_arg(c, argv[1]);
+
+		if (!p)
+			return;
+		part_lines(c, p);
+	} else {
+		for (i = 0; i < s->n_parts; i++)
+			part_lines(c, &s->parts[i]);
+	}
+	client_ok(c, NULL);
+}
+
+/* contacts [PART] / taxels PART: the latest publication, as events carry it */
+static void snapshot(struct client *c, struct skind_part *p, enum sub_kind kind)
+{
+	size_t len;
+	char *line;
+
+	protocol_event_line(p, kind, c->format, &line, &len);
+	if (!line || !client_queue(c, line, len))
+		client_error(c, "internal", "the reply did not fit");
+}
+
+static void cmd_contacts(struct client *c, int argc, char **argv)
+{
+	struct skind_skin *s = skin_of(c);
+	unsigned int i;
+
+	if (argc > 1) {
+		struct skind_part *p = part_arg(c, argv[1]);
+
+		if (!p)
+			return;
+		snapshot(c, p, SUB_CONTACTS);
+	} else {
+		for (i = 0; i < s->n_parts; i++)
+			snapshot(c, &s->parts[i], SUB_CONTACTS);
+	}
+	client_ok(c, NULL);
+}
+
+static void cmd_taxels(struct client *c, int argc, char **argv)
+{
+	struct skind_part *p;
+
+	if (argc != 2) {
+		client_error(c, "usage", "taxels PART");
+		return;
+	}
+	p = part_arg(c, argv[1]);
+	if (!p)
+		return;
+	snapshot(c, p, SUB_TAXELS);
+	client_ok(c, NULL);
+}
+
+static int parse_rate(struct client *c, const char *s, unsigned int *rate)
+{
+	unsigned int max = c->srv->d->opt.max_rate_hz;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > max) {
+		client_error(c, "bad-value", "RATE is a whole number of hertz, 1..%u", max);
+		return -1;
+	}
+	*rate = (unsigned int)v;
+	return 0;
+}
+
+static void cmd_subscribe(struct client *c, int argc, char **argv)
+{
+	struct skind_skin *s = skin_of(c);
+	unsigned int rate = 0, i, n = 0;
+	enum sub_kind kind;
+	int r = 0;
+
+	if (argc < 3 || argc > 4 ||
+	    (strcmp(argv[1], "contacts") && strcmp(argv[1], "taxels"))) {
+		client_error(c, "usage", "subscribe contacts|taxels PART|all [RATE]");
+		return;
+	}
+	kind = !strcmp(argv[1], "contacts") ? SUB_CONTACTS : SUB_TAXELS;
+	if (argc == 4 && parse_rate(c, argv[3], &rate) < 0)
+		return;
+	if (!strcmp(argv[2], "all")) {
+		for (i = 0; i < s->n_parts && r >= 0; i++, n++)
+			r = client_subscribe(c, kind, s->parts[i].name, rate);
+	} else {
+		if (!part_arg(c, argv[2]))
+			return;
+		r = client_subscribe(c, kind, argv[2], rate);
+		n = 1;
+	}
+	if (r == -ENOSPC) {
+		client_error(c, "too-many-subscriptions", "at most %u per client",
+			     c->srv->d->opt.max_subscriptions);
+		return;
+	}
+	if (rate)
+		client_ok(c, "subscribed %s %s %u", argv[1], argv[2], rate);
+	else
+		client_ok(c, "subscribed %s %s every", argv[1], argv[2]);
+}
+
+static void cmd_unsubscribe(struct client *c, int argc, char **argv)
+{
+	int kind = -1;
+	unsigned int n;
+
+	if (argc > 3 || (argc > 1 && strcmp(argv[1], "contacts") &&
+			 strcmp(argv[1], "taxels") && strcmp(argv[1], "all"))) {
+		client_error(c, "usage", "unsubscribe [contacts|taxels|all [PART]]");
+		return;
+	}
+	if (argc > 1 && strcmp(argv[1], "all"))
+		kind = !strcmp(argv[1], "contacts") ? SUB_CONTACTS : SUB_TAXELS;
+	n = client_unsubscribe(c, kind, argc > 2 ? argv[2] : NULL);
+	client_ok(c, "unsubscribed %u", n);
+}
+
+static void cmd_calibrate(struct client *c, int argc, char **argv)
+{
+	struct skind_skin *s = skin_of(c);
+	struct skind_part *p = NULL;
+	unsigned int i;
+	int r;
+
+	if (argc > 2) {
+		client_error(c, "usage", "calibrate [PART]");
+		return;
+	}
+	if (argc == 2 && !(p = part_arg(c, argv[1])))
+		return;
+	r = pipeline_calibrate(s, p ? (int)p->index : -1);
+	if (r < 0) {
+		client_error(c, "internal", "calibration not started: %s", strerror(-r));
+		return;
+	}
+	for (i = 0; i < s->n_parts; i++)
+		if (!p || p == &s->parts[i]) {
+			s->parts[i].calibrate_client = c->id;
+			shm_publish_part(&s->parts[i]);
+		}
+	client_ok(c, "calibrating %s %.3g s", p ? p->name : "all",
+		  skin_proc_params(s->proc)->calibration_s);
+}
+
+static void param_line(struct client *c, const char *name)
+{
+	char value[256];
+	int r = skin_proc_get(skin_of(c)->proc, name, value, sizeof(value));
+
+	if (r < 0)
+		return;
+	if (json(c))
+		client_printf(c, "{\"type\":\"param\",\"name\":\"%s\",\"value\":\"%s\"}",
+			      name, value);
+	else
+		client_printf(c, "param %s %s", name, value);
+}
+
+static void cmd_get(struct client *c, int argc, char **argv)
+{
+	const char *const *names = skin_proc_param_names();
+	char value[256];
+	int r;
+
+	if (argc > 2) {
+		client_error(c, "usage", "get [PARAM]");
+		return;
+	}
+	if (argc == 1) {
+		for (; *names; names++)
+			param_line(c, *names);
+		client_ok(c, NULL);
+		return;
+	}
+	r = skin_proc_get(skin_of(c)->proc, argv[1], value, sizeof(value));
+	if (r < 0) {
+		client_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
+			     argv[1]);
+		return;
+	}
+	param_line(c, argv[1]);
+	client_ok(c, NULL);
+}
+
+static void cmd_set(struct client *c, int argc, char **argv)
+{
+	char why[256] = "";
+	int r;
+
+	if (argc != 3) {
+		client_error(c, "usage", "set PARAM VALUE");
+		return;
+	}
+	r = skin_proc_set(skin_of(c)->proc, argv[1], argv[2], why, sizeof(why));
+	if (r == -ENOENT)
+		client_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
+			     argv[1]);
+	else if (r == -EROFS)
+		client_error(c, "read-only", "%s cannot change while skind runs", argv[1]);
+	else if (r < 0)
+		client_error(c, "bad-value", "%s", why[0] ? why : strerror(-r));
+	else {
+		param_line(c, argv[1]);
+		client_ok(c, NULL);
+	}
+}
+
+static void cmd_format(struct client *c, int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "bottle") && strcmp(argv[1], "json"))) {
+		client_error(c, "usage", "format bottle|json");
+		return;
+	}
+	c->format = !strcmp(argv[1], "json") ? FORMAT_JSON : FORMAT_BOTTLE;
+	client_ok(c, "format %s", argv[1]);
+}
+
+static void cmd_shm(struct client *c, int argc, char **argv)
+{
+	struct skind *d = c->srv->d;
+	struct skind_skin *s = d->skin;
+	int fd;
+
+	(void)argv;
+	if (argc != 1) {
+		client_error(c, "usage", "shm");
+		return;
+	}
+	fd = fcntl(s->shm_ro_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		client_error(c, "internal", "cannot pass the descriptor: %s", strerror(errno));
+		return;
+	}
+	client_pass_fd(c, fd);
+	if (json(c))
+		client_printf(c, "{\"type\":\"shm\",\"path\":\"%s\",\"size\":%zu,\"generation\":%" PRIu64
+			      ",\"version\":\"%d.%d\"}", d->opt.shm_path, s->shm_size,
+			      s->generation, SKIN_SHM_VERSION_MAJOR, SKIN_SHM_VERSION_MINOR);
+	else
+		client_printf(c, "shm %s size %zu generation %" PRIu64 " version %d.%d",
+			      d->opt.shm_path, s->shm_size, s->generation,
+			      SKIN_SHM_VERSION_MAJOR, SKIN_SHM_VERSION_MINOR);
+	client_ok(c, NULL);
+}
+
+static void cmd_quit(struct client *c, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	client_ok(c, "bye");
+	client_close_after_reply(c);
+}
+
+static const struct command commands[] = {
+	{ "help", "", "this list", false, cmd_help },
+	{ "status", "", "the daemon: version, parts, patches, clients", false, cmd_status },
+	{ "parts", "[PART]", "each part and its patches: state and counters", false, cmd_parts },
+	{ "contacts", "[PART]", "the latest contacts of a part (or every part)", false, cmd_contacts },
+	{ "taxels", "PART", "the latest compensated values and touched taxels of a part", false, cmd_taxels },
+	{ "subscribe", "contacts|taxels PART|all [RATE]", "receive every publication (or RATE per second at most)", false, cmd_subscribe },
+	{ "unsubscribe", "[contacts|taxels|all [PART]]", "stop receiving", false, cmd_unsubscribe },
+	{ "calibrate", "[PART]", "calibrate a part (or every part); do not touch it meanwhile", true, cmd_calibrate },
+	{ "get", "[PARAM]", "a processing parameter (or all of them)", false, cmd_get },
+	{ "set", "PARAM VALUE", "change a processing parameter until skind restarts", true, cmd_set },
+	{ "format", "bottle|json", "the form of this connection's lines", false, cmd_format },
+	{ "shm", "", "the shared memory object: its path, and a read-only descriptor (SCM_RIGHTS)", false, cmd_shm },
+	{ "quit", "", "close the connection", false, cmd_quit },
+	{ NULL, NULL, NULL, false, NULL },
+};
+
+void protocol_command(struct client *c, char *line)
+{
+	char *argv[MAX_WORDS + 1], *save = NULL, *w;
+	const struct command *cmd;
+	int argc = 0;
+
+	for (w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (argc == MAX_WORDS) {
+			client_error(c, "usage", "too many words (at most %d)", MAX_WORDS);
+			return;
+		}
+		argv[argc++] = w;
+	}
+	argv[argc] = NULL;
+	if (!argc)
+		return;			/* an empty line is no command */
+	for (cmd = commands; cmd->name; cmd++)
+		if (!strcmp(cmd->name, argv[0]))
+			break;
+	if (!cmd->name) {
+		client_error(c, "unknown-command", "'%.64s'; 'help' lists the commands",
+			     argv[0]);
+		return;
+	}
+	if (cmd->admin && !c->admin) {
+		client_error(c, "permission-denied",
+			     "%s needs root or the admin group", cmd->name);
+		return;
+	}
+	cmd->run(c, argc, argv);
+}

@@ -1,0 +1,868 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * server.c - the Unix socket: listening, clients, queues, limits
+ *
+ * Every client socket is non-blocking and has two preallocated buffers:
+ * its input line (max_line bytes) and its output queue (queue_bytes, a
+ * ring).  Replies to commands are never dropped: a client whose queue
+ * cannot take the largest reply is not read from until it drains (it
+ * slows itself down, nobody else).  Subscription events are dropped when
+ * they do not fit, counted, and the count is told to that client
+ * ("dropped N") as soon as there is room.  A token bucket limits commands
+ * per second; a client out of tokens is not read from until it has one.
+ * Nothing a client does makes the daemon wait: sends are MSG_DONTWAIT,
+ * and each dispatch handles a bounded number of lines.
+ *
+ * Authorisation (SO_PEERCRED, SO_PEERGROUPS at accept): reading is for
+ * whoever may connect (the socket's mode and group); calibrate and set
+ * only for root, skind's own user and members of --admin-group.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include <skin/proc.h>
+
+#include "log.h"
+#include "server.h"
+
+#define ACCEPT_BURST	32
+#define LINE_BURST	64		/* lines per dispatch */
+#define READ_DISCARD	16384		/* bytes of an over-long line per dispatch */
+
+static void client_free(struct client *c);
+static bool client_flush(struct client *c);
+static void client_update(struct client *c);
+static void process_lines(struct client *c);
+static void pause_for(struct client *c, uint64_t ns);
+
+static size_t q_free(const struct client *c)
+{
+	return c->q_cap - c->q_len;
+}
+
+/* Room a command's reply may need: half the queue. */
+static size_t reply_reserve(const struct client *c)
+{
+	return c->q_cap / 2;
+}
+
+bool client_queue(struct client *c, const char *buf, size_t len)
+{
+	size_t tail, first;
+
+	if (len > q_free(c))
+		return false;
+	tail = (c->q_head + c->q_len) % c->q_cap;
+	first = c->q_cap - tail < len ? c->q_cap - tail : len;
+	memcpy(c->q + tail, buf, first);
+	memcpy(c->q, buf + first, len - first);
+	c->q_len += len;
+	c->q_total += len;
+	return true;
+}
+
+static void client_vprintf(struct client *c, const char *fmt, va_list ap)
+{
+	char buf[8192];
+	int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(buf) - 2)
+		n = sizeof(buf) - 2;	/* replies built here are short */
+	buf[n++] = '\n';
+	if (!client_queue(c, buf, (size_t)n))
+		c->errors++;
+}
+
+void client_printf(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	client_vprintf(c, fmt, ap);
+	va_end(ap);
+}
+
+void json_escape(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 7 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)ch;
+		} else if (ch < 0x20 || ch >= 0x7f) {
+			o += (size_t)snprintf(buf + o, len - o, "\\u%04x", ch);
+		} else {
+			buf[o++] = (char)ch;
+		}
+	}
+	buf[o] = 0;
+}
+
+/* Bottle text: one line, no control characters. */
+static void text_clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+void client_ok(struct client *c, const char *fmt, ...)
+{
+	char msg[1024] = "", esc[2048];
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
+	if (c->format == FORMAT_JSON) {
+		json_escape(esc, sizeof(esc), msg);
+		if (msg[0])
+			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
+		else
+			client_printf(c, "{\"type\":\"ok\"}");
+	} else {
+		text_clean(msg);
+		client_printf(c, msg[0] ? "ok %s" : "ok", msg);
+	}
+}
+
+void client_error(struct client *c, const char *code, const char *fmt, ...)
+{
+	char msg[1024], esc[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->errors++;
+	if (c->format == FORMAT_JSON) {
+		json_escape(esc, sizeof(esc), msg);
+		client_printf(c, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}",
+			      code, esc);
+	} else {
+		text_clean(msg);
+		client_printf(c, "error %s %s", code, msg);
+	}
+}
+
+/* The next bytes queued carry @fd (SCM_RIGHTS); @fd is ours to close. */
+void client_pass_fd(struct client *c, int fd)
+{
+	if (c->pass_fd >= 0)
+		close(c->pass_fd);
+	c->pass_fd = fd;
+	c->pass_at = c->q_total;
+}
+
+void client_close_after_reply(struct client *c)
+{
+	c->closing = true;
+}
+
+/* --- subscriptions ------------------------------------------------------ */
+
+static uint64_t rate_interval(unsigned int rate_hz)
+{
+	return rate_hz ? 1000000000ull / rate_hz : 0;
+}
+
+int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
+		     unsigned int rate_hz)
+{
+	struct skind_part *p = skin_find_part(c->srv->d->skin, part);
+	struct subscription *s = NULL;
+	unsigned int i;
+
+	if (!p)
+		return -ENOENT;
+	for (i = 0; i < c->n_subs; i++)
+		if (c->subs[i].kind == kind && !strcmp(c->subs[i].part, part))
+			s = &c->subs[i];	/* a new rate for the same one */
+	if (!s) {
+		if (c->n_subs >= c->srv->d->opt.max_subscriptions)
+			return -ENOSPC;
+		s = &c->subs[c->n_subs++];
+	}
+	memset(s, 0, sizeof(*s));
+	snprintf(s->part, sizeof(s->part), "%s", part);
+	s->part_index = (int)p->index;
+	s->kind = kind;
+	s->rate_hz = rate_hz;
+	s->interval_ns = rate_interval(rate_hz);
+	return 0;
+}
+
+/* kind -1: any; part NULL: any.  Returns how many were removed. */
+unsigned int client_unsubscribe(struct client *c, int kind, const char *part)
+{
+	unsigned int i = 0, n = 0;
+
+	while (i < c->n_subs) {
+		struct subscription *s = &c->subs[i];
+
+		if ((kind < 0 || (int)s->kind == kind) &&
+		    (!part || !strcmp(s->part, part))) {
+			*s = c->subs[--c->n_subs];
+			n++;
+		} else {
+			i++;
+		}
+	}
+	return n;
+}
+
+/* Tell a client what it missed, when there is room to say so. */
+static void report_drops(struct client *c)
+{
+	char line[128];
+	int n;
+
+	if (c->drops == c->drops_reported)
+		return;
+	if (c->format == FORMAT_JSON)
+		n = snprintf(line, sizeof(line), "{\"type\":\"dropped\",\"count\":%llu,\"total\":%llu}\n",
+			     (unsigned long long)(c->drops - c->drops_reported),
+			     (unsigned long long)c->drops);
+	else
+		n = snprintf(line, sizeof(line), "dropped %llu total %llu\n",
+			     (unsigned long long)(c->drops - c->drops_reported),
+			     (unsigned long long)c->drops);
+	if (client_queue(c, line, (size_t)n))
+		c->drops_reported = c->drops;
+}
+
+void server_fanout_part(struct skind *d, struct skind_part *p)
+{
+	struct skind_server *srv = d->server;
+	uint64_t now = now_ns();
+	struct client *c, *next;
+	unsigned int i;
+
+	if (!srv)
+		return;
+	for (c = srv->clients; c; c = next) {
+		bool queued = false;
+
+		next = c->next;
+		for (i = 0; i < c->n_subs; i++) {
+			struct subscription *s = &c->subs[i];
+			size_t len;
+			char *line;
+
+			if (s->part_index != (int)p->index || s->last_sample == p->samples)
+				continue;
+			if (s->interval_ns && now < s->next_ns)
+				continue;
+			s->next_ns = s->next_ns + s->interval_ns > now ?
+				     s->next_ns + s->interval_ns : now + s->interval_ns;
+			s->last_sample = p->samples;
+			protocol_event_line(p, s->kind, c->format, &line, &len);
+			if (!line)
+				continue;
+			report_drops(c);
+			if (c->drops == c->drops_reported &&
+			    client_queue(c, line, len)) {
+				queued = true;
+			} else {
+				c->drops++;
+				srv->total_drops++;
+			}
+		}
+		if (queued)
+			client_flush(c);
+	}
+}
+
+void server_skin_replaced(struct skind *d)
+{
+	struct skind_server *srv = d->server;
+	struct client *c, *next;
+	unsigned int i;
+	char line[128];
+	int n;
+
+	if (!srv)
+		return;
+	for (c = srv->clients; c; c = next) {
+		next = c->next;
+		for (i = 0; i < c->n_subs; i++) {
+			struct skind_part *p = skin_find_part(d->skin, c->subs[i].part);
+
+			c->subs[i].part_index = p ? (int)p->index : -1;
+			c->subs[i].last_sample = 0;
+		}
+		if (c->format == FORMAT_JSON)
+			n = snprintf(line, sizeof(line), "{\"type\":\"reload\",\"generation\":%llu}\n",
+				     (unsigned long long)d->generation);
+		else
+			n = snprintf(line, sizeof(line), "reload generation %llu\n",
+				     (unsigned long long)d->generation);
+		if (c->n_subs) {
+			if (!client_queue(c, line, (size_t)n))
+				c->drops++;
+			client_flush(c);
+		}
+	}
+}
+
+void server_calibration_done(struct skind *d, struct skind_part *p,
+			     unsigned int events)
+{
+	struct skind_server *srv = d->server;
+	struct client *c;
+	char line[1024], esc[512];
+	int n;
+
+	if (!srv || !p->calibrate_client ||
+	    !(events & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED)))
+		return;
+	for (c = srv->clients; c; c = c->next)
+		if (c->id == p->calibrate_client)
+			break;
+	p->calibrate_client = 0;
+	if (!c)
+		return;
+	if (events & SKIN_PROC_EV_CALIBRATED) {
+		if (c->format == FORMAT_JSON)
+			n = snprintf(line, sizeof(line), "{\"type\":\"calibrated\",\"part\":\"%s\"}\n",
+				     p->name);
+		else
+			n = snprintf(line, sizeof(line), "calibrated %s\n", p->name);
+	} else {
+		const char *why = skin_proc_reason(p->skin->proc, p->index);
+
+		if (c->format == FORMAT_JSON) {
+			json_escape(esc, sizeof(esc), why);
+			n = snprintf(line, sizeof(line), "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
+				     p->name, esc);
+		} else {
+			n = snprintf(line, sizeof(line), "calibration-failed %s %s\n",
+				     p->name, why);
+		}
+	}
+	if (n > 0 && (size_t)n < sizeof(line) && !client_queue(c, line, (size_t)n))
+		c->drops++;
+	client_flush(c);
+}
+
+unsigned int server_n_clients(const struct skind *d)
+{
+	return d->server ? d->server->n_clients : 0;
+}
+
+uint64_t server_total_drops(const struct skind *d)
+{
+	return d->server ? d->server->total_drops : 0;
+}
+
+/* --- I/O ------------------------------------------------------------------ */
+
+static void client_update(struct client *c)
+{
+	uint32_t ev = 0;
+
+	if (!c->paused && !c->read_closed && !c->closing)
+		ev |= EPOLLIN;
+	if (c->q_len)
+		ev |= EPOLLOUT;
+	sd_event_source_set_io_events(c->io, ev);
+}
+
+static bool client_done(const struct client *c)
+{
+	if (c->q_len)
+		return false;
+	return c->closing || (c->read_closed && !c->n_subs);
+}
+
+/* Send what the socket takes.  Return: false when @c was freed. */
+static bool client_flush(struct client *c)
+{
+	while (c->q_len) {
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct msghdr msg = { 0 };
+		struct iovec iov[2];
+		size_t limit = c->q_len, first;
+		bool with_fd = false;
+		ssize_t n;
+
+		if (c->pass_fd >= 0) {
+			if (c->pass_at > c->sent_total)
+				limit = (size_t)(c->pass_at - c->sent_total) < limit ?
+					(size_t)(c->pass_at - c->sent_total) : limit;
+			else
+				with_fd = true;
+		}
+		first = c->q_cap - c->q_head < limit ? c->q_cap - c->q_head : limit;
+		iov[0].iov_base = c->q + c->q_head;
+		iov[0].iov_len = first;
+		iov[1].iov_base = c->q;
+		iov[1].iov_len = limit - first;
+		msg.msg_iov = iov;
+		msg.msg_iovlen = limit > first ? 2 : 1;
+		if (with_fd) {
+			struct cmsghdr *cm;
+
+			memset(cbuf, 0, sizeof(cbuf));
+			msg.msg_control = cbuf;
+			msg.msg_controllen = sizeof(cbuf);
+			cm = CMSG_FIRSTHDR(&msg);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &c->pass_fd, sizeof(int));
+		}
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			log_debug("client %llu: send: %s", (unsigned long long)c->id,
+				  strerror(errno));
+			c->q_len = 0;		/* the peer is gone */
+			c->read_closed = true;
+			c->n_subs = 0;
+			c->closing = true;
+			break;
+		}
+		if (with_fd) {
+			close(c->pass_fd);
+			c->pass_fd = -1;
+		}
+		c->q_head = (c->q_head + (size_t)n) % c->q_cap;
+		c->q_len -= (size_t)n;
+		c->sent_total += (uint64_t)n;
+	}
+	if (!c->q_len)
+		c->q_head = 0;
+	/* a client paused for a full queue reads again once it has room */
+	if (c->paused && !c->resume && q_free(c) >= reply_reserve(c))
+		pause_for(c, 0);
+	if (client_done(c)) {
+		client_free(c);
+		return false;
+	}
+	client_update(c);
+	return true;
+}
+
+static void refill(struct client *c, uint64_t now)
+{
+	double rate = c->srv->d->opt.cmd_rate;
+
+	c->tokens += (double)(now - c->tokens_ns) * rate / 1e9;
+	if (c->tokens > rate)
+		c->tokens = rate;	/* a burst of one second's worth */
+	c->tokens_ns = now;
+}
+
+static int on_resume(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct client *c = data;
+
+	(void)usec;
+	(void)s;
+	c->resume = sd_event_source_disable_unref(c->resume);
+	c->paused = false;
+	process_lines(c);
+	return 0;
+}
+
+/* Come back in @ns (0: as soon as the loop is free). */
+static void pause_for(struct client *c, uint64_t ns)
+{
+	int r;
+
+	c->paused = true;
+	if (c->resume)
+		return;
+	/* from the real now, not the loop's cached one */
+	r = sd_event_add_time(c->srv->d->event, &c->resume, CLOCK_MONOTONIC,
+			      (now_ns() + ns) / 1000, 1000, on_resume, c);
+	if (r >= 0)
+		sd_event_source_set_priority(c->resume, SKIND_PRIO_CLIENT);
+}
+
+/*
+ * Run the complete lines of the input buffer, within the client's budget
+ * of tokens, queue room and lines per dispatch.
+ */
+static void process_lines(struct client *c)
+{
+	unsigned int max_line = c->srv->d->opt.max_line, done = 0;
+
+	refill(c, now_ns());
+	while (!c->paused && !c->closing) {
+		char *nl;
+		size_t used;
+
+		if (c->tokens < 1) {
+			pause_for(c, (uint64_t)((1 - c->tokens) * 1e9 /
+				  c->srv->d->opt.cmd_rate) + 1000);
+			break;
+		}
+		if (q_free(c) < reply_reserve(c)) {
+			c->paused = true;	/* client_flush() resumes it */
+			break;
+		}
+		if (++done > LINE_BURST) {
+			pause_for(c, 0);	/* let the others have a turn */
+			break;
+		}
+		nl = memchr(c->in, '\n', c->in_len);
+		if (!nl) {
+			if (c->in_len >= max_line) {
+				if (!c->discarding)
+					client_error(c, "line-too-long",
+						     "lines are at most %u bytes; skipped to the next newline",
+						     max_line - 1);
+				c->discarding = true;
+				c->in_len = 0;
+				c->tokens -= 1;
+				continue;
+			}
+			if (!c->read_closed || !c->in_len || c->discarding)
+				break;
+			/* EOF after a last line without a newline: run it */
+			nl = c->in + c->in_len;
+			c->in_len++;
+		}
+		used = (size_t)(nl - c->in) + 1;
+		if (c->discarding) {
+			c->discarding = false;	/* the tail of a long line */
+		} else {
+			c->tokens -= 1;
+			*nl = 0;
+			if (nl > c->in && nl[-1] == '\r')
+				nl[-1] = 0;
+			c->commands++;
+			protocol_command(c, c->in);
+		}
+		memmove(c->in, c->in + used, c->in_len - used);
+		c->in_len -= used;
+	}
+	client_flush(c);
+}
+
+static void read_input(struct client *c)
+{
+	unsigned int max_line = c->srv->d->opt.max_line;
+	ssize_t n;
+
+	n = read(c->fd, c->in + c->in_len, max_line - c->in_len);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		c->read_closed = true;
+		c->closing = true;	/* reset by the peer */
+		c->q_len = 0;
+		c->n_subs = 0;
+		return;
+	}
+	if (n == 0) {
+		c->read_closed = true;
+		return;
+	}
+	c->in_len += (size_t)n;
+}
+
+static int on_client(sd_event_source *s, int fd, uint32_t revents, void *data)
+{
+	struct client *c = data;
+
+	(void)s;
+	(void)fd;
+	if (revents & EPOLLIN) {
+		read_input(c);
+		process_lines(c);	/* may free c */
+		return 0;
+	}
+	if (revents & EPOLLOUT) {
+		client_flush(c);	/* may free c */
+		return 0;
+	}
+	if (revents & (EPOLLHUP | EPOLLERR)) {
+		c->read_closed = true;
+		c->closing = true;
+		c->q_len = 0;
+		client_free(c);
+	}
+	return 0;
+}
+
+static void client_free(struct client *c)
+{
+	struct skind_server *srv = c->srv;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		srv->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	srv->n_clients--;
+	log_debug("client %llu (pid %d uid %d) gone: %llu commands, %llu errors, %llu dropped",
+		  (unsigned long long)c->id, (int)c->cred.pid, (int)c->cred.uid,
+		  (unsigned long long)c->commands, (unsigned long long)c->errors,
+		  (unsigned long long)c->drops);
+	c->io = sd_event_source_disable_unref(c->io);
+	c->resume = sd_event_source_disable_unref(c->resume);
+	if (c->pass_fd >= 0)
+		close(c->pass_fd);
+	close(c->fd);
+	free(c->in);
+	free(c->q);
+	free(c->subs);
+	free(c);
+	/* a full house may take the one that waited */
+	if (srv->listen_io)
+		sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
+}
+
+static bool is_admin(const struct skind_options *o, int fd,
+		     const struct ucred *cr)
+{
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+	unsigned int i;
+
+	if (cr->uid == 0 || cr->uid == geteuid())
+		return true;
+	if (!o->admin_gid_valid)
+		return false;
+	if (cr->gid == o->admin_gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == o->admin_gid)
+			return true;
+	return false;
+}
+
+static void refuse(struct skind_server *srv, int fd)
+{
+	static const char msg[] =
+		"error too-many-clients the daemon serves its limit of clients; try again later\n";
+
+	srv->refused++;
+	if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		log_debug("refused client: %s", strerror(errno));
+	close(fd);
+}
+
+static void accept_one(struct skind_server *srv, int fd)
+{
+	struct skind_options *o = &srv->d->opt;
+	socklen_t len = sizeof(struct ucred);
+	struct client *c;
+	int r;
+
+	if (srv->n_clients >= o->max_clients) {
+		refuse(srv, fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto fail;
+	c->in = malloc(o->max_line + 1);
+	c->q = malloc(o->queue_bytes);
+	c->subs = calloc(o->max_subscriptions, sizeof(*c->subs));
+	if (!c->in || !c->q || !c->subs)
+		goto fail;
+	c->srv = srv;
+	c->fd = fd;
+	c->pass_fd = -1;
+	c->q_cap = o->queue_bytes;
+	c->id = ++srv->next_id;
+	c->tokens = o->cmd_rate;
+	c->tokens_ns = now_ns();
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
+		c->cred.uid = (uid_t)-1;
+		c->cred.gid = (gid_t)-1;
+	}
+	c->admin = is_admin(o, fd, &c->cred);
+	r = sd_event_add_io(srv->d->event, &c->io, fd, EPOLLIN, on_client, c);
+	if (r < 0)
+		goto fail;
+	sd_event_source_set_priority(c->io, SKIND_PRIO_CLIENT);
+	c->next = srv->clients;
+	if (srv->clients)
+		srv->clients->prev = c;
+	srv->clients = c;
+	srv->n_clients++;
+	srv->accepted++;
+	log_debug("client %llu: pid %d uid %d gid %d%s", (unsigned long long)c->id,
+		  (int)c->cred.pid, (int)c->cred.uid, (int)c->cred.gid,
+		  c->admin ? " (admin)" : "");
+	return;
+fail:
+	if (c) {
+		free(c->in);
+		free(c->q);
+		free(c->subs);
+		free(c);
+	}
+	refuse(srv, fd);
+}
+
+static int on_accept_resume(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct skind_server *srv = data;
+
+	(void)s;
+	(void)usec;
+	srv->accept_resume = sd_event_source_disable_unref(srv->accept_resume);
+	sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
+	return 0;
+}
+
+static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *data)
+{
+	struct skind_server *srv = data;
+	unsigned int i;
+
+	(void)revents;
+	for (i = 0; i < ACCEPT_BURST; i++) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (cfd >= 0) {
+			accept_one(srv, cfd);
+			continue;
+		}
+		if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+			break;
+		/* EMFILE, ENFILE, ENOBUFS: stop listening for a while */
+		log_warn("accept: %s; not accepting for 100 ms", strerror(errno));
+		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+		if (!srv->accept_resume)
+			sd_event_add_time_relative(srv->d->event, &srv->accept_resume,
+						   CLOCK_MONOTONIC, 100000, 0,
+						   on_accept_resume, srv);
+		break;
+	}
+	return 0;
+}
+
+/* A stale socket file from a skind that died may be replaced; a live one not. */
+static int bind_path(int fd, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int probe;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(probe);
+			return -EADDRINUSE;
+		}
+		if (probe >= 0)
+			close(probe);
+		unlink(path);
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	/* reading for the group the directory gives; writers are decided per command */
+	if (chmod(path, 0660) < 0)
+		return -errno;
+	return 0;
+}
+
+int server_start(struct skind *d)
+{
+	struct skind_server *srv = calloc(1, sizeof(*srv));
+	int n, r, fd = -1;
+
+	if (!srv)
+		return -ENOMEM;
+	srv->d = d;
+	n = sd_listen_fds(1);
+	if (n > 1) {
+		log_err("socket activation passed %d sockets; expected one", n);
+		free(srv);
+		return -EINVAL;
+	}
+	if (n == 1) {
+		fd = SD_LISTEN_FDS_START;
+		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
+			log_err("the socket systemd passed is not a listening Unix stream socket");
+			free(srv);
+			return -EINVAL;
+		}
+		srv->activated = true;
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		log_info("listening on the socket systemd passed");
+	} else {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			free(srv);
+			return -errno;
+		}
+		r = bind_path(fd, d->opt.socket_path);
+		if (r < 0 || listen(fd, 128) < 0) {
+			if (!r)
+				r = -errno;
+			log_err("%s: %s", d->opt.socket_path, strerror(-r));
+			close(fd);
+			free(srv);
+			return r;
+		}
+		log_info("listening on %s", d->opt.socket_path);
+	}
+	srv->listen_fd = fd;
+	r = sd_event_add_io(d->event, &srv->listen_io, fd, EPOLLIN, on_listen, srv);
+	if (r < 0) {
+		close(fd);
+		free(srv);
+		return r;
+	}
+	sd_event_source_set_priority(srv->listen_io, SKIND_PRIO_CLIENT);
+	d->server = srv;
+	return 0;
+}
+
+void server_stop(struct skind *d)
+{
+	struct skind_server *srv = d->server;
+
+	if (!srv)
+		return;
+	while (srv->clients) {
+		struct client *c = srv->clients;
+
+		client_flush(c);
+		if (srv->clients == c)
+			client_free(c);
+	}
+	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
+	srv->accept_resume = sd_event_source_disable_unref(srv->accept_resume);
+	close(srv->listen_fd);
+	if (!srv->activated)
+		unlink(d->opt.socket_path);
+	free(srv);
+	d->server = NULL;
+}

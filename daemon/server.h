@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * server.h - the socket's clients, between server.c and protocol.c
+ */
+#ifndef SKIND_SERVER_H
+#define SKIND_SERVER_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "skind.h"
+
+enum client_format { FORMAT_BOTTLE = 0, FORMAT_JSON = 1 };
+enum sub_kind { SUB_CONTACTS = 0, SUB_TAXELS = 1 };
+
+struct subscription {
+	char part[SKIN_SHM_NAME_LEN];	/* by name: survives reloads */
+	int part_index;			/* in the current skin, -1 gone */
+	enum sub_kind kind;
+	unsigned int rate_hz;		/* 0: every publication */
+	uint64_t interval_ns;
+	uint64_t next_ns;
+	uint64_t last_sample;		/* publication last sent */
+};
+
+struct client {
+	struct client *next, *prev;
+	struct skind_server *srv;
+	uint64_t id;
+	int fd;
+	sd_event_source *io;
+	sd_event_source *resume;	/* rate limit: timer to read again */
+	struct ucred cred;
+	bool admin;			/* may calibrate and set */
+	enum client_format format;
+
+	/* input: one line at most max_line bytes */
+	char *in;
+	size_t in_len;
+	bool discarding;		/* inside a line that was too long */
+	bool read_closed;		/* EOF: half-closed or gone */
+	bool paused;			/* queue full or out of tokens */
+	bool closing;			/* close once the queue is sent */
+
+	/* output: a ring of bytes */
+	char *q;
+	size_t q_cap, q_head, q_len;
+	uint64_t q_total;		/* bytes ever queued */
+	uint64_t sent_total;		/* bytes ever sent */
+	int pass_fd;			/* to attach to the byte at pass_at */
+	uint64_t pass_at;
+
+	/* events not queued because the queue was full */
+	uint64_t drops, drops_reported;
+
+	/* command budget (token bucket) */
+	double tokens;
+	uint64_t tokens_ns;
+	uint64_t commands, errors;
+
+	unsigned int n_subs;
+	struct subscription *subs;	/* max_subscriptions */
+};
+
+struct skind_server {
+	struct skind *d;
+	int listen_fd;
+	bool activated;			/* fd from systemd */
+	sd_event_source *listen_io;
+	struct client *clients;		/* list */
+	unsigned int n_clients;
+	uint64_t next_id;
+	uint64_t accepted, refused, total_drops;
+	sd_event_source *accept_resume;
+};
+
+/* protocol.c */
+void protocol_command(struct client *c, char *line);
+void protocol_event_line(struct skind_part *p, enum sub_kind kind,
+			 enum client_format fmt, char **line, size_t *len);
+
+/* server.c: replies.  A reply is zero or more data lines and one final
+ * line: "ok ..." or "error CODE TEXT" (docs/PROTOCOL.md). */
+bool client_queue(struct client *c, const char *buf, size_t len);
+void client_printf(struct client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void client_ok(struct client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void client_error(struct client *c, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void client_pass_fd(struct client *c, int fd);
+void client_close_after_reply(struct client *c);
+int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
+		     unsigned int rate_hz);
+unsigned int client_unsubscribe(struct client *c, int kind, const char *part);
+
+/* JSON string escaping into buf (always NUL-terminated). */
+void json_escape(char *buf, size_t len, const char *s);
+
+#endif

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * skind.h - the daemon's objects and how its files talk to each other
+ *
+ * One sd-event loop runs everything (docs/DAEMON.md).  Two kinds of work:
+ *
+ *  - the real-time path, at SKIND_PRIO_RT: a patch's ring has frames ->
+ *    input.c drains it -> pipeline.c processes the part and writes its
+ *    shm block (shm.c).  No allocation, no blocking I/O, no logging; it
+ *    only counts, and marks the part for fan-out.
+ *  - everything else, at lower priorities: fan-out to socket subscribers
+ *    and evdev (SKIND_PRIO_FANOUT, a deferred source the real-time path
+ *    enables), clients (SKIND_PRIO_CLIENT), housekeeping (re-attaching
+ *    patches, status, logging counters).  Sockets are non-blocking and
+ *    every handler does bounded work, so a ring that becomes readable
+ *    waits at most one bounded handler.
+ *
+ * Ownership: struct skind owns the configuration and one struct skind_skin
+ * (the parts, their patches, the shm object, the evdev devices), which a
+ * reload replaces as a whole; the server and its clients outlive reloads.
+ */
+#ifndef SKIND_H
+#define SKIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#include <skin/model.h>
+#include <skin/ring.h>
+#include <skin/shm.h>
+
+#define SKIND_VERSION		"0.1.0"
+#define SKIND_PROTOCOL_VERSION	1
+
+#define SKIND_PRIO_RT		SD_EVENT_PRIORITY_IMPORTANT	/* -100 */
+#define SKIND_PRIO_FANOUT	(-50)
+#define SKIND_PRIO_CLIENT	SD_EVENT_PRIORITY_NORMAL	/* 0 */
+#define SKIND_PRIO_HOUSEKEEPING	SD_EVENT_PRIORITY_IDLE		/* 100 */
+
+/*
+ * Overload guard: a patch may deliver up to four times its board rate
+ * (plus a burst) per window; what comes faster (a flood, a broken board, a
+ * simulator flat out) is skipped and counted, so that the real-time path
+ * cannot starve the daemon's other work.
+ */
+#define SKIND_WINDOW_NS		100000000ull	/* 100 ms */
+/* ... and the real-time path may take at most this much of a window: the
+ * rest is the clients' and housekeeping's, whatever the input does. */
+#define SKIND_RT_SHARE_NS	60000000ull	/* 60 ms */
+
+/* Contacts published per part at most (shm, evdev slots). */
+#define SKIND_MAX_CONTACTS	64
+
+struct skind;
+struct skind_part;
+struct skind_evdev;
+struct skind_server;
+
+/* Command line; docs/DAEMON.md lists them. */
+struct skind_options {
+	const char *config_path;	/* /etc/skin/skind.conf */
+	const char *ring_dir;		/* /dev/skin, or a dir of ring files */
+	const char *socket_path;	/* /run/skin/skind.sock */
+	const char *shm_path;		/* /run/skin/skind.shm */
+	const char *state_dir;		/* /var/lib/skind */
+	const char *configfs_dir;	/* /sys/kernel/config/skin */
+	const char *admin_group;	/* may calibrate and set; NULL: root only */
+	gid_t admin_gid;
+	bool admin_gid_valid;
+	unsigned int max_clients;	/* 64 */
+	unsigned int max_line;		/* 4096 bytes */
+	unsigned int queue_bytes;	/* per client, 65536 */
+	unsigned int max_rate_hz;	/* subscription rate cap, 1000 */
+	unsigned int cmd_rate;		/* commands per second per client, 200 */
+	unsigned int max_subscriptions;	/* per client, 32 */
+	bool evdev;			/* make uinput devices */
+	bool create_patches;		/* write configfs at start */
+	bool setup_only;		/* --create-patches: do that, then exit */
+	bool mlock;			/* mlockall() */
+	int log_level;			/* LOG_INFO */
+	bool log_prefix;		/* "<N>" on stderr */
+};
+
+/* One board: a ring to read. */
+struct skind_patch {
+	struct skind_part *part;
+	unsigned int order;		/* place in the part's vector */
+	char name[SKIN_NAME_LEN];	/* configfs / device name we create */
+	char ifname[SKIN_IFNAME_LEN];
+	int address;
+	unsigned int model_patch;	/* index for skin_proc_feed() */
+
+	/* while attached */
+	bool attached;
+	bool is_file;			/* a ring file: drained on a timer */
+	char path[512];
+	dev_t dev;
+	ino_t ino;
+	struct skin_ring_map ring;
+	sd_event_source *source;	/* io (device) or timer (ring file) */
+	uint64_t period_ns;		/* ring files: the board period */
+	/* overload guard: frames processed in the current window */
+	uint64_t window_start_ns;
+	unsigned int window_frames;
+	unsigned int budget;		/* frames per SKIND_WINDOW_NS */
+
+	/* counters (the real-time path writes, housekeeping reads) */
+	uint64_t frames;
+	uint64_t lost;			/* frames the ring lapped us by */
+	uint64_t partial;
+	uint64_t skipped;		/* frames over budget, not processed */
+	uint64_t attaches;
+	uint64_t last_ts_ns;
+};
+
+/* What the subscribers of a part have been sent, per format. */
+struct skind_line_cache {
+	uint64_t sample;		/* publication the lines are of */
+	size_t len[2][2];		/* [kind][format] */
+	char *line[2][2];		/* preallocated, cap bytes each */
+	size_t cap[2];			/* [kind] */
+};
+
+struct skind_contact {
+	struct skin_shm_contact c;	/* c.first_taxel: into taxels[] */
+};
+
+/* One part of the skin: a data vector fed by its patches. */
+struct skind_part {
+	struct skind *d;
+	struct skind_skin *skin;
+	unsigned int index;
+	const struct skin_part *mp;	/* in skin->model */
+	char name[SKIN_SHM_NAME_LEN];
+	unsigned int n_taxels;
+	unsigned int n_patches;
+	struct skind_patch *patches;
+	unsigned int attached;
+
+	/* the real-time state, allocated at build time */
+	uint8_t *raw;			/* n_taxels */
+	float *values;			/* n_taxels: compensated */
+	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
+	struct skin_shm_contact *contacts; /* SKIND_MAX_CONTACTS */
+	uint32_t *contact_taxels;	/* n_taxels */
+	unsigned int n_contacts;
+	unsigned int n_contact_taxels;
+	uint64_t contacts_cut;		/* contacts beyond SKIND_MAX_CONTACTS */
+	uint32_t state;			/* SKIN_SHM_PART_* */
+	uint64_t samples;
+	uint64_t frame_ts_ns;
+	uint64_t publish_ns;
+	uint64_t lost;
+
+	/* shm block (writer's view) */
+	struct skin_shm_part *shm;
+	float *shm_values;
+	uint8_t *shm_raw;
+	uint8_t *shm_flags;
+	struct skin_shm_contact *shm_contacts;
+	uint32_t *shm_contact_taxels;
+
+	/* for the housekeeping side: what the real-time path saw */
+	unsigned int events;		/* SKIN_PROC_EV_* since last fan-out */
+	uint64_t calibrate_client;	/* client that asked, 0 none */
+
+	/* fan-out */
+	bool dirty;			/* published since the last fan-out */
+	struct skind_line_cache cache;
+	struct skind_evdev *evdev;
+};
+
+/* Everything a configuration describes; a reload builds a new one. */
+struct skind_skin {
+	struct skind *d;
+	uint64_t generation;
+	struct skin_config *config;
+	struct skin_model *model;
+	unsigned int n_parts;
+	struct skind_part *parts;
+	unsigned int n_patches;		/* over all parts */
+	struct skin_proc *proc;		/* every part's processing */
+
+	/* shm */
+	int shm_fd;			/* read-write, ours */
+	int shm_ro_fd;			/* read-only, handed to clients */
+	void *shm_base;
+	size_t shm_size;
+	char shm_tmp[600];
+};
+
+struct skind {
+	sd_event *event;
+	struct skind_options opt;
+	struct skind_skin *skin;
+	struct skind_server *server;
+	uint64_t generation;
+	uint64_t start_ns;
+	uint64_t next_contact_id;
+
+	sd_event_source *fanout;	/* deferred: subscribers and evdev */
+	/* overload guard of the real-time path (input.c) */
+	uint64_t rt_window_start;
+	uint64_t rt_busy_ns;
+	uint64_t rt_overloads;		/* windows the input was paused */
+	uint64_t rt_overloads_logged;
+	bool rt_paused;
+	sd_event_source *rt_resume;
+	sd_event_source *rescan;	/* timer: attach missing patches */
+	sd_event_source *inotify;	/* the ring directory */
+	sd_event_source *status_timer;
+	char last_status[256];
+};
+
+/* options.c */
+int options_parse(struct skind_options *o, int argc, char **argv);
+
+/* skin.c: building and replacing the skin */
+struct skind_skin *skin_build(struct skind *d, bool runtime,
+			      struct skin_error *err);
+void skin_free(struct skind_skin *s);
+int skind_reload(struct skind *d);
+struct skind_part *skin_find_part(struct skind_skin *s, const char *name);
+uint64_t now_ns(void);
+
+/* configfs.c: the driver's patches from the configuration */
+int configfs_create_patches(const struct skind_options *o,
+			    const struct skind_skin *s);
+
+/* input.c */
+int input_start(struct skind *d);
+void input_stop(struct skind *d);
+void input_attach_all(struct skind *d);
+void input_detach_skin(struct skind_skin *s);
+
+/* pipeline.c: the real-time path, and processing outside it */
+int pipeline_init(struct skind_skin *s, struct skin_error *err);
+void pipeline_free(struct skind_skin *s);
+void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
+int pipeline_calibrate(struct skind_skin *s, int part);
+int pipeline_save_calibration(struct skind_skin *s);
+void pipeline_start(struct skind_skin *s);
+unsigned int pipeline_events(struct skind_part *p);
+
+/* shm.c */
+int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err);
+void shm_publish_part(struct skind_part *p);
+void shm_retire(struct skind_skin *s, bool unlink_name);
+
+/* fanout.c */
+int fanout_init(struct skind *d);
+void fanout_schedule(struct skind *d);
+
+/* evdev.c */
+int evdev_create(struct skind_part *p);
+void evdev_update(struct skind_part *p);
+void evdev_free(struct skind_part *p);
+
+/* server.c */
+int server_start(struct skind *d);
+void server_stop(struct skind *d);
+void server_fanout_part(struct skind *d, struct skind_part *p);
+void server_skin_replaced(struct skind *d);
+void server_calibration_done(struct skind *d, struct skind_part *p,
+			     unsigned int events);
+unsigned int server_n_clients(const struct skind *d);
+uint64_t server_total_drops(const struct skind *d);
+
+/* main.c */
+void skind_update_status(struct skind *d);
+
+#endif

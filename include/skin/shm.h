@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * skin/shm.h - skind's shared memory: the latest state of every skin part
+ *
+ * skind publishes, per part, the latest compensated taxel values, the raw
+ * values they came from, per-taxel flags (touched, kind) and the contacts,
+ * in one shared memory object.  Clients map it read-only:
+ *
+ *  - by name: open(SKIN_SHM_PATH, O_RDONLY) and mmap(PROT_READ, MAP_SHARED)
+ *    (the file lives on the tmpfs of /run; group-readable by the socket's
+ *    group), or
+ *  - as a file descriptor skind passes over its socket (the `shm` command,
+ *    SCM_RIGHTS; docs/PROTOCOL.md), opened O_RDONLY, so the mapping cannot
+ *    be made writable.
+ *
+ * Layout (all offsets from the start of the object, little endian, natural
+ * alignment; docs/DAEMON.md draws it):
+ *
+ *	struct skin_shm_header             at 0
+ *	struct skin_shm_part_desc[n_parts] at header_size, part_desc_size apart
+ *	per part, at desc.offset (64-byte aligned), desc.size bytes:
+ *	    struct skin_shm_part           the part's seqlock and counters
+ *	    float    values[n_taxels]      at desc.values_off (from the block)
+ *	    uint8_t  raw[n_taxels]         at desc.raw_off
+ *	    uint8_t  flags[n_taxels]       at desc.flags_off, SKIN_SHM_TAXEL_*
+ *	    struct skin_shm_contact contacts[max_contacts] at desc.contacts_off
+ *	    uint32_t contact_taxels[n_taxels] at desc.contact_taxels_off
+ *
+ * Versioning: version_major changes only when a reader of the old layout
+ * would misread the new one; fields are only ever appended (header, part
+ * descriptor, part block, contact), and readers use header_size,
+ * part_desc_size and contact_size as strides, so a reader built against
+ * an older minor version keeps working.
+ *
+ * The descriptors and the offsets never change while the object is live.
+ * When skind reloads its configuration it publishes a new object under the
+ * same name and marks the old one SKIN_SHM_RETIRED: a reader seeing that
+ * flag (or a header generation it did not map) opens the name again, or
+ * asks the socket for a new fd.  The old mapping stays valid until
+ * unmapped.
+ *
+ * Seqlock contract, per part (one writer: skind; any number of readers;
+ * the writer never waits for a reader):
+ *
+ *	writer:  s = seq;
+ *	         store(seq, s + 1, relaxed); fence(release);   (odd: writing)
+ *	         ... the part's block ...
+ *	         store(seq, s + 2, release);                    (even: stable)
+ *
+ *	reader:  do {
+ *	                 s1 = load(seq, acquire);
+ *	                 if (s1 & 1) continue;                  (being written)
+ *	                 copy what it needs from the block;
+ *	                 fence(acquire);
+ *	                 s2 = load(seq, relaxed);
+ *	         } while (s1 != s2);
+ *
+ * A copy taken between two equal, even sequence numbers is one consistent
+ * publication.  skin_shm_read_part() (skin/client.h) is this reader, with
+ * a bound on retries.  seq / 2 is the number of publications of the part.
+ */
+#ifndef SKIN_SHM_H
+#define SKIN_SHM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SKIN_SHM_MAGIC		0x48534b53u	/* "SKSH", little endian */
+#define SKIN_SHM_VERSION_MAJOR	1
+#define SKIN_SHM_VERSION_MINOR	0
+#define SKIN_SHM_PATH		"/run/skin/skind.shm"
+#define SKIN_SHM_NAME_LEN	32
+#define SKIN_SHM_ALIGN		64		/* part blocks: a cache line */
+
+/* skin_shm_header.state */
+#define SKIN_SHM_LIVE		(1u << 0)	/* skind writes this object */
+#define SKIN_SHM_RETIRED	(1u << 1)	/* replaced (reload) or skind
+						 * stopped: map the name again */
+
+/**
+ * struct skin_shm_header - the first bytes of the object
+ * @magic: SKIN_SHM_MAGIC
+ * @version_major: SKIN_SHM_VERSION_MAJOR; refuse any other
+ * @version_minor: SKIN_SHM_VERSION_MINOR; newer only appends
+ * @header_size: sizeof(struct skin_shm_header) of the writer
+ * @part_desc_size: stride of the part descriptors
+ * @contact_size: stride of the contacts
+ * @n_parts: number of parts
+ * @size: bytes of the whole object
+ * @generation: skind's configuration generation (1 at start, +1 a reload)
+ * @state: SKIN_SHM_LIVE, SKIN_SHM_RETIRED (written with release order)
+ * @pid: skind's process id
+ * @created_ns: CLOCK_REALTIME when this object was laid out
+ * @period_ms: skind's publishing period (skind.conf [skind] period_ms)
+ * @reserved: 0
+ */
+struct skin_shm_header {
+	uint32_t magic;
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint32_t header_size;
+	uint32_t part_desc_size;
+	uint32_t contact_size;
+	uint32_t n_parts;
+	uint64_t size;
+	uint64_t generation;
+	uint32_t state;
+	uint32_t pid;
+	uint64_t created_ns;
+	uint32_t period_ms;
+	uint32_t reserved[7];
+};
+
+/**
+ * struct skin_shm_part_desc - what a part is and where its block lies
+ * @name: part name (skind.conf [part NAME]), NUL-terminated
+ * @skin_part: iCub SkinPart (enum skin_part_id of skin/model.h)
+ * @body_part: iCub BodyPart
+ * @link_number: iCub link number, -1 when none
+ * @n_taxels: length of the part's vector (values, raw, flags)
+ * @n_patches: boards feeding the part, 192 values each
+ * @max_contacts: room in the contacts array
+ * @offset: of the part's struct skin_shm_part, from the object's start
+ * @size: of the part's block
+ * @values_off: of float values[], from the block's start
+ * @raw_off: of uint8_t raw[]
+ * @flags_off: of uint8_t flags[]
+ * @contacts_off: of struct skin_shm_contact contacts[]
+ * @contact_taxels_off: of uint32_t contact_taxels[] (n_taxels entries)
+ * @reserved: 0
+ */
+struct skin_shm_part_desc {
+	char name[SKIN_SHM_NAME_LEN];
+	uint32_t skin_part;
+	uint32_t body_part;
+	int32_t link_number;
+	uint32_t n_taxels;
+	uint32_t n_patches;
+	uint32_t max_contacts;
+	uint64_t offset;
+	uint64_t size;
+	uint32_t values_off;
+	uint32_t raw_off;
+	uint32_t flags_off;
+	uint32_t contacts_off;
+	uint32_t contact_taxels_off;
+	uint32_t reserved[3];
+};
+
+/* struct skin_shm_part.state */
+#define SKIN_SHM_PART_ATTACHED	 (1u << 0) /* every patch is attached */
+#define SKIN_SHM_PART_CALIBRATED (1u << 1) /* values are compensated */
+#define SKIN_SHM_PART_CALIBRATING (1u << 2) /* calibration in progress */
+#define SKIN_SHM_PART_PARTIAL	 (1u << 3) /* the newest frame was partial */
+
+/* flags[taxel] */
+#define SKIN_SHM_TAXEL_TOUCHED	(1u << 0) /* above its touch threshold */
+#define SKIN_SHM_TAXEL_TACTILE	(1u << 1) /* a pressure cell (model kind) */
+#define SKIN_SHM_TAXEL_THERMAL	(1u << 2) /* a thermal pad */
+
+/**
+ * struct skin_shm_part - the head of a part's block; guarded by @seq
+ * @seq: the seqlock (odd while skind writes the block)
+ * @samples: publications of the part since skind started
+ * @frame_ts_ns: CLOCK_MONOTONIC time of the last CAN frame of the newest
+ *	board sample (the driver's timestamp)
+ * @publish_ns: CLOCK_MONOTONIC time at which skind published the block
+ * @lost_frames: board samples skind missed (it fell a ring behind)
+ * @state: SKIN_SHM_PART_*
+ * @n_contacts: valid entries of contacts[]
+ * @n_contact_taxels: valid entries of contact_taxels[]
+ * @patches_attached: boards currently attached
+ * @reserved: 0
+ */
+struct skin_shm_part {
+	uint64_t seq;
+	uint64_t samples;
+	uint64_t frame_ts_ns;
+	uint64_t publish_ns;
+	uint64_t lost_frames;
+	uint32_t state;
+	uint32_t n_contacts;
+	uint32_t n_contact_taxels;
+	uint32_t patches_attached;
+	uint64_t reserved[2];
+};
+
+/**
+ * struct skin_shm_contact - one contact: connected touched taxels
+ * @id: contact id, unique over skind's life (iCub skinContact id)
+ * @cop: centre of pressure, metres, link frame (NaN when no taxel of
+ *	the contact has a position)
+ * @force: -0.05 x taxels x pressure x normal (skinManager's estimate)
+ * @moment: 0 (skinManager's)
+ * @geo: geometric centre, metres, link frame
+ * @normal: pressure-weighted normal (not re-normalised, as skinManager)
+ * @pressure: mean published value of its taxels
+ * @flat: pressure-weighted position in the part's flattened layout (its
+ *	flat unit; NaN when unknown)
+ * @first_taxel: its taxels are contact_taxels[first_taxel ...]
+ * @n_taxels: how many
+ * @reserved: 0
+ */
+struct skin_shm_contact {
+	uint64_t id;
+	double cop[3];
+	double force[3];
+	double moment[3];
+	double geo[3];
+	double normal[3];
+	double pressure;
+	double flat[2];
+	uint32_t first_taxel;
+	uint32_t n_taxels;
+	uint32_t reserved[2];
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKIN_SHM_H */

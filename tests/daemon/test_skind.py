@@ -1,0 +1,814 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Integration tests of skind on ring files: its socket, shm, limits, signals.
+
+Run by tests/daemon/run, which builds the programs (ASan + UBSan) and
+passes their paths in the environment: SKIND, RINGFEED, SHMCHECK, SKINCTL,
+SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or "not ok N - name" per
+case.  Every case runs against real processes: ringfeed writes ring files
+with the driver's own writer, skind reads them, the clients are real
+sockets (and the Python client of clients/python).
+
+Usage: test_skind.py [GLOB]     only the cases whose name matches
+"""
+
+import fnmatch
+import grp
+import json
+import mmap
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+SRC = os.environ.get("SKIN_SOURCE_ROOT",
+                     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(SRC, "clients", "python"))
+import skin_client  # noqa: E402
+
+SKIND = os.environ.get("SKIND", os.path.join(SRC, "build/meson/daemon/skind"))
+RINGFEED = os.environ.get("RINGFEED", os.path.join(SRC, "build/meson/tests/daemon/ringfeed"))
+SHMCHECK = os.environ.get("SHMCHECK", os.path.join(SRC, "build/meson/tests/daemon/shmcheck"))
+SKINCTL = os.environ.get("SKINCTL", os.path.join(SRC, "build/meson/tools/skinctl/skinctl"))
+
+CONFIG = """\
+[skind]
+period_ms = 20
+calibration_s = {cal}
+max_neighbor_dist_m = 0.0065
+add_threshold = 7
+
+[bus can0]
+[bus can1]
+
+[part pad]
+layout = none
+geometry = {src}/etc/examples/gripper-pad.urdf
+geometry_format = urdf
+sensor = pad
+patches = can0:1
+
+[part left_forearm]
+skin_part = left_forearm
+layout = forearm_v2
+geometry = {src}/tests/data/icub/positions/left_forearm_V2.txt
+patches = can1:13 can1:12
+"""
+
+# ring files: the pad on can0:1, the forearm's two boards on can1
+PATCHES = ["pad:can0:1", "lf0:can1:13", "lf1:can1:12"]
+
+
+def wait_for(pred, timeout=5.0, step=0.05):
+    end = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > end:
+            return v
+        time.sleep(step)
+
+
+class Feed:
+    """ringfeed: ring files written with the driver's writer."""
+
+    def __init__(self, rings, patches=PATCHES):
+        self.p = subprocess.Popen([RINGFEED, rings] + patches, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, bufsize=1)
+        assert self.p.stdout.readline().strip() == "ready"
+
+    def cmd(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        out = []
+        while True:
+            r = self.p.stdout.readline().strip()
+            if r == "ok":
+                return out
+            if not r or r.startswith("error"):
+                raise RuntimeError("ringfeed: %s: %s" % (line, r))
+            out.append(r)
+
+    def stop(self):
+        try:
+            self.p.stdin.write("quit\n")
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass
+        try:
+            self.p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+class Daemon:
+    def __init__(self, env, extra=(), config=None, cal=0.5):
+        self.env = env
+        self.dir = env.dir
+        self.sock = os.path.join(self.dir, "run", "skind.sock")
+        self.shm = os.path.join(self.dir, "run", "skind.shm")
+        self.config = config or os.path.join(self.dir, "skind.conf")
+        if not config:
+            with open(self.config, "w") as f:
+                f.write(CONFIG.format(src=SRC, cal=cal))
+        self.log_path = os.path.join(self.dir, "skind.%d.log" % env.next_log())
+        self.args = [SKIND, "-c", self.config, "-r", env.rings, "-s", self.sock,
+                     "--shm", self.shm, "--state-dir", os.path.join(self.dir, "state"),
+                     "--no-create-patches", "-v"] + list(extra)
+        self.logf = open(self.log_path, "w")
+        self.p = subprocess.Popen(self.args, stdout=self.logf, stderr=subprocess.STDOUT,
+                                  env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"))
+        if not wait_for(lambda: os.path.exists(self.sock) or self.p.poll() is not None, 10):
+            raise RuntimeError("skind did not start: " + self.log())
+        if self.p.poll() is not None:
+            raise RuntimeError("skind exited %d: %s" % (self.p.returncode, self.log()))
+
+    def log(self):
+        if not self.logf.closed:
+            self.logf.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def client(self, timeout=10):
+        return skin_client.Client(self.sock, timeout=timeout)
+
+    def status(self):
+        with self.client() as c:
+            return skin_client.parse_event(c.command("status")[0])
+
+    def parts(self):
+        with self.client() as c:
+            return [skin_client.parse_event(l) for l in c.command("parts")]
+
+    def ready(self, calibrated=2):
+        def ok():
+            s = self.status()
+            return s["attached"] == s["patches"] and int(s["calibrated"]) >= calibrated
+        if not wait_for(ok, 10):
+            raise RuntimeError("skind not ready: %s" % self.status())
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        if self.p.poll() is None:
+            self.p.send_signal(sig)
+            try:
+                self.p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+                self.logf.close()
+                return None
+        self.logf.close()
+        return self.p.returncode
+
+
+class Env:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="skind-test.")
+        os.chmod(self.dir, 0o755)
+        self.rings = os.path.join(self.dir, "rings")
+        for d in ("rings", "run", "state"):
+            os.mkdir(os.path.join(self.dir, d))
+        self.logs = 0
+        self.feed = Feed(self.rings)
+        self.daemon = None
+
+    def next_log(self):
+        self.logs += 1
+        return self.logs
+
+    def start(self, *a, **kw):
+        self.daemon = Daemon(self, *a, **kw)
+        return self.daemon
+
+    def close(self):
+        if self.daemon:
+            self.daemon.stop(signal.SIGKILL)
+        self.feed.stop()
+
+
+def contacts_of(client, part):
+    ev = skin_client.parse_event(client.command("contacts " + part)[0])
+    return sorted(sorted(c["taxels"]) for c in ev["contacts"])
+
+
+def expect_contacts(d, part, want, timeout=5):
+    with d.client() as c:
+        got = wait_for(lambda: contacts_of(c, part) == want and contacts_of(c, part), timeout)
+        assert got == want, "contacts of %s: want %s, got %s" % (part, want, contacts_of(c, part))
+
+
+CASES = []
+
+
+def case(name):
+    def reg(fn):
+        CASES.append((name, fn))
+        return fn
+    return reg
+
+
+# --- the protocol -------------------------------------------------------------
+
+@case("starts, attaches every ring file, calibrates every part")
+def t_start(env):
+    d = env.daemon
+    s = d.status()
+    assert s["parts"] == "2" and s["patches"] == "3" and s["attached"] == "3", s
+    assert s["calibrated"] == "2", s
+    parts = {p["name"]: p for p in d.parts() if p["type"] == "part"}
+    assert parts["pad"]["state"] == "running" and int(parts["pad"]["samples"]) > 0
+    assert parts["left_forearm"]["taxels"] == "384"
+
+
+@case("help names every command of the protocol")
+def t_help(env):
+    with env.daemon.client() as c:
+        lines = c.command("help")
+    names = {l.split()[1] for l in lines}
+    for cmd in ("help", "status", "parts", "contacts", "subscribe", "calibrate",
+                "get", "set", "format", "shm"):
+        assert cmd in names, (cmd, names)
+
+
+@case("a bad command gets one error line and the connection goes on")
+def t_bad_command(env):
+    with env.daemon.client() as c:
+        c.send("frobnicate now")
+        c.send("contacts nosuchpart")
+        c.send("subscribe contacts")
+        c.send("status")
+        lines = [c.read_line() for _ in range(5)]
+    assert lines[0].startswith("error unknown-command "), lines
+    assert lines[1].startswith("error no-such-part "), lines
+    assert lines[2].startswith("error usage "), lines
+    assert lines[3].startswith("status ") and lines[4] == "ok", lines
+
+
+@case("contacts match the ground truth (one board)")
+def t_contacts_pad(env):
+    d = env.daemon
+    env.feed.cmd("press pad 60 5 6")
+    expect_contacts(d, "pad", [[5, 6]])
+    env.feed.cmd("release pad")
+    env.feed.cmd("press pad 60 0 1 15")
+    expect_contacts(d, "pad", [[0, 1], [15]])
+    env.feed.cmd("release pad")
+    expect_contacts(d, "pad", [])
+
+
+@case("contacts match the ground truth (two boards of one part)")
+def t_contacts_forearm(env):
+    d = env.daemon
+    env.feed.cmd("press lf0 60 0")
+    env.feed.cmd("press lf1 60 0")
+    expect_contacts(d, "left_forearm", [[0], [192]])
+    env.feed.cmd("release lf0")
+    env.feed.cmd("release lf1")
+    expect_contacts(d, "left_forearm", [])
+
+
+@case("json format: every line is a JSON object, contacts as in bottle")
+def t_json(env):
+    env.feed.cmd("press pad 60 9 10")
+    expect_contacts(env.daemon, "pad", [[9, 10]])
+    with env.daemon.client() as c:
+        c.command("format json")
+        for cmd in ("status", "parts", "contacts pad", "get"):
+            c.send(cmd)
+            while True:
+                obj = json.loads(c.read_line())
+                if obj["type"] in ("ok", "error"):
+                    assert obj["type"] == "ok", obj
+                    break
+                if obj["type"] == "contacts" and obj["part"] == "pad":
+                    assert [sorted(x["taxels"]) for x in obj["contacts"]] == [[9, 10]], obj
+        c.send("bogus")
+        err = json.loads(c.read_line())
+        assert err["type"] == "error" and err["code"] == "unknown-command", err
+    env.feed.cmd("release pad")
+
+
+@case("get and set processing parameters; bad values refused")
+def t_params(env):
+    with env.daemon.client() as c:
+        names = [l.split()[1] for l in c.command("get")]
+        assert "add_threshold" in names and "compensation_gain" in names, names
+        assert c.command("get add_threshold") == ["param add_threshold 7"], c.command("get add_threshold")
+        assert c.command("set add_threshold 9")[0].split()[2] in ("9", "9.0"), "set"
+        assert c.command("get add_threshold")[0].split()[2] in ("9", "9.0")
+        for bad, code in (("set nosuch 1", "unknown-param"), ("set add_threshold abc", "bad-value"),
+                          ("get nosuch", "unknown-param"), ("set max_neighbor_dist_m 0.1", "read-only")):
+            try:
+                c.command(bad)
+                raise AssertionError("accepted: " + bad)
+            except skin_client.SkindError as e:
+                assert e.code == code, (bad, e.line)
+        c.command("set add_threshold 7")
+
+
+@case("subscriptions: every publication, or at most RATE per second")
+def t_subscribe(env):
+    with env.daemon.client() as a, env.daemon.client() as b:
+        a.command("subscribe contacts pad 10")
+        b.command("subscribe taxels pad")
+        t0 = time.monotonic()
+        na = nb = 0
+        a.sock.settimeout(0.05)
+        b.sock.settimeout(0.05)
+        while time.monotonic() - t0 < 2.0:
+            for cl in (a, b):
+                try:
+                    line = cl.read_line()
+                except socket.timeout:
+                    continue
+                ev = skin_client.parse_event(line)
+                if cl is a:
+                    assert ev["type"] == "contacts" and ev["part"] == "pad", line
+                    na += 1
+                else:
+                    assert ev["type"] == "taxels" and len(ev["values"]) == 192, line[:80]
+                    nb += 1
+        # rate 10 for 2 s: 21 at most; the part publishes at 50 Hz
+        assert 10 <= na <= 21, na
+        assert nb > na, (na, nb)
+        a.command("unsubscribe")
+
+
+@case("shared memory by name agrees with the socket")
+def t_shm_name(env):
+    d = env.daemon
+    env.feed.cmd("press pad 60 2 3")
+    expect_contacts(d, "pad", [[2, 3]])
+    shm = skin_client.Shm(d.shm)
+    try:
+        assert [p["name"] for p in shm.parts] == ["pad", "left_forearm"]
+        s = shm.read_part("pad")
+        assert s["touched"] == [2, 3], s["touched"]
+        assert [sorted(c["taxels"]) for c in s["contacts"]] == [[2, 3]], s["contacts"]
+        assert s["samples"] > 0 and s["frame_ts_ns"] > 0 and s["publish_ns"] >= s["frame_ts_ns"]
+        assert s["state"] & 3 == 3, s["state"]     # attached, calibrated
+        assert not shm.retired()
+    finally:
+        shm.close()
+    env.feed.cmd("release pad")
+
+
+@case("shared memory through the socket: a read-only descriptor (SCM_RIGHTS)")
+def t_shm_fd(env):
+    with env.daemon.client() as c:
+        lines = c.command("shm")
+        assert lines[0].startswith("shm " + env.daemon.shm + " size "), lines
+        assert len(c.fds) == 1, c.fds
+        fd = c.fds.pop()
+        import fcntl
+        assert fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        size = os.fstat(fd).st_size
+        try:
+            mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            raise AssertionError("a writable mapping of the passed fd was allowed")
+        except PermissionError:
+            pass
+        shm = skin_client.Shm(fd=fd)
+        assert shm.n_parts == 2 and shm.read_part("pad")["samples"] > 0
+        shm.close()
+
+
+@case("calibrate and set: refused without rights, allowed for the admin group")
+def t_auth(env):
+    if os.geteuid() != 0:
+        print("# SKIP needs root to connect as other users")
+        return
+    d = env.daemon
+    os.chmod(d.sock, 0o666)
+    gid = grp.getgrnam("daemon").gr_gid
+
+    def as_user(groups, cmd):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                os.setgroups(groups)
+                os.setgid(65534)
+                os.setuid(65534)
+                with d.client() as c:
+                    try:
+                        c.command(cmd)
+                        out = "ok"
+                    except skin_client.SkindError as e:
+                        out = e.code
+                os.write(w, out.encode())
+            finally:
+                os._exit(0)
+        os.close(w)
+        out = os.read(r, 100).decode()
+        os.waitpid(pid, 0)
+        os.close(r)
+        return out
+
+    assert as_user([], "status") == "ok"
+    assert as_user([], "calibrate pad") == "permission-denied"
+    assert as_user([], "set add_threshold 8") == "permission-denied"
+    # the admin group is the daemon's --admin-group (daemon), through SO_PEERGROUPS
+    assert as_user([gid], "set add_threshold 7") == "ok"
+    os.chmod(d.sock, 0o660)
+
+
+# --- hostile clients -------------------------------------------------------------
+
+def served(d, within=3.0):
+    """A well-behaved client's status reply, timed."""
+    t0 = time.monotonic()
+    with d.client(timeout=within) as c:
+        c.command("status")
+    return time.monotonic() - t0
+
+
+@case("hostile: hundreds of connections; the limit refuses, others are served")
+def t_many(env):
+    d = env.daemon
+    good = d.client()
+    socks = []
+    try:
+        for _ in range(300):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(d.sock)
+            socks.append(s)
+        ln = skin_client.parse_event(good.command("status")[0])
+        assert int(ln["refused"]) > 0, ln
+        assert int(ln["clients"]) <= 64, ln
+        # a refused connection got one line saying why
+        refused = 0
+        for s in socks[-20:]:
+            s.settimeout(2)
+            if s.recv(200).startswith(b"error too-many-clients"):
+                refused += 1
+        assert refused == 20, refused
+    finally:
+        for s in socks:
+            s.close()
+    def settled():
+        try:
+            return int(d.status()["clients"]) <= 2
+        except skin_client.SkindError:
+            return False        # still full: refused
+    assert wait_for(settled, 5)
+    assert good.command("status")
+    good.close()
+
+
+@case("hostile: a 1 MB line gets one error, the connection goes on")
+def t_long_line(env):
+    d = env.daemon
+    with d.client() as bad, d.client() as good:
+        bad.sock.sendall(b"x" * (1 << 20) + b"\nstatus\n")
+        assert good.command("status")
+        lines = [bad.read_line() for _ in range(3)]
+        assert lines[0].startswith("error line-too-long "), lines[0]
+        assert lines[1].startswith("status ") and lines[2] == "ok", lines
+
+
+@case("hostile: garbage bytes; errors only for that client, the others served")
+def t_garbage(env):
+    d = env.daemon
+    rnd = random.Random(7)
+    with d.client() as bad, d.client() as good:
+        junk = bytes(rnd.randrange(256) for _ in range(65536))
+        bad.sock.sendall(junk + b"\nstatus\n")
+        assert good.command("status")
+        # whatever it said, it ends with our status reply
+        bad.sock.settimeout(10)
+        seen_status = False
+        for _ in range(10000):
+            line = bad.read_line()
+            assert line.startswith(("error ", "status ", "ok")), line[:100]
+            if line.startswith("status "):
+                seen_status = True
+            if seen_status and line == "ok":
+                break
+        assert seen_status
+    assert d.p.poll() is None
+
+
+@case("hostile: a half-closed client gets its replies, then EOF")
+def t_half_closed(env):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(env.daemon.sock)
+    s.sendall(b"status\nparts")      # the last line without a newline
+    s.shutdown(socket.SHUT_WR)
+    s.settimeout(5)
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    lines = data.decode().splitlines()
+    assert lines[0].startswith("status ") and lines[1] == "ok", lines
+    assert lines[2].startswith("part ") and lines[-1] == "ok", lines
+
+
+@case("hostile: a subscriber that never reads loses events, nobody else waits")
+def t_stuck(env):
+    d = env.daemon
+    stuck = d.client()
+    stuck.command("subscribe taxels all")
+    before = skin_client.Shm(d.shm)
+    s0 = before.read_part("pad")["samples"]
+    # its socket buffer, then its queue fill up: events are dropped
+    assert wait_for(lambda: int(d.status()["drops"]) > 0, 20), d.status()
+    # the pipeline went on at its rate, the others were served
+    time.sleep(1)
+    s1 = before.read_part("pad")["samples"]
+    before.close()
+    assert s1 - s0 > 50, (s0, s1)
+    assert served(d) < 3
+    # the stuck one, reading at last, is told how much it missed
+    stuck.sock.settimeout(5)
+    for _ in range(100000):
+        line = stuck.read_line()
+        if line.startswith("dropped "):
+            assert int(line.split()[1]) > 0, line
+            break
+    else:
+        raise AssertionError("no dropped line")
+    stuck.close()
+
+
+@case("shm readers never see torn data with the writer at full rate")
+def t_torn(env):
+    # a fresh daemon on 1 ms rings, ringfeed writing back to back
+    env.daemon.stop()
+    env.feed.stop()
+    for f in os.listdir(env.rings):
+        os.unlink(os.path.join(env.rings, f))
+    env.feed = Feed(env.rings, [p + ":1" for p in PATCHES])
+    d = env.start()
+    d.ready()
+    env.feed.cmd("uniform on")
+    env.feed.cmd("full on")
+    try:
+        out = subprocess.run([SHMCHECK, d.shm, "pad", "3", "2"], capture_output=True,
+                             text=True, timeout=30).stdout.split()
+        r = dict(zip(out[0::2], map(int, out[1::2])))
+        print("# locked readers: %s" % r)
+        assert r["reads"] > 1000 and r["publications"] > 100, r
+        assert r["torn"] == 0 and r["backwards"] == 0, r
+        out = subprocess.run([SHMCHECK, d.shm, "left_forearm", "2", "2", "unlocked"],
+                             capture_output=True, text=True, timeout=30).stdout
+        print("# the same without the seqlock (shows the check can see tearing): %s" % out.strip())
+        assert served(d) < 5
+    finally:
+        env.feed.cmd("full off")
+        env.feed.cmd("uniform off")
+    env.feed.stop()
+    env.daemon.stop()
+    for f in os.listdir(env.rings):
+        os.unlink(os.path.join(env.rings, f))
+    env.feed = Feed(env.rings)
+    env.start(["--admin-group", "daemon"]).ready()
+
+
+# --- life cycle -------------------------------------------------------------------
+
+@case("a patch that vanishes and comes back is re-attached")
+def t_reattach(env):
+    d = env.daemon
+
+    def patch(name):
+        return [p for p in d.parts() if p["type"] == "patch" and p["name"] == name][0]
+    env.feed.cmd("remove lf0")
+    assert wait_for(lambda: not patch("left_forearm.0")["attached"], 5), patch("left_forearm.0")
+    env.feed.cmd("restore lf0")
+    assert wait_for(lambda: patch("left_forearm.0")["attached"], 5)
+    f0 = int(patch("left_forearm.0")["frames"])
+    assert wait_for(lambda: int(patch("left_forearm.0")["frames"]) > f0 + 10, 5)
+    assert "detached: its ring was removed or replaced" in d.log()
+
+
+@case("SIGHUP reloads the configuration without dropping clients")
+def t_reload(env):
+    d = env.daemon
+    sub = d.client()
+    sub.command("subscribe contacts pad")
+    old = skin_client.Shm(d.shm)
+    with open(d.config) as f:
+        text = f.read()
+    with open(d.config, "w") as f:
+        f.write(text.replace("add_threshold = 7", "add_threshold = 8"))
+    d.p.send_signal(signal.SIGHUP)
+    for _ in range(1000):
+        line = sub.read_line()
+        if line.startswith("reload "):
+            assert line == "reload generation 2", line
+            break
+    assert sub.read_line().startswith("contacts pad "), "events after the reload"
+    assert d.status()["generation"] == "2"
+    with d.client() as c:
+        assert c.command("get add_threshold")[0].split()[2] in ("8", "8.0")
+    assert old.retired()
+    old.close()
+    new = skin_client.Shm(d.shm)
+    assert new.generation == 2 and not new.retired()
+    new.close()
+    sub.close()
+
+
+@case("a broken configuration on SIGHUP keeps the running one")
+def t_reload_bad(env):
+    d = env.daemon
+    with open(d.config) as f:
+        good = f.read()
+    with open(d.config, "w") as f:
+        f.write(good + "\n[part broken]\npatches = nosuchbus:3\n")
+    gen = d.status()["generation"]
+    d.p.send_signal(signal.SIGHUP)
+    assert wait_for(lambda: "keeping the running configuration" in d.log(), 5), d.log()[-500:]
+    assert re.search(r"skind.conf:\d+", d.log()), "the error names file and line"
+    assert d.status()["generation"] == gen
+    with open(d.config, "w") as f:
+        f.write(good)
+
+
+@case("kill -9 and restart: the saved calibration is restored")
+def t_kill9(env):
+    d = env.daemon
+    assert os.path.exists(os.path.join(env.dir, "state", "calibration"))
+    d.stop(signal.SIGKILL)
+    # the socket and shm files of the dead daemon are still there
+    assert os.path.exists(d.sock) and os.path.exists(d.shm)
+    d2 = env.start(["--admin-group", "daemon"], cal=30)
+    log = lambda: d2.log()  # noqa: E731
+    assert wait_for(lambda: "calibration restored" in log(), 5), log()
+    assert "pad: using the saved calibration" in log()
+    assert "calibrating" not in log(), log()
+    # running at once, although a calibration would take 30 s
+    d2.ready()
+    assert d2.status()["calibrated"] == "2"
+
+
+@case("systemd: READY, STATUS and WATCHDOG through $NOTIFY_SOCKET")
+def t_notify(env):
+    d = env.daemon
+    d.stop()
+    path = os.path.join(env.dir, "notify")
+    ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    ns.bind(path)
+    ns.settimeout(10)
+    os.environ.update(NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
+    try:
+        env.start(["--admin-group", "daemon"])
+    finally:
+        for k in ("NOTIFY_SOCKET", "WATCHDOG_USEC"):
+            os.environ.pop(k, None)
+    got = []
+    end = time.monotonic() + 5
+    while time.monotonic() < end and not (any("WATCHDOG=1" in g for g in got) and
+                                          any("READY=1" in g for g in got)):
+        got.append(ns.recv(4096).decode())
+    ns.close()
+    text = "\n".join(got)
+    assert "READY=1" in text and "STATUS=" in text and "WATCHDOG=1" in text, text
+    env.daemon.ready()
+
+
+@case("systemd: socket activation (sd_listen_fds)")
+def t_activation(env):
+    act = shutil.which("systemd-socket-activate")
+    if not act:
+        print("# SKIP no systemd-socket-activate")
+        return
+    sock = os.path.join(env.dir, "act.sock")
+    logp = os.path.join(env.dir, "act.log")
+    args = [act, "-l", sock, SKIND, "-c", env.daemon.config, "-r", env.rings,
+            "--shm", os.path.join(env.dir, "act.shm"), "--state-dir",
+            os.path.join(env.dir, "state"), "--no-create-patches", "-v"]
+    with open(logp, "w") as lf:
+        p = subprocess.Popen(args, stdout=lf, stderr=subprocess.STDOUT)
+        try:
+            assert wait_for(lambda: os.path.exists(sock), 5)
+            with skin_client.Client(sock, timeout=10) as c:
+                assert c.command("status")[0].startswith("status ")
+            assert "listening on the socket systemd passed" in open(logp).read()
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=10)
+    assert p.returncode == 0, open(logp).read()
+
+
+@case("skinctl status, contacts and calibrate")
+def t_skinctl(env):
+    d = env.daemon
+    e = dict(os.environ, SKIN_SOCKET=d.sock)
+    r = subprocess.run([SKINCTL, "status"], env=e, capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and r.stdout.startswith("status version "), r
+    assert "patch left_forearm left_forearm.1 bus can1 address 12 attached" in r.stdout, r.stdout
+    env.feed.cmd("press pad 60 7")
+    expect_contacts(d, "pad", [[7]])
+    r = subprocess.run([SKINCTL, "contacts", "--json", "pad"], env=e, capture_output=True,
+                       text=True, timeout=10)
+    ev = json.loads(r.stdout.splitlines()[0])
+    assert [c["taxels"] for c in ev["contacts"]] == [[7]], r.stdout
+    env.feed.cmd("release pad")
+    r = subprocess.run([SKINCTL, "contacts", "--watch", "--rate", "5", "pad"], env=e,
+                       capture_output=True, text=True, timeout=1.5) if False else None
+    p = subprocess.Popen([SKINCTL, "contacts", "--watch", "--rate", "5", "pad"], env=e,
+                         stdout=subprocess.PIPE, text=True)
+    lines = [p.stdout.readline() for _ in range(3)]
+    p.terminate()
+    p.wait()
+    assert all(l.startswith("contacts pad ") for l in lines), lines
+    r = subprocess.run([SKINCTL, "calibrate", "--wait", "left_forearm"], env=e,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "calibrated left_forearm" in r.stdout, r
+    r = subprocess.run([SKINCTL, "calibrate", "nosuch"], env=e, capture_output=True,
+                       text=True, timeout=10)
+    assert r.returncode == 1 and "no-such-part" in r.stderr, r
+
+
+@case("the Python client: command line, socket and shm")
+def t_python(env):
+    d = env.daemon
+    cli = os.path.join(SRC, "clients/python/skin_client.py")
+    r = subprocess.run([sys.executable, cli, "--socket", d.sock, "parts"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and r.stdout.startswith("part pad "), r
+    r = subprocess.run([sys.executable, cli, "--shm-path", d.shm, "shm", "pad"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and json.loads(r.stdout)["part"] == "pad", r
+
+
+@case("--log-prefix: <N> priorities on stderr")
+def t_prefix(env):
+    p = subprocess.run([SKIND, "-c", "/nonexistent/skind.conf", "--log-prefix",
+                        "-s", os.path.join(env.dir, "x.sock"), "--shm",
+                        os.path.join(env.dir, "x.shm")], capture_output=True, text=True,
+                       timeout=10)
+    assert p.returncode == 1, p
+    assert re.match(r"<3>/nonexistent/skind.conf", p.stderr), p.stderr
+
+
+@case("SIGTERM: clean exit, the socket and the shm name removed")
+def t_sigterm(env):
+    d = env.daemon
+    with d.client() as c:
+        c.command("subscribe contacts all")
+        rc = d.stop(signal.SIGTERM)
+        assert rc == 0, (rc, d.log()[-2000:])
+        c.sock.settimeout(5)
+        try:
+            while True:
+                c.read_line()
+        except ConnectionResetError:
+            pass
+    assert not os.path.exists(d.sock) and not os.path.exists(d.shm)
+    env.daemon = None
+
+
+def main():
+    glob = sys.argv[1] if len(sys.argv) > 1 else "*"
+    cases = [(n, f) for n, f in CASES if fnmatch.fnmatch(n, glob) or fnmatch.fnmatch(f.__name__, glob)]
+    print("1..%d" % len(cases), flush=True)
+    env = Env()
+    failed = 0
+    try:
+        env.start(["--admin-group", "daemon"]).ready()
+        for i, (name, fn) in enumerate(cases, 1):
+            try:
+                if env.daemon is None:
+                    env.start(["--admin-group", "daemon"]).ready()
+                fn(env)
+                print("ok %d - %s" % (i, name), flush=True)
+            except Exception:
+                failed += 1
+                print("not ok %d - %s" % (i, name))
+                for line in traceback.format_exc().splitlines():
+                    print("# " + line)
+                if env.daemon:
+                    for line in env.daemon.log().splitlines()[-15:]:
+                        print("#   skind: " + line)
+                sys.stdout.flush()
+                if env.daemon and env.daemon.p.poll() is not None:
+                    print("# skind died (%d); starting a new one" % env.daemon.p.returncode)
+                    env.daemon = None
+    finally:
+        env.close()
+        if not failed:
+            shutil.rmtree(env.dir, ignore_errors=True)
+        else:
+            print("# left for inspection: %s" % env.dir)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
