@@ -9,7 +9,10 @@ apt-get purge -y skin skin-dkms
 [ -z "$(dkms status skin)" ] || fail "dkms still has: $(dkms status skin)"
 [ ! -e "/lib/modules/$(uname -r)/updates/dkms/skin.ko" ] || fail "skin.ko left in /lib/modules"
 modinfo skin >/dev/null 2>&1 && fail "modinfo still finds skin"
-for f in /lib/udev/rules.d/60-skin.rules /usr/lib/sysusers.d/skin.conf /usr/bin/skinctl /etc/skin/skind.conf; do
+expect_eq "skind.socket after purge" "$(systemctl is-active skind.socket || true)" inactive
+expect_eq "skind.service after purge" "$(systemctl is-active skind.service || true)" inactive
+for f in /lib/udev/rules.d/60-skin.rules /usr/lib/sysusers.d/skin.conf /usr/bin/skinctl \
+	/usr/sbin/skind /lib/systemd/system/skind.socket /run/skin/skind.sock /etc/skin/skind.conf; do
 	[ ! -e "$f" ] || fail "$f left after purge"
 done
 echo "ok: purged"

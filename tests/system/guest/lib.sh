@@ -46,3 +46,20 @@ users() {
 	id alice >/dev/null 2>&1 || useradd --groups skin alice
 	id bob >/dev/null 2>&1 || useradd bob
 }
+
+# unit_prop UNIT PROPERTY: one property's value
+unit_prop() {
+	systemctl show -p "$2" --value "$1"
+}
+
+# wait_for SECONDS WHAT COMMAND...: until the command succeeds
+wait_for() {
+	t=$1 what=$2
+	shift 2
+	while ! "$@" >/dev/null 2>&1; do
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || fail "$what: not within the time"
+		sleep 1
+	done
+	echo "ok: $what"
+}
