@@ -23,13 +23,14 @@ expect_eq "skind runs as" "$(ps -o user= -p "$(unit_prop skind.service MainPID)"
 echo "patches skind made: $(ls /sys/kernel/config/skin | tr '\n' ' ')"
 [ -n "$(ls /sys/kernel/config/skin)" ] || fail "skind --create-patches made no patch"
 
-# the journal: skind's own messages, with PRIORITY and its PATCH=/PART= fields
-journalctl -u skind.service -o json --no-pager >/tmp/journal.json
-grep '"SYSLOG_IDENTIFIER":"skind"' /tmp/journal.json | head -n 3 | cut -c 1-300
-grep '"SYSLOG_IDENTIFIER":"skind"' /tmp/journal.json | grep -q '"PRIORITY":"[0-7]"' ||
-	fail "no skind message with a PRIORITY in the journal"
-grep '"SYSLOG_IDENTIFIER":"skind"' /tmp/journal.json | grep -Eq '"(PATCH|PART)":"[^"]+"' ||
-	fail "no skind message with a PATCH= or PART= field in the journal"
+# the journal: the daemon's own messages (user skind's, not those of the
+# root ExecStartPre), with PRIORITY and its PATCH=/PART= fields
+journalctl -u skind.service -o json --no-pager |
+	grep '"SYSLOG_IDENTIFIER":"skind"' | grep "\"_UID\":\"$(id -u skind)\"" >/tmp/journal.json ||
+	fail "no message of skind (uid $(id -u skind)) in the journal"
+head -n 2 /tmp/journal.json | cut -c 1-300
+grep -q '"PRIORITY":"[0-7]"' /tmp/journal.json || fail "no skind message with a PRIORITY"
+grep -Eq '"(PATCH|PART)":"[^"]+"' /tmp/journal.json || fail "no skind message with a PATCH= or PART= field"
 echo "ok: structured fields: $(grep -Eo '"(PATCH|PART)":"[^"]+"' /tmp/journal.json | sort -u | head -n 3 | tr '\n' ' ')"
 
 # a hung skind (SIGSTOP) misses its watchdog: systemd kills and restarts it
