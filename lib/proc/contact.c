@@ -19,11 +19,6 @@
  * another (they all sit at the origin).  Here the touched position-less
  * taxels of one triangle (a fingertip is one) form one group.
  */
-static inline bool has_pos(const struct skin_model *m,
-			   const struct skin_part *sp, unsigned int k)
-{
-	return m->taxels[sp->first_taxel + k].flags & SKIN_TAXEL_HAS_POS;
-}
 
 static unsigned int gather_touched(const struct skin_proc *p,
 				   struct proc_part *pt)
@@ -58,7 +53,7 @@ static unsigned int label_components(const struct skin_proc *p,
 		while (head < tail) {
 			unsigned int k = pt->queue[head++], e;
 
-			if (has_pos(m, sp, k)) {
+			if (pt->has_pos[k]) {
 				if (!m->nbr_start)
 					continue;
 				for (e = m->nbr_start[base + k];
@@ -77,7 +72,7 @@ static unsigned int label_components(const struct skin_proc *p,
 				for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
 				     q < pt->n; q++)
 					if (pt->touched[q] && pt->label[q] < 0 &&
-					    !has_pos(m, sp, q)) {
+					    !pt->has_pos[q]) {
 						pt->label[q] = (int32_t)n_comp;
 						pt->queue[tail++] = q;
 					}

@@ -109,6 +109,38 @@ static void smooth_restart(struct skin_proc *p)
 			p->parts[i].smooth[k] = p->parts[i].d[k];
 }
 
+/*
+ * A switch turned off leaves no state behind: holds end, fault flags the
+ * periodic checks would no longer clear are cleared (not those of the
+ * calibration), so no taxel stays on the general path or excluded.
+ */
+static void switches_changed(struct skin_proc *p,
+			     const struct skin_config_comp *old)
+{
+	const struct skin_config_comp *c = &p->prm;
+	const bool hold_was = old->hold_contacts && !old->compat;
+	const bool hold_is = c->hold_contacts && !c->compat;
+	const bool faults_was = old->fault_detection && !old->compat;
+	const bool faults_is = c->fault_detection && !c->compat;
+	unsigned int i, k;
+
+	if ((!hold_was || hold_is) && (!faults_was || faults_is))
+		return;
+	for (i = 0; i < p->n_parts; i++) {
+		struct proc_part *pt = &p->parts[i];
+
+		for (k = 0; k < pt->n; k++) {
+			if (pt->kind[k] != SKIN_TAXEL_TACTILE)
+				continue;
+			if (hold_was && !hold_is)
+				pt->hold[k] = 0;
+			if (faults_was && !faults_is)
+				pt->fault[k] &= SKIN_FAULT_CALIBRATION;
+			proc_mark(pt, k);
+		}
+	}
+}
+
 static int why_fail(char *why, size_t why_len, int rc, const char *fmt, ...)
 	SKIN_PRINTF_LIKE(4, 5);
 
@@ -153,10 +185,13 @@ int skin_proc_set(struct skin_proc *p, const char *name, const char *value,
 			return why_fail(why, why_len, -EINVAL,
 					"%s = '%s': expected true or false",
 					pr->name, value);
+		struct skin_config_comp old = p->prm;
+
 		if (pr->off == OFF(smooth_filter) && b && !p->prm.smooth_filter)
 			smooth_restart(p);
 		*(int *)(base + pr->off) = b;
 		proc_derive(p);
+		switches_changed(p, &old);
 		return 0;
 	}
 	errno = 0;

@@ -84,6 +84,8 @@ struct proc_part {
 	/* per taxel (structure of arrays, n entries each) */
 	uint8_t *mode;			/* enum proc_mode */
 	uint8_t *kind;			/* enum skin_taxel_kind */
+	uint8_t *has_pos;		/* SKIN_TAXEL_HAS_POS, compact for the
+					 * clustering's walk */
 	double *baseline;
 	double *initial;		/* baseline at calibration */
 	double *thr;			/* touch threshold, >= 1 */

@@ -89,7 +89,7 @@ static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
 
-	free(pt->mode); free(pt->kind); free(pt->baseline); free(pt->initial);
+	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->baseline); free(pt->initial);
 	free(pt->thr); free(pt->inv_thr); free(pt->smooth); free(pt->d);
 	free(pt->value); free(pt->filt); free(pt->byte); free(pt->touched);
 	free(pt->touch_raw); free(pt->hold); free(pt->hold_ns);
@@ -113,6 +113,7 @@ static bool part_alloc(struct proc_part *pt)
 
 	pt->mode = zalloc(n, 1, &oom);
 	pt->kind = zalloc(n, 1, &oom);
+	pt->has_pos = zalloc(n, 1, &oom);
 	pt->baseline = zalloc(n, sizeof(double), &oom);
 	pt->initial = zalloc(n, sizeof(double), &oom);
 	pt->thr = zalloc(n, sizeof(double), &oom);
@@ -256,6 +257,8 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 			goto oom_free;
 		for (k = 0; k < pt->n; k++) {
 			pt->kind[k] = (uint8_t)m->taxels[sp->first_taxel + k].kind;
+			pt->has_pos[k] = !!(m->taxels[sp->first_taxel + k].flags &
+					    SKIN_TAXEL_HAS_POS);
 			if (pt->kind[k] == SKIN_TAXEL_TACTILE)
 				pt->n_tactile++;
 		}

@@ -452,6 +452,10 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		if (raw != pt->last_raw[k] || !pt->raw_ns[k]) {
 			pt->last_raw[k] = raw;
 			pt->raw_ns[k] = ts;
+			/* a value that moved is neither stuck nor saturated:
+			 * a healthy taxel of a live triangle is done */
+			if (!pt->fault[k] && !dead && !diag)
+				continue;
 		}
 		still = ts - pt->raw_ns[k];
 		/* a recalibration that keeps finding the baseline out of
@@ -560,26 +564,16 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 }
 
 /*
- * The arithmetic of every slot of a patch, dense and branch-free, four
- * slots at a time in GCC's vector extension (AVX2, or SSE2 pairs; the
- * clone is picked at load time; gcc 12 does not vectorise the scalar form
- * by itself).  A slot that is not a plain running tactile taxel (act 0:
- * pads, absent slots, taxels recalibrating, faulty or held) keeps its
- * baseline and smoothing state and gets 0 everywhere; run() sends those
- * through taxel_slow() afterwards.  Besides the arrays it returns the
- * touched (smoothed) and touched-raw (unsmoothed) slots as bit masks, from
- * which run() builds the touched list in O(touched).
+ * The arithmetic of every slot of a patch, dense and branch-free.  A slot
+ * that is not a plain running tactile taxel (act 0: pads, absent slots,
+ * taxels recalibrating, faulty or held) keeps its baseline and smoothing
+ * state and gets 0 everywhere; run() sends those through taxel_slow()
+ * afterwards.  Besides the arrays it returns the touched (smoothed) and
+ * touched-raw (unsmoothed) slots as bit masks, from which run() builds
+ * the touched list in O(touched).  This is the portable form (scalar; gcc
+ * 12 does not vectorise it); dense_avx2() below computes the same doubles
+ * four at a time.
  */
-typedef double v4d __attribute__((vector_size(32), aligned(8)));
-typedef long long v4l __attribute__((vector_size(32), aligned(8)));
-typedef int v4i __attribute__((vector_size(16), aligned(4)));
-typedef unsigned char v4c __attribute__((vector_size(4), aligned(1)));
-
-/* a macro: 32-byte vectors as arguments trip gcc's -Wpsabi */
-#define vsel(m, a, b)	((v4d)(((v4l)(a) & (m)) | ((v4l)(b) & ~(m))))
-#define vbits(m)	((uint64_t)(((m)[0] & 1) | ((m)[1] & 2) | \
-				    ((m)[2] & 4) | ((m)[3] & 8)))
-
 struct dense_io {
 	double a_new, a_old, g_free, g_touch, voff, vsign;
 	bool bin;
@@ -594,25 +588,12 @@ struct dense_io {
 
 static void dense(struct dense_io *io)
 {
-	const v4d a_new = { io->a_new, io->a_new, io->a_new, io->a_new };
-	const v4d a_old = { io->a_old, io->a_old, io->a_old, io->a_old };
-	const v4d g_free = { io->g_free, io->g_free, io->g_free, io->g_free };
-	const v4d g_touch = { io->g_touch, io->g_touch, io->g_touch, io->g_touch };
-	const v4d voff = { io->voff, io->voff, io->voff, io->voff };
-	const v4d vsign = { io->vsign, io->vsign, io->vsign, io->vsign };
-	const v4d max = { PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN, PROC_MAX_SKIN };
-	const v4d zero = { 0, 0, 0, 0 }, half = { 0.5, 0.5, 0.5, 0.5 };
-	const v4d touch = { PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH, PROC_BIN_TOUCH };
-	const long long bl = -(long long)io->bin;
-	const v4l bin = { bl, bl, bl, bl };
-	const v4l one = { 1, 1, 1, 1 };
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
 	double *restrict filt = io->filt;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
-	const unsigned int n = io->n & ~3u;
 	unsigned int j, end, tri;
 
 	io->tf[0] = io->tf[1] = io->tf[2] = 0;
@@ -621,40 +602,7 @@ static void dense(struct dense_io *io)
 	 * outputs stay 0 */
 	for (tri = io->tri; tri; tri &= tri - 1)
 	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
-	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j + 4 <= end && j + 4 <= n; j += 4) {
-		const v4d raw = { vals[j], vals[j + 1], vals[j + 2], vals[j + 3] };
-		const v4d b = *(const v4d *)(baseline + j);
-		const v4d sm = *(const v4d *)(smooth + j);
-		const v4d lv = *(const v4d *)(level + j);
-		const v4d it = *(const v4d *)(inv_thr + j);
-		const v4l on = *(const v4d *)(act + j) > half;
-		v4d d = voff + vsign * raw - b, s, fs, out, g;
-		v4l tf, tr;
-		v4c c;
-
-		d = vsel(d < max, d, max);
-		s = a_new * d + a_old * sm;
-		fs = vsel(s > zero, s, zero);
-		tf = (s > lv) & on;
-		tr = (d > lv) & on;
-		/* NO_TOUCH is 0: the touch mask and 100 */
-		out = (v4d)((v4l)vsel(bin, (v4d)((v4l)touch & tf), fs) & on);
-		g = vsel(tr, g_touch, g_free) * d * it;
-		*(v4d *)(smooth + j) = vsel(on, s, sm);
-		*(v4d *)(filt + j) = (v4d)((v4l)fs & on);
-		*(v4d *)(value + j) = out;
-		*(v4d *)(dd + j) = d;
-		*(v4d *)(baseline + j) = vsel(on, b + g, b);
-		c = __builtin_convertvector(__builtin_convertvector(out + half, v4i), v4c);
-		__builtin_memcpy(io->byte + j, &c, 4);
-		c = __builtin_convertvector(tf & one, v4c);
-		__builtin_memcpy(io->touched + j, &c, 4);
-		c = __builtin_convertvector(tr & one, v4c);
-		__builtin_memcpy(io->touch_raw + j, &c, 4);
-		io->tf[j / 64] |= vbits(tf) << (j % 64);
-		io->tr[j / 64] |= vbits(tr) << (j % 64);
-	}
-	for (j = n; j < io->n; j++) {	/* a short part's last slots */
+	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < io->n; j++) {
 		const double v = io->voff + io->vsign * (double)vals[j];
 		const double b = baseline[j], sm = smooth[j], lv = level[j];
 		const bool on = act[j] > 0.5;

@@ -17,8 +17,10 @@ import grp
 import json
 import mmap
 import os
+import pty
 import random
 import re
+import select
 import shutil
 import signal
 import socket
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
+import xml.etree.ElementTree as ET
 
 SRC = os.environ.get("SKIN_SOURCE_ROOT",
                      os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -734,6 +737,102 @@ def t_skinctl(env):
     r = subprocess.run([SKINCTL, "calibrate", "nosuch"], env=e, capture_output=True,
                        text=True, timeout=10)
     assert r.returncode == 1 and "no-such-part" in r.stderr, r
+
+
+def pid_alive(pid):
+    return os.waitpid(pid, os.WNOHANG) == (0, 0)
+
+
+@case("skinctl view and snapshot on the live shm")
+def t_view(env):
+    d = env.daemon
+    e = dict(os.environ, SKIN_SOCKET=d.sock)
+    env.feed.cmd("press pad 60 5 6")
+    expect_contacts(d, "pad", [[5, 6]])
+    with d.client() as c:
+        cid = skin_client.parse_event(c.command("contacts pad")[0])["contacts"][0]["id"]
+    # through the socket's descriptor
+    r = subprocess.run([SKINCTL, "view", "pad", "--config", d.config, "--once", "--no-color",
+                        "--size", "100x16"], env=e, capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r
+    lines = r.stdout.split("\n")
+    assert len(lines) == 17 and lines[-1] == "", lines      # 16 lines
+    assert re.match(r"pad  sample \d+  t [\d.]+ s  contacts 1 #%d  max 100$" % cid, lines[0]), lines
+    assert lines[15].startswith("3D positions projected on their best-fit plane | skind shm (socket "), lines
+    grid = "\n".join(lines[1:15])
+    assert grid.count("X") == 1 and ("X%d" % cid) in grid, grid
+    # 16 taxels, each in its cell: 14 idle dots, 2 pressed ('+' at 100)
+    # less what the X and its label cover
+    assert grid.count(".") + grid.count("+") + 1 + len(str(cid)) >= 16, grid
+    assert grid.count(".") <= 14 and grid.count("+") <= 2, grid
+    # by name, as SVG
+    svg = os.path.join(env.dir, "pad.svg")
+    r = subprocess.run([SKINCTL, "snapshot", "pad", "--config", d.config, "--shm", d.shm,
+                        "--svg", svg], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.parse(svg).getroot()
+    circles = root.findall(".//s:circle", ns)
+    assert len(circles) == 16, len(circles)
+    touched = sorted(c.get("id") for c in circles if c.get("class") == "tactile touched")
+    assert touched == ["t5", "t6"], touched
+    g = root.findall(".//s:g[@class='contact']", ns)
+    assert len(g) == 1 and g[0].get("id") == "c%d" % cid, [x.attrib for x in g]
+    assert g[0].find("s:text", ns).text == "#%d" % cid
+    env.feed.cmd("release pad")
+    expect_contacts(d, "pad", [])
+    # live, on a terminal: the alternate screen, q quits and restores it
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(SKINCTL, [SKINCTL, "view", "pad", "--config", d.config, "--rate", "50"],
+                  dict(e, TERM="xterm-256color"))
+    out = b""
+    def read_until(marker, timeout=10, since=0):
+        nonlocal out
+        end = time.monotonic() + timeout
+        while marker not in out[since:] and time.monotonic() < end:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    out += os.read(fd, 65536)
+                except OSError:
+                    break
+        return marker in out[since:]
+    try:
+        assert read_until(b"contacts 0"), out[-2000:]
+        assert out.startswith(b"\x1b[?1049h"), out[:40]
+        env.feed.cmd("press pad 60 9")
+        assert read_until(b"contacts 1"), out[-2000:]
+        env.feed.cmd("release pad")
+        # skind stops: the last picture stays, the view waits for it
+        assert d.stop(signal.SIGTERM) == 0
+        env.daemon = None
+        assert read_until(b"[waiting for skind]"), out[-2000:]
+        mark = len(out)
+        env.start(["--admin-group", "daemon"]).ready()
+        assert read_until(b"contacts 0", since=mark), out[-2000:]
+        assert b"pad  sample" in out[mark:] and pid_alive(pid)
+        os.write(fd, b"q")
+        read_until(b"\x1b[?1049l")
+        _, st = os.waitpid(pid, 0)
+        assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+        assert out.rstrip(b"\r\n").endswith(b"\x1b[0m\x1b[?25h\x1b[?1049l"), out[-80:]
+    finally:
+        os.close(fd)
+    # and SIGTERM restores the terminal as well
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(SKINCTL, [SKINCTL, "view", "pad", "--config", d.config],
+                  dict(e, SKIN_SOCKET=env.daemon.sock))
+    out = b""
+    try:
+        assert read_until(b"pad  sample"), out[-2000:]
+        os.kill(pid, signal.SIGTERM)
+        read_until(b"\x1b[?1049l")
+        _, st = os.waitpid(pid, 0)
+        assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+        assert b"\x1b[?1049l" in out
+    finally:
+        os.close(fd)
 
 
 @case("the Python client: command line, socket and shm")

@@ -761,6 +761,30 @@ static void calibration_file(void **state)
 	fixture_done(&fy);
 }
 
+/* Switching an improvement off leaves nothing behind: a held baseline
+ * drifts again, a stuck taxel is back. */
+static void switches_off(void **state)
+{
+	struct fixture fx;
+	uint64_t seq, i;
+
+	(void)state;
+	fixture_strip(&fx, "binarization = false\nstuck_s = 0.5");
+	seq = calibrate_strip(fx.p);
+	for (i = 0; i < 40; i++)	/* taxel 1 held, taxel 0 constant */
+		feed4(fx.p, seq++, 240, 175 + (int)(i % 2), 230 + (int)(i % 2), 250 + (int)(i % 2));
+	assert_near(skin_proc_baselines(fx.p, 0)[1], 20, EPS);
+	assert_int_equal(skin_proc_faults(fx.p, 0)[0], SKIN_FAULT_STUCK);
+	assert_int_equal(skin_proc_set(fx.p, "hold_contacts", "false", NULL, 0), 0);
+	assert_int_equal(skin_proc_set(fx.p, "fault_detection", "false", NULL, 0), 0);
+	assert_int_equal(skin_proc_faults(fx.p, 0)[0], 0);
+	/* d = 60 or 59, touched: the contact gain drifts the baseline */
+	feed4(fx.p, seq++, 240, 175, 230, 250);
+	assert_near(skin_proc_baselines(fx.p, 0)[1], 20 + 0.02 * 0.05 * 60 / 10, 1e-12);
+	assert_true(skin_proc_values(fx.p, 0)[0] >= 0);
+	fixture_done(&fx);
+}
+
 static void bad_calls(void **state)
 {
 	struct fixture fx;
@@ -805,6 +829,7 @@ int main(void)
 		cmocka_unit_test(fingertips_group_by_triangle),
 		cmocka_unit_test(params_by_name),
 		cmocka_unit_test(calibration_file),
+		cmocka_unit_test(switches_off),
 		cmocka_unit_test(bad_calls),
 	};
 

@@ -191,7 +191,7 @@ static int raw_value(unsigned int pi, unsigned int k, unsigned int s,
 static double run_reference(const char *what, void (*tweak)(struct skin_config_comp *),
 			    bool strict)
 {
-	enum { N_PRESS = 4, SAMPLES = 1500 };
+	enum { N_PRESS = 4, SAMPLES = 1000 };
 	struct fixture fx;
 	struct compensator *c;
 	struct press pr[N_PRESS];
@@ -355,6 +355,15 @@ static void reference_zero_up(void **state)
 	assert_true(run_reference("zeroUpRawData", t_compat_zero_up, true) <= 1e-6);
 }
 
+/* The portable (non-AVX2) path of the dense arithmetic agrees too. */
+static void reference_portable_path(void **state)
+{
+	(void)state;
+	assert_int_equal(setenv("SKIN_PROC_NO_AVX2", "1", 1), 0);
+	assert_true(run_reference("skinManAll.ini, portable path", t_compat, true) <= 1e-6);
+	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
+}
+
 /* The comparison can fail: skind's own mode (smoothing from 0, exact
  * mean, hold) differs from skinManager on the same streams. */
 static void t_default(struct skin_config_comp *c)
@@ -377,6 +386,7 @@ int main(void)
 		cmocka_unit_test(reference_no_smoothing),
 		cmocka_unit_test(reference_float_factor),
 		cmocka_unit_test(reference_zero_up),
+		cmocka_unit_test(reference_portable_path),
 		cmocka_unit_test(reference_detects_differences),
 	};
 

@@ -33,6 +33,10 @@ static const struct skinctl_cmd cmds[] = {
 	  "the contacts skind sees, once or as they change", cmd_contacts },
 	{ "calibrate", "[--wait] [PART]",
 	  "make skind calibrate a part (or every part)", cmd_calibrate },
+	{ "view", "PART [--once] [--log LOG]",
+	  "a part's layout as a live heat map in the terminal", cmd_view },
+	{ "snapshot", "PART --svg FILE [--log LOG]",
+	  "the same picture as an SVG file", cmd_snapshot },
 };
 
 static void usage(FILE *fp)

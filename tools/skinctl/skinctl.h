@@ -27,5 +27,7 @@ int cmd_process(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_contacts(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 #endif

@@ -7,9 +7,11 @@ vcan_add vcan0
 skin_load
 patch_create lh interface=vcan0 address=14 triangles=0x0001 ring_frames=16
 patch_enable lh
-skinctl dump --timeout 1500 /dev/skin/lh >/tmp/mmap.out 2>/dev/null &
+# --all: from the patch's first frame, so that a reader the loaded emulator
+# starts late still accounts for every frame (read or lost)
+skinctl dump --all --timeout 3000 /dev/skin/lh >/tmp/mmap.out 2>/dev/null &
 r1=$!
-skinctl dump --timeout 1500 /dev/skin/lh >/tmp/mmap2.out 2>/dev/null &
+skinctl dump --all --timeout 3000 /dev/skin/lh >/tmp/mmap2.out 2>/dev/null &
 r2=$!
 sleep 0.3
 cangen vcan0 -I 4E0 -L 8 -D 40F0F0F0F0F0F0F0 -g 0 -n 20000

@@ -15,9 +15,13 @@ cat /tmp/boards
 expect_eq boards "$(wc -l </tmp/boards)" 3
 
 # The driver's patches: one per board, with the triangles the skin has.
+# Boards every 250 ms (real ones: 50): the driver times a sample out at
+# 1.5 periods, and the emulated machine, loaded, has stalled a sender for
+# 290 ms in the middle of a period; what this case checks is values,
+# masks and counts, not timing.
 while read -r name bus addr _ _ present; do
 	patch_create "$name" interface="$bus" address="$addr" \
-		triangles="0x$present" period_ms=50 ring_frames=1024
+		triangles="0x$present" period_ms=250 ring_frames=1024
 done </tmp/boards
 
 # popcount of the hex masks of field N, summed over stdin
@@ -65,8 +69,13 @@ check() {
 }
 
 echo "--- 1. the driver starts skinsim's boards; the rings are the truth"
-skinsim --config $CONF --truth /tmp/truth --can --log /tmp/sent.log \
-	--duration 3s -v $SCN 2>/tmp/sim.err &
+# The senders run on one CPU: vcan hands a frame to the backlog of the CPU
+# that sent it, so a sender that migrates between two periods can have the
+# later period processed first when the earlier CPU's softirq is deferred
+# to ksoftirqd (seen under TCG: two samples swapped, none partial).  A real
+# controller delivers from one interrupt, in order.
+taskset 1 skinsim --config $CONF --truth /tmp/truth --can --log /tmp/sent.log \
+	--duration 4s -v $SCN 2>/tmp/sim.err &
 sim=$!
 sleep 0.5
 while read -r name _; do
@@ -102,7 +111,7 @@ expect_eq "no samples before SET_TXMODE(on)" "$(stat left_hand frames)" "$f0"
 skinctl start /dev/skin/left_hand
 sleep 2
 f1=$(stat left_hand frames)
-[ "$f1" -ge $((f0 + 10)) ] || fail "left_hand: $f0 -> $f1 frames after SET_TXMODE(on)"
+[ "$f1" -ge $((f0 + 4)) ] || fail "left_hand: $f0 -> $f1 frames after SET_TXMODE(on)"
 echo "ok: streaming after SET_TXMODE(on): $f0 -> $f1"
 skinctl stop /dev/skin/left_hand
 sleep 0.5
@@ -127,14 +136,21 @@ at 0.6s move f to taxel 290 over 0.3s
 EOF
 skinsim --log /tmp/touch.log --truth /tmp/touch.truth --fast --epoch 1000 /tmp/touch.scn
 head -n 2 /tmp/touch.log
+# Played back to back, and the patches' period at its maximum (a timeout
+# of 382 ms): this part checks values, masks and order, not timing, and
+# the emulated machine (TCG, the RT kernel above all) can stall a sender
+# for longer than 1.5 board periods in the middle of a sample.
+while read -r name _; do
+	patch_disable "$name"
+	patch_set "$name" period_ms=255
+	patch_enable "$name"
+done </tmp/boards
 for player in canplayer skinsim; do
 	snapshot
-	# back to back: at the log's pace, a stall of the emulated machine
-	# longer than 1.5 periods inside a period would time the sample out
 	if [ $player = canplayer ]; then
-		canplayer -t -I /tmp/touch.log
+		taskset 1 canplayer -t -I /tmp/touch.log
 	else
-		skinsim --replay /tmp/touch.log --fast
+		taskset 1 skinsim --replay /tmp/touch.log --fast
 	fi
 	sleep 0.3
 	while read -r name _; do

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * render.h - the pictures of `skinctl view` and `skinctl snapshot`
+ *
+ * A part's 2D layout (struct view_layout: one point per taxel, from the
+ * model's flattened positions or its 3D positions projected on their
+ * best-fit plane) and one sample of the part (struct view_frame: values,
+ * touch flags, contacts) make a picture: a character grid for terminals
+ * (view_render_text) or a standalone SVG (view_render_svg), both coloured
+ * by the same ramp (view_ramp).  No I/O here: the renderers write to the
+ * stream they are given (a terminal frame is best built in an
+ * open_memstream() and written at once), so tests compare their output
+ * byte for byte.
+ *
+ * Ownership: view_layout_* own the layout's arrays (view_layout_free());
+ * a frame only points at the caller's arrays.  Errors: -1 (out of
+ * memory, a write error of the stream; a size or model that cannot be
+ * drawn, with why) as said per function.
+ */
+#ifndef SKINCTL_RENDER_H
+#define SKINCTL_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <skin/model.h>
+
+/* Where a layout's 2D positions come from. */
+enum view_placement {
+	VIEW_FLAT,		/* the model's flattened positions */
+	VIEW_PROJECTED,		/* 3D positions on their best-fit plane */
+	VIEW_UNROLLED,		/* 3D positions unrolled from a cylinder */
+};
+
+/* How 3D positions become 2D (view_layout_build). */
+enum view_projection {
+	VIEW_PROJ_AUTO,		/* flat positions if any; else a cylinder
+				 * when the normals wrap around an axis;
+				 * else the best-fit plane */
+	VIEW_PROJ_PLANE,	/* the best-fit plane (view_pca_project) */
+	VIEW_PROJ_CYLINDER,	/* unrolled (view_cylinder_unroll) */
+};
+
+struct view_layout {
+	unsigned int n;		/* the part's taxels (its vector's slots) */
+	double *x, *y;		/* per slot; NaN: not placed (no position) */
+	unsigned char *kind;	/* per slot: enum skin_taxel_kind */
+	enum view_placement how;
+	enum skin_flat_unit unit; /* VIEW_FLAT: of x, y; projected: metres */
+	double radius;		/* VIEW_UNROLLED: the cylinder's, metres */
+	/* view_layout_finish() fills these: */
+	unsigned int n_placed;	/* taxels with a position, absent ones too */
+	unsigned int n_unplaced; /* tactile and thermal taxels without one */
+	double min[2], max[2];	/* bounding box of the placed taxels */
+	double spacing;		/* median distance to the nearest neighbour */
+};
+
+/* n slots, none placed, every one tactile.  0 or -1 (memory). */
+int view_layout_init(struct view_layout *l, unsigned int n);
+/* Bounding box, counts and spacing, once x, y and kind are set. */
+void view_layout_finish(struct view_layout *l);
+void view_layout_free(struct view_layout *l);
+
+/*
+ * The layout of part @part of @m: with VIEW_PROJ_AUTO, its flattened
+ * positions when any taxel has one, else its 3D positions unrolled from a
+ * cylinder when their normals wrap around an axis (an arm), else
+ * projected on their best-fit plane (a palm, a pad).  The other two force
+ * a projection of the 3D positions.  -1 with @why when no taxel has a
+ * position of the kind needed, the normals do not wrap around an axis
+ * (VIEW_PROJ_CYLINDER), or out of memory.
+ */
+int view_layout_build(struct view_layout *l, const struct skin_model *m,
+		      unsigned int part, enum view_projection proj,
+		      char *why, size_t why_len);
+
+/*
+ * Project @n points on the plane that fits them best: the two principal
+ * axes (eigenvectors of the 3x3 covariance with the largest eigenvalues)
+ * through their mean.  Distances within a plane are kept exactly.  When
+ * @normals is given (may be NULL), the plane is seen from the side they
+ * point to on average (the skin from outside).  Axis signs are fixed so
+ * that the result does not depend on the solver.  0, or -1 for n == 0.
+ */
+int view_pca_project(const double (*p)[3], const double (*normals)[3],
+		     unsigned int n, double (*out)[2]);
+
+/*
+ * Unroll @n points of a curved sheet: the axis their normals wrap around
+ * (they must spread over an arc of some 75 degrees or more, nearly
+ * perpendicular to one direction), the circle that fits their
+ * cross-section best (Kasa's least squares), then x = the arc length
+ * around the axis from the middle of the occupied arc (the seam in the
+ * widest gap), y = the height along the axis from the mean.  Seen from
+ * the side the normals point to.  On a cylinder, arc lengths and heights
+ * are kept exactly.  0 with the radius in *radius, or -1 when the points
+ * are no curved sheet (fewer than 3, no normals, normals that do not
+ * wrap around an axis, a degenerate circle).
+ */
+int view_cylinder_unroll(const double (*p)[3], const double (*normals)[3],
+			 unsigned int n, double (*out)[2], double *radius);
+
+struct view_contact {
+	uint64_t id;
+	unsigned int n_taxels;
+	const uint32_t *taxels;	/* part-local indices */
+	double pressure;
+};
+
+struct view_frame {
+	const char *part;
+	const char *source;	/* "log FILE", "skind /run/skin/skind.shm" */
+	const char *state;	/* "running"...; NULL: not said */
+	uint64_t sample;	/* the part's sample number */
+	double time_s;		/* the sample's time (the source's clock) */
+	const double *values;	/* layout.n values, 0..255 */
+	const uint8_t *touched;	/* layout.n flags or NULL */
+	unsigned int n_contacts;
+	const struct view_contact *contacts;
+};
+
+/* The heat ramp, 0..255 (clamped) to sRGB; shared by both renderers. */
+void view_ramp(double v, uint8_t rgb[3]);
+
+/*
+ * Where a contact is drawn: the mean of its placed taxels' positions
+ * weighted by their values (unweighted when they are all 0).  false when
+ * none of its taxels is placed.
+ */
+bool view_contact_cop(const struct view_layout *l, const struct view_frame *f,
+		      const struct view_contact *c, double xy[2]);
+
+enum view_color {
+	VIEW_COLOR_NONE,	/* plain ASCII: " .:-=+*#%@" */
+	VIEW_COLOR_256,		/* ANSI 256-colour backgrounds */
+	VIEW_COLOR_TRUE,	/* ANSI 24-bit backgrounds */
+};
+
+struct view_text_opts {
+	unsigned int cols, rows;	/* the whole frame; >= 16 x 4 */
+	enum view_color color;
+	const char *eol;		/* NULL: "\n" */
+	const char *hint;		/* appended to the caption, or NULL */
+};
+
+/*
+ * A frame as text: a status line (part, sample, time, contacts, max
+ * value), rows - 2 lines of map, a caption (where the layout comes from,
+ * unplaced taxels, the source).  Map cells: ' ' no taxel, '.' a taxel at
+ * 0, ":-=+*#%@" rising values (or a coloured background), 'o' a thermal
+ * pad, 'X' a contact's centre followed by its id.  Lines carry no
+ * trailing blanks.  Writes to @out; -1 for a size below 16 x 4 (nothing
+ * written) or a write error.
+ */
+int view_render_text(FILE *out, const struct view_layout *l,
+		     const struct view_frame *f,
+		     const struct view_text_opts *o);
+
+/*
+ * A frame as a standalone SVG document: one <circle> per placed taxel
+ * (class tactile, thermal or absent; id "tN"), tactile ones filled by the
+ * ramp, a <g class="contact"> per drawn contact (a cross at its centre,
+ * data-x/data-y its layout position, and its id), a caption.  Writes to
+ * @out; 0, or -1 for a write error.
+ */
+int view_render_svg(FILE *out, const struct view_layout *l,
+		    const struct view_frame *f);
+
+#endif

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay.c - skind's processing on a recorded CAN log (replay.h)
+ *
+ * Every frame goes to the patch whose bus (the log's interface name) and
+ * board address it carries, through the driver's own assembly core
+ * (driver/skin_assemble.c) in the order skin_can_rx() runs it: a repeated
+ * half publishes the pending sample first, a complete sample is published
+ * at once, and a sample still pending 1.5 board periods after its first
+ * half is published as timed out, judged on the log's timestamps (and at
+ * the end of the log).  Published samples wait in a short queue (one log
+ * line publishes at most a timeout per patch and two samples per patch of
+ * its bus) and are fed to lib/proc one per skinctl_replay_next(), so the
+ * caller sees each sample's outputs before the next one overwrites them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/can/error.h>
+
+#include "skin_core.h"
+#include "replay.h"
+
+struct patch_rx {
+	struct skin_patch_config cfg;
+	struct skin_asm a;
+	const char *bus;
+	uint64_t deadline;		/* of the pending sample; 0: none */
+	uint64_t timeout_ns;
+	uint64_t seq;
+	uint64_t last_ts;
+};
+
+struct published {
+	unsigned int patch;
+	struct skin_frame f;
+};
+
+int skinctl_part_find(const struct skin_model *m, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n_parts; i++)
+		if (!strcmp(m->parts[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Triangles the driver would be told to expect: those with any taxel. */
+static uint16_t patch_triangles(const struct skin_model *m, unsigned int patch)
+{
+	const struct skin_patch *mp = &m->patches[patch];
+	const struct skin_part *sp = &m->parts[mp->part];
+	unsigned int k, base = mp->order * SKIN_VALUES_PER_PATCH;
+	uint16_t tri = 0;
+
+	for (k = 0; k < SKIN_VALUES_PER_PATCH && base + k < sp->n_taxels; k++)
+		if (m->taxels[sp->first_taxel + base + k].kind != SKIN_TAXEL_ABSENT)
+			tri |= (uint16_t)(1u << (k / SKIN_CHANNELS_PER_TRIANGLE));
+	return tri;
+}
+
+static void report_events(struct skinctl_replay *r, unsigned int part, int ev)
+{
+	const char *name = r->m->parts[part].name;
+
+	if (ev & SKIN_PROC_EV_CALIBRATED) {
+		fprintf(r->msg, "%s: part %s calibrated\n", r->who, name);
+		r->calibrated++;
+	}
+	if (ev & SKIN_PROC_EV_CAL_FAILED)
+		fprintf(r->msg, "%s: calibration refused: %s\n", r->who,
+			skin_proc_reason(r->p, part));
+	if (ev & SKIN_PROC_EV_FAULTS) {
+		struct skin_taxel_fault f[8];
+		int n = skin_proc_fault_list(r->p, (int)part, f, 8), i;
+
+		fprintf(r->msg, "%s: part %s: %d faulty taxel(s)", r->who, name, n);
+		for (i = 0; i < n && i < 8; i++) {
+			char names[80];
+
+			skin_fault_names(f[i].flags, names, sizeof(names));
+			fprintf(r->msg, "%s %u (%s)", i ? "," : ":", f[i].taxel, names);
+		}
+		fprintf(r->msg, "%s\n", n > 8 ? ", ..." : "");
+	}
+}
+
+/* A sample of patch i is published: queue it for skinctl_replay_next(). */
+static void publish(struct skinctl_replay *r, unsigned int i, u16 flags)
+{
+	struct patch_rx *rx = &r->rx[i];
+	struct published *q = &r->queue[r->q_head + r->q_len++];
+
+	memset(q, 0, sizeof(*q));
+	q->patch = i;
+	skin_asm_fill(&rx->a, &q->f, flags);
+	q->f.seq = ++rx->seq;
+	r->published++;
+}
+
+/* The driver's 1.5-period timers that expire before @now, in order. */
+static void expire(struct skinctl_replay *r, uint64_t now)
+{
+	for (;;) {
+		unsigned int i, best = UINT32_MAX;
+
+		for (i = 0; i < r->m->n_patches; i++)
+			if (r->rx[i].deadline && r->rx[i].deadline <= now &&
+			    (best == UINT32_MAX ||
+			     r->rx[i].deadline < r->rx[best].deadline))
+				best = i;
+		if (best == UINT32_MAX)
+			return;
+		r->rx[best].deadline = 0;
+		if (!skin_asm_pending(&r->rx[best].a))
+			continue;
+		r->timeouts++;
+		publish(r, best, SKIN_FRAME_TIMEOUT);
+	}
+}
+
+/* skin_can_rx() for patch i, at the log's time. */
+static void rx(struct skinctl_replay *r, unsigned int i,
+	       const struct can_frame *cf, uint64_t ts)
+{
+	struct patch_rx *p = &r->rx[i];
+	enum skin_rx_verdict verdict;
+	struct skin_half h;
+
+	verdict = skin_asm_check(&p->a, cf, false, &h);
+	if (!skin_verdict_accepted(verdict))
+		return;
+	if (skin_asm_is_repeat(&p->a, &h)) {
+		r->repeats++;
+		publish(r, i, SKIN_FRAME_REPEAT);
+	}
+	if (!skin_asm_pending(&p->a))
+		p->deadline = ts + p->timeout_ns;
+	skin_asm_apply(&p->a, &h, ts);
+	if (skin_asm_complete(&p->a)) {
+		p->deadline = 0;
+		publish(r, i, 0);
+	}
+}
+
+/* One log record: 0, or 1 when it is refused (err says why). */
+static int dispatch(struct skinctl_replay *r,
+		    const struct skin_canlog_record *rec, struct skin_error *err)
+{
+	const struct can_frame *cf = (const struct can_frame *)&rec->frame;
+	unsigned int i, hits = 0;
+
+	expire(r, rec->ts_ns);
+	for (i = 0; i < r->m->n_patches; i++) {
+		struct patch_rx *p = &r->rx[i];
+
+		if (strcmp(p->bus, rec->ifname))
+			continue;
+		if (rec->ts_ns < p->last_ts) {
+			snprintf(err->text, sizeof(err->text),
+				 "%s:%u: timestamp goes back in time on %s: expected the log's order",
+				 r->log, rec->line, rec->ifname);
+			return 1;
+		}
+		p->last_ts = rec->ts_ns;
+		/* the driver's filters: its board's data frames and error
+		 * frames (which only count) */
+		if (cf->can_id & CAN_ERR_FLAG) {
+			hits++;
+			continue;
+		}
+		if (rec->is_fd || (cf->can_id & CAN_EFF_FLAG))
+			continue;
+		if ((cf->can_id & SKIN_DATA_MASK) !=
+		    (canid_t)SKIN_DATA_ID(p->cfg.cls, p->cfg.address, 0))
+			continue;
+		hits++;
+		rx(r, i, cf, rec->ts_ns);
+	}
+	if (!hits)
+		r->ignored++;
+	return 0;
+}
+
+/* Read the log until something is published or it ends. */
+static void refill(struct skinctl_replay *r)
+{
+	struct skin_canlog_record rec;
+	struct skin_error err;
+	int n;
+
+	r->q_head = 0;
+	while (!r->q_len && !r->ended) {
+		n = skin_canlog_next(r->l, &rec, &err);
+		if (n == 0 || (n < 0 && !err.line)) {
+			if (n < 0) {	/* cannot read on */
+				fprintf(r->msg, "%s: %s\n", r->who, err.text);
+				r->rejected++;
+			}
+			/* the end of the log: the timers of what is
+			 * pending expire */
+			expire(r, UINT64_MAX);
+			r->ended = true;
+		} else if (n < 0 || dispatch(r, &rec, &err)) {
+			fprintf(r->msg, "%s: %s\n", r->who, err.text);
+			r->rejected++;
+		}
+	}
+}
+
+int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
+{
+	struct published *q;
+	int ev;
+
+	if (!r->q_len)
+		refill(r);
+	if (!r->q_len)
+		return 0;
+	q = &r->queue[r->q_head++];
+	r->q_len--;
+	memset(s, 0, sizeof(*s));
+	s->patch = q->patch;
+	s->part = r->m->patches[q->patch].part;
+	s->ts_ns = q->f.timestamp_ns;
+	s->seq = q->f.seq;
+	ev = skin_proc_feed(r->p, q->patch, &q->f);
+	if (ev < 0) {
+		fprintf(r->msg, "%s: %s\n", r->who, strerror(-ev));
+		return ev;
+	}
+	s->ev = ev;
+	if (ev)
+		report_events(r, s->part, ev);
+	/* the last calibration sample is no output sample */
+	if (skin_proc_state(r->p, s->part) != SKIN_PROC_RUNNING ||
+	    (ev & SKIN_PROC_EV_CALIBRATED))
+		return 1;
+	if (skin_proc_cluster(r->p, s->part) < 0) {
+		fprintf(r->msg, "%s: cannot cluster part %s\n", r->who,
+			r->m->parts[s->part].name);
+		return -EINVAL;
+	}
+	s->output = true;
+	return 1;
+}
+
+static int apply_sets(struct skinctl_replay *r, const struct skinctl_replay_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->n_sets; i++) {
+		char name[64], why[256];
+		const char *eq = strchr(o->sets[i], '=');
+
+		if (!eq || eq == o->sets[i] ||
+		    (size_t)(eq - o->sets[i]) >= sizeof(name)) {
+			fprintf(r->msg, "%s: --set '%s': expected PARAM=VALUE\n",
+				r->who, o->sets[i]);
+			return -1;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
+		if (skin_proc_set(r->p, name, eq + 1, why, sizeof(why))) {
+			fprintf(r->msg, "%s: --set: %s\n", r->who, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int setup_patches(struct skinctl_replay *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->m->n_patches; i++) {
+		struct patch_rx *p = &r->rx[i];
+		const struct skin_patch *mp = &r->m->patches[i];
+		const char *why;
+
+		skin_patch_config_default(&p->cfg);
+		snprintf(p->cfg.ifname, sizeof(p->cfg.ifname), "%s",
+			 mp->bus ? mp->bus : "");
+		p->cfg.cls = SKIN_CLASS_DATA;
+		p->cfg.address = (u8)mp->address;
+		p->cfg.skin_part = (u8)r->m->parts[mp->part].skin_part;
+		p->cfg.triangles = patch_triangles(r->m, i);
+		p->cfg.period_ms = (u16)r->cfg->board.period_ms;
+		p->cfg.no_load = (u8)r->cfg->board.no_load;
+		why = skin_patch_config_check(&p->cfg);
+		if (why) {
+			fprintf(r->msg, "%s: patch %s:%d: %s\n", r->who,
+				mp->bus ? mp->bus : "?", mp->address, why);
+			return -1;
+		}
+		skin_asm_init(&p->a, &p->cfg);
+		p->bus = mp->bus ? mp->bus : "";
+		p->timeout_ns = (uint64_t)p->cfg.period_ms * 1500000u;
+	}
+	return 0;
+}
+
+struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
+{
+	struct skinctl_replay *r = calloc(1, sizeof(*r));
+	struct skin_error err;
+	unsigned int n;
+
+	if (!r) {
+		fprintf(stderr, "%s: out of memory\n", o->who);
+		return NULL;
+	}
+	r->who = o->who;
+	r->log = o->log;
+	r->msg = stderr;
+	r->cfg = skin_config_load(o->config, &err);
+	if (!r->cfg || !(r->m = skin_config_build_model(r->cfg, &err)))
+		goto fail_err;
+	if (o->compat)
+		r->cfg->comp.compat = 1;
+	/* samples of a patch come every board period: the calibration
+	 * counts them in that unit */
+	r->cfg->comp.period_ms = r->cfg->board.period_ms;
+	r->p = skin_proc_new(r->m, &r->cfg->comp, &err);
+	if (!r->p)
+		goto fail_err;
+	if (apply_sets(r, o))
+		goto fail;
+	n = r->m->n_patches ? r->m->n_patches : 1;
+	r->rx = calloc(n, sizeof(*r->rx));
+	r->q_cap = 3 * n + 1;
+	r->queue = calloc(r->q_cap, sizeof(*r->queue));
+	if (!r->rx || !r->queue) {
+		fprintf(r->msg, "%s: out of memory\n", r->who);
+		goto fail;
+	}
+	if (setup_patches(r))
+		goto fail;
+	if (o->calibration) {
+		if (skin_proc_restore(r->p, o->calibration, &err))
+			goto fail_err;
+	} else {
+		skin_proc_calibrate(r->p, -1);
+	}
+	r->l = skin_canlog_open(o->log, &err);
+	if (!r->l)
+		goto fail_err;
+	return r;
+fail_err:
+	fprintf(r->msg, "%s: %s\n", r->who, err.text);
+fail:
+	skinctl_replay_close(r);
+	return NULL;
+}
+
+void skinctl_replay_summary(const struct skinctl_replay *r)
+{
+	fprintf(r->msg, "%s: %" PRIu64 " samples (%" PRIu64 " timed out, %" PRIu64
+		" on a repeated half), %" PRIu64 " frames for no patch, %" PRIu64
+		" bad lines\n", r->who, r->published, r->timeouts, r->repeats,
+		r->ignored, r->rejected);
+}
+
+void skinctl_replay_close(struct skinctl_replay *r)
+{
+	if (!r)
+		return;
+	skin_canlog_close(r->l);
+	skin_proc_free(r->p);
+	skin_model_free(r->m);
+	skin_config_free(r->cfg);
+	free(r->rx);
+	free(r->queue);
+	free(r);
+}

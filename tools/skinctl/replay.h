@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * replay.h - skind's processing on a recorded CAN log, one sample at a time
+ *
+ * What `skinctl process` runs, shared with `skinctl view/snapshot --log`:
+ * a skind.conf's model and processor, and a candump -l log fed through
+ * the driver's assembly core (driver/skin_assemble.c) in the order
+ * skin_can_rx() runs it, with the 1.5-period timeouts judged on the log's
+ * timestamps.  skinctl_replay_next() hands back each published sample
+ * after lib/proc has processed it (and clustered its part when running),
+ * so the caller reads skin_proc_values() and friends of that very sample.
+ *
+ *	struct skinctl_replay_opts o = { .who = "skinctl view", ... };
+ *	struct skinctl_replay *r = skinctl_replay_open(&o);
+ *	struct skinctl_sample s;
+ *	while ((n = skinctl_replay_next(r, &s)) > 0)
+ *		if (s.output) ... skin_proc_values(r->p, s.part) ...
+ *	skinctl_replay_summary(r);
+ *	skinctl_replay_close(r);
+ *
+ * Messages (progress, refusals, faults, bad lines) go to r->msg (stderr
+ * unless the caller changes it) prefixed with o.who.  Bad lines are
+ * reported, counted (rejected) and skipped.
+ */
+#ifndef SKINCTL_REPLAY_H
+#define SKINCTL_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <skin/canlog.h>
+#include <skin/model.h>
+#include <skin/proc.h>
+
+struct skinctl_replay_opts {
+	const char *who;		/* "skinctl process": message prefix */
+	const char *config;		/* skind.conf */
+	const char *log;		/* candump -l log, "-" for stdin */
+	bool compat;			/* [skind] compat = true */
+	char **sets;			/* PARAM=VALUE, applied in order */
+	unsigned int n_sets;
+	const char *calibration;	/* restore this file instead of
+					 * calibrating on the log's start */
+};
+
+/* One published board sample, processed. */
+struct skinctl_sample {
+	unsigned int patch;		/* model patch index */
+	unsigned int part;		/* its part */
+	int ev;				/* skin_proc_feed()'s SKIN_PROC_EV_* */
+	uint64_t ts_ns;			/* the sample's timestamp (log clock) */
+	uint64_t seq;			/* the patch's sample number, from 1 */
+	bool output;			/* the part is running and was
+					 * clustered: an output sample */
+};
+
+struct patch_rx;
+struct published;
+
+struct skinctl_replay {
+	const char *who;
+	FILE *msg;			/* where messages go: stderr */
+	const char *log;
+	struct skin_config *cfg;
+	struct skin_model *m;
+	struct skin_proc *p;
+	struct skin_canlog *l;
+	struct patch_rx *rx;
+	struct published *queue;	/* published, not yet fed */
+	unsigned int q_head, q_len, q_cap;
+	bool ended;
+	uint64_t published, timeouts, repeats, ignored, rejected;
+	unsigned int calibrated;
+};
+
+/* NULL after saying why on stderr. */
+struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o);
+/* The next processed sample: 1, 0 at the end of the log, or -errno
+ * (said on stderr). */
+int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s);
+/* "N samples (...), N frames for no patch, N bad lines" on stderr. */
+void skinctl_replay_summary(const struct skinctl_replay *r);
+/* The model's part named @name, or -1. */
+int skinctl_part_find(const struct skin_model *m, const char *name);
+void skinctl_replay_close(struct skinctl_replay *r);
+
+#endif
