@@ -8,6 +8,10 @@
 #   make fuzz       the model parsers' fuzzers, 5 minutes each
 #   make demo       the walking skeleton in a VM, live
 #   make checkpatch / make clean
+#   make install    DKMS module source, skinctl, udev rules, units, config,
+#                   man pages (DESTDIR, PREFIX; docs/INSTALL.md)
+#   make deb        Debian packages skin and skin-dkms in build/deb/
+#   make uninstall
 #
 # Out of tree the module also builds the kernel's own way:
 #   make -C /lib/modules/$KVER/build M=$PWD
@@ -16,6 +20,7 @@
 KVER ?= $(shell scripts/kver amd64 2>/dev/null)
 
 .PHONY: all deps module userspace check fuzz demo checkpatch clean
+.PHONY: install uninstall deb
 
 all: module userspace
 
@@ -49,3 +54,14 @@ clean:
 	@if [ -n "$(KVER)" ] && [ -d /lib/modules/$(KVER)/build ]; then \
 		$(MAKE) -C /lib/modules/$(KVER)/build M=$(CURDIR) clean >/dev/null; \
 	fi
+
+# DESTDIR, PREFIX and the other directories reach scripts/install through
+# the environment (make exports command-line variables).
+install: deps
+	scripts/install install
+
+uninstall:
+	scripts/install uninstall
+
+deb: deps
+	scripts/build-deb

@@ -100,6 +100,9 @@ int cmd_stats(int argc, char **argv)
 	while ((de = readdir(dir)) && n < 256) {
 		if (de->d_name[0] == '.')
 			continue;
+		/* udev's link directories (by-part/, by-board/) live here too */
+		if (de->d_type != DT_CHR && de->d_type != DT_UNKNOWN)
+			continue;
 		if (asprintf(&paths[n], "%s/%s", SKIN_DEV_DIR, de->d_name) < 0) {
 			closedir(dir);
 			return 1;

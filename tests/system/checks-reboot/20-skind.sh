@@ -1,0 +1,54 @@
+# skind as systemd runs it, after a boot: skind.socket listens from boot
+# and starts skind on its first client; a user outside group skin is
+# refused at the socket and starts nothing; the watchdog restarts a hung
+# skind; the journal holds its messages with structured fields.
+. "$SKIN_PAYLOAD/lib.sh"
+users
+
+expect_eq "skind.socket after boot" "$(systemctl is-active skind.socket)" active
+expect_eq "skind.service after boot" "$(systemctl is-active skind.service || true)" inactive
+
+# a non-member: refused by the socket's permissions, skind not started
+expect_fail "bob's skinctl status" timeout 60 runuser -u bob -- skinctl status
+runuser -u bob -- skinctl status 2>&1 | grep -q 'Permission denied' || fail "bob refused for another reason"
+expect_eq "skind.service after bob" "$(systemctl is-active skind.service || true)" inactive
+
+# the first client starts skind (socket activation) and gets its answer
+timeout 300 runuser -u alice -- skinctl status >/tmp/status ||
+	{ systemctl status skind.service --no-pager || true; journalctl -u skind.service --no-pager | tail -n 30; fail "alice's skinctl status"; }
+cat /tmp/status
+grep -q '^status version ' /tmp/status || fail "no status line"
+expect_eq "skind.service after alice" "$(systemctl is-active skind.service)" active
+expect_eq "skind runs as" "$(ps -o user= -p "$(unit_prop skind.service MainPID)")" skind
+echo "patches skind made: $(ls /sys/kernel/config/skin | tr '\n' ' ')"
+[ -n "$(ls /sys/kernel/config/skin)" ] || fail "skind --create-patches made no patch"
+
+# the journal: the daemon's own messages (user skind's, not those of the
+# root ExecStartPre), with PRIORITY and its PATCH=/PART= fields
+journalctl -u skind.service -o json --no-pager |
+	grep '"SYSLOG_IDENTIFIER":"skind"' | grep "\"_UID\":\"$(id -u skind)\"" >/tmp/journal.json ||
+	fail "no message of skind (uid $(id -u skind)) in the journal"
+head -n 2 /tmp/journal.json | cut -c 1-300
+grep -q '"PRIORITY":"[0-7]"' /tmp/journal.json || fail "no skind message with a PRIORITY"
+grep -Eq '"(PATCH|PART)":"[^"]+"' /tmp/journal.json || fail "no skind message with a PATCH= or PART= field"
+echo "ok: structured fields: $(grep -Eo '"(PATCH|PART)":"[^"]+"' /tmp/journal.json | sort -u | head -n 3 | tr '\n' ' ')"
+
+# a hung skind (SIGSTOP) misses its watchdog: systemd kills and restarts it
+pid=$(unit_prop skind.service MainPID)
+restarts=$(unit_prop skind.service NRestarts)
+kill -STOP "$pid"
+echo "stopped skind ($pid) at $(cut -d' ' -f1 /proc/uptime)s of uptime"
+new_skind() {
+	p=$(unit_prop skind.service MainPID)
+	[ "$p" != 0 ] && [ "$p" != "$pid" ] && [ "$(systemctl is-active skind.service)" = active ]
+}
+wait_for 180 "skind restarted" new_skind
+echo "restarted at $(cut -d' ' -f1 /proc/uptime)s of uptime as $(unit_prop skind.service MainPID)"
+expect_eq "restarts" "$(unit_prop skind.service NRestarts)" $((restarts + 1))
+journalctl -u skind.service -o cat --no-pager | grep -i 'watchdog' ||
+	fail "the journal does not say the watchdog fired"
+timeout 120 runuser -u alice -- skinctl status | grep -q '^status version ' ||
+	fail "skind does not answer after its restart"
+echo "ok: skind answers after its restart"
+
+systemctl stop skind.service
