@@ -106,8 +106,9 @@ static void contact_geometry(const struct skin_proc *p,
 		unsigned int k = c->taxels[i];
 		const struct skin_taxel *t = &m->taxels[sp->first_taxel + k];
 		/* the smoothed value, not the binarized one (skinManager:
-		 * max(compensatedDataFilt, 0)) */
-		double v = pt->filt[k];
+		 * max(compensatedDataFilt, 0)); a taxel whose outputs were
+		 * zeroed since its touched list was built weighs 0 */
+		double v = pt->touched[k] && pt->smooth[k] > 0 ? pt->smooth[k] : 0;
 
 		sum_p += v;
 		if (t->flags & SKIN_TAXEL_HAS_POS) {

@@ -59,6 +59,11 @@ struct proc_patch {
 	uint64_t next_check_ns;		/* next fault evaluation */
 	uint64_t spec[3];		/* slots whose taxel is special */
 	uint64_t touch_bits[3];		/* slots touched at the last sample */
+	uint64_t tr_bits[3];		/* slots whose unsmoothed d was above
+					 * the touch level at the last sample */
+	uint64_t groups;		/* groups of 4 slots (bit j: slots
+					 * 4j..4j+3) in triangles with tactile
+					 * taxels, below n_slots */
 	bool diag_active;		/* the last frame reported diagnostics */
 	/* touch list of the last feed: part-local indices, ascending */
 	unsigned int n_touched;
@@ -90,13 +95,14 @@ struct proc_part {
 	double *initial;		/* baseline at calibration */
 	double *thr;			/* touch threshold, >= 1 */
 	double *inv_thr;		/* 1 / thr */
-	double *smooth;			/* smoothing state (compensatedDataOld) */
-	double *d;			/* last unsmoothed d */
+	double *smooth;			/* smoothing state (compensatedDataOld);
+					 * max(0, smooth) of a touched taxel
+					 * is what its contact weighs */
+	double *d;			/* last unsmoothed d (smooth_restart) */
 	double *value;			/* published */
-	double *filt;			/* max(0, smoothed d): contacts */
 	uint8_t *byte;
-	uint8_t *touched;		/* smoothed value above the level */
-	uint8_t *touch_raw;		/* unsmoothed d above the level */
+	uint8_t *touched;		/* smoothed value above the level;
+					 * unsmoothed: proc_patch.tr_bits */
 	uint8_t *hold;			/* HOLD_* */
 	uint64_t *hold_ns;		/* when the hold began */
 	uint8_t *fault;			/* SKIN_FAULT_* */
@@ -164,6 +170,20 @@ static inline void proc_mark(struct proc_part *pt, unsigned int k)
 		pp->spec[o / 64] |= 1ull << (o % 64);
 	else
 		pp->spec[o / 64] &= ~(1ull << (o % 64));
+}
+
+/* Bit o of a patch's 192-slot mask */
+static inline void proc_bit_set(uint64_t *m, unsigned int o, bool on)
+{
+	if (on)
+		m[o / 64] |= 1ull << (o % 64);
+	else
+		m[o / 64] &= ~(1ull << (o % 64));
+}
+
+static inline bool proc_bit(const uint64_t *m, unsigned int o)
+{
+	return (m[o / 64] >> (o % 64)) & 1;
 }
 
 /* proc.c */

@@ -91,8 +91,8 @@ static void part_free(struct proc_part *pt)
 
 	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->baseline); free(pt->initial);
 	free(pt->thr); free(pt->inv_thr); free(pt->smooth); free(pt->d);
-	free(pt->value); free(pt->filt); free(pt->byte); free(pt->touched);
-	free(pt->touch_raw); free(pt->hold); free(pt->hold_ns);
+	free(pt->value); free(pt->byte); free(pt->touched);
+	free(pt->hold); free(pt->hold_ns);
 	free(pt->fault); free(pt->fault_ns); free(pt->last_raw);
 	free(pt->raw_ns); free(pt->level); free(pt->special); free(pt->act); free(pt->hist); free(pt->valid);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
@@ -121,10 +121,8 @@ static bool part_alloc(struct proc_part *pt)
 	pt->smooth = zalloc(n, sizeof(double), &oom);
 	pt->d = zalloc(n, sizeof(double), &oom);
 	pt->value = zalloc(n, sizeof(double), &oom);
-	pt->filt = zalloc(n, sizeof(double), &oom);
 	pt->byte = zalloc(n, 1, &oom);
 	pt->touched = zalloc(n, 1, &oom);
-	pt->touch_raw = zalloc(n, 1, &oom);
 	pt->hold = zalloc(n, 1, &oom);
 	pt->hold_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->fault = zalloc(n, 1, &oom);
@@ -295,6 +293,10 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 				pp->tactile[pp->n_tactile++] = (uint16_t)k;
 				pp->tri_tactile |= (uint16_t)(1u << (k / SKIN_CHANNELS_PER_TRIANGLE));
 			}
+		/* whole groups of 4 slots: a triangle (12 slots) is 3 */
+		for (k = 0; k < (pp->n_slots + 3) / 4; k++)
+			if (pp->tri_tactile & (1u << (4 * k / SKIN_CHANNELS_PER_TRIANGLE)))
+				pp->groups |= 1ull << k;
 	}
 	return p;
 oom_free:

@@ -39,10 +39,10 @@ static inline unsigned int v_of(const struct skin_proc *p, uint8_t raw)
 static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 {
 	pt->value[k] = 0;
-	pt->filt[k] = 0;
 	pt->byte[k] = 0;
 	pt->touched[k] = 0;
-	pt->touch_raw[k] = 0;
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+		     k % SKIN_VALUES_PER_PATCH, false);
 	pt->hold[k] = 0;
 	proc_mark(pt, k);
 }
@@ -172,10 +172,10 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		taxel_outputs_zero(pt, k);
 		pt->fault[k] = 0;
 		pt->fault_ns[k] = 0;
-		pt->d[k] = 0;
 		pt->raw_ns[k] = 0;	/* set by the next sample */
 		pt->last_raw[k] = 0;
 		pt->recal_n[k] = 0;
+		pt->d[k] = 0;
 		if (pt->kind[k] != SKIN_TAXEL_TACTILE) {
 			pt->mode[k] = MODE_OFF;
 			continue;
@@ -444,7 +444,7 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		uint64_t still;
 
 		if (recal_on && !pt->special[k] && !pt->touched[k] &&
-		    !pt->touch_raw[k] &&
+		    !proc_bit(pp->tr_bits, o) &&
 		    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
 			recal_start(pt, k);
 		if (!faults)
@@ -542,15 +542,15 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 		}
 		proc_mark(pt, k);
 	}
-	pt->filt[k] = s > 0 ? s : 0;
 	out = c->binarization ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) :
-	      pt->filt[k];
+	      s > 0 ? s : 0;
 	pt->value[k] = out;
 	pt->byte[k] = (uint8_t)(out + 0.5);
 	if (tf != pt->touched[k])
 		ev |= SKIN_PROC_EV_TOUCH;
 	pt->touched[k] = tf;
-	pt->touch_raw[k] = tr;
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+		     k % SKIN_VALUES_PER_PATCH, tr);
 	pt->d[k] = d;
 	if (!(pt->hold[k] & HOLD_ON))
 		pt->baseline[k] += (tr ? p->g_touch : p->g_free) * d *
@@ -576,66 +576,82 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
  */
 struct dense_io {
 	double a_new, a_old, g_free, g_touch, voff, vsign;
-	bool bin;
-	double *baseline, *smooth, *d, *value, *filt;
+	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr, *act;
-	uint8_t *byte, *touched, *touch_raw;
+	uint8_t *byte, *touched;
 	const uint8_t *vals;
 	unsigned int n;
-	uint16_t tri;			/* triangles with tactile taxels */
+	uint64_t groups;		/* proc_patch.groups */
 	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
 };
 
-static void dense(struct dense_io *io)
+/*
+ * Slots j (one group of 4 at a time, only the groups of triangles with
+ * tactile taxels: the others' outputs stay 0); the masks of a 64-slot
+ * word are kept in registers and stored once per word.
+ */
+static inline __attribute__((always_inline))
+void dense_scalar(struct dense_io *io, const bool bin)
 {
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
-	double *restrict filt = io->filt;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
-	unsigned int j, end, tri;
+	uint8_t *restrict byte = io->byte, *restrict touched = io->touched;
+	const unsigned int n = io->n;
+	unsigned int w, j, end;
+	uint64_t g;
 
-	io->tf[0] = io->tf[1] = io->tf[2] = 0;
-	io->tr[0] = io->tr[1] = io->tr[2] = 0;
-	/* triangle by triangle, only those with tactile taxels: the others'
-	 * outputs stay 0 */
-	for (tri = io->tri; tri; tri &= tri - 1)
-	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
-	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < io->n; j++) {
-		const double v = io->voff + io->vsign * (double)vals[j];
-		const double b = baseline[j], sm = smooth[j], lv = level[j];
-		const bool on = act[j] > 0.5;
-		double d = v - b, s, fs, out;
-		bool tf, tr;
+	for (w = 0; w < 3; w++) {
+		uint64_t mtf = 0, mtr = 0;
 
-		d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
-		s = io->a_new * d + io->a_old * sm;
-		fs = s > 0 ? s : 0;
-		tf = on && s > lv;
-		tr = on && d > lv;
-		out = io->bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
-		out = on ? out : 0;
-		smooth[j] = on ? s : sm;
-		filt[j] = on ? fs : 0;
-		value[j] = out;
-		dd[j] = d;
-		baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
-					   inv_thr[j] : b;
-		io->byte[j] = (uint8_t)(int)(out + 0.5);
-		io->touched[j] = tf;
-		io->touch_raw[j] = tr;
-		io->tf[j / 64] |= (uint64_t)tf << (j % 64);
-		io->tr[j / 64] |= (uint64_t)tr << (j % 64);
+		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1)
+		for (j = 64 * w + 4 * (unsigned int)__builtin_ctzll(g),
+		     end = j + 4; j < end && j < n; j++) {
+			const double v = io->voff + io->vsign * (double)vals[j];
+			const double b = baseline[j], sm = smooth[j], lv = level[j];
+			const bool on = act[j] > 0.5;
+			double d = v - b, s, fs, out;
+			bool tf, tr;
+
+			d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+			s = io->a_new * d + io->a_old * sm;
+			fs = s > 0 ? s : 0;
+			tf = on && s > lv;
+			tr = on && d > lv;
+			out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+			out = on ? out : 0;
+			smooth[j] = on ? s : sm;
+			value[j] = out;
+			dd[j] = d;
+			baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
+						   inv_thr[j] : b;
+			byte[j] = (uint8_t)(int)(out + 0.5);
+			touched[j] = tf;
+			mtf |= (uint64_t)tf << (j % 64);
+			mtr |= (uint64_t)tr << (j % 64);
+		}
+		io->tf[w] = mtf;
+		io->tr[w] = mtr;
 	}
+}
+
+static void dense(struct dense_io *io, bool bin)
+{
+	if (bin)
+		dense_scalar(io, true);
+	else
+		dense_scalar(io, false);
 }
 
 #if defined(__x86_64__)
 /*
  * dense() in AVX2 intrinsics: the same operations in the same order (no
- * FMA), so both give the same doubles; picked when the CPU has AVX2
- * (skin_proc_new).  The vector extension leaves the u8 loads, the masks
- * and the byte stores to scalar code; here they are one instruction each.
+ * FMA; min and max are the same comparisons as dense()'s), so both give
+ * the same doubles; picked when the CPU has AVX2 (skin_proc_new).  The
+ * vector extension leaves the u8 loads, the masks and the byte stores to
+ * scalar code; here they are one instruction each.
  */
 static const uint32_t bits_to_bytes[16] = {
 	0x00000000, 0x00000001, 0x00000100, 0x00000101,
@@ -644,8 +660,8 @@ static const uint32_t bits_to_bytes[16] = {
 	0x01010000, 0x01010001, 0x01010100, 0x01010101,
 };
 
-__attribute__((target("avx2")))
-static void dense_avx2(struct dense_io *io)
+__attribute__((target("avx2"), always_inline))
+static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 {
 	const __m256d a_new = _mm256_set1_pd(io->a_new);
 	const __m256d a_old = _mm256_set1_pd(io->a_old);
@@ -656,60 +672,70 @@ static void dense_avx2(struct dense_io *io)
 	const __m256d max = _mm256_set1_pd(PROC_MAX_SKIN);
 	const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
 	const __m256d touch = _mm256_set1_pd(PROC_BIN_TOUCH);
-	const __m256d bin = _mm256_castsi256_pd(_mm256_set1_epi64x(-(long long)io->bin));
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
-	double *restrict filt = io->filt;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
-	const unsigned int n = io->n;	/* a multiple of 4 (run()) */
-	unsigned int j, end, tri;
+	uint8_t *restrict byte = io->byte, *restrict touched = io->touched;
+	unsigned int w;
+	uint64_t g;
 
-	io->tf[0] = io->tf[1] = io->tf[2] = 0;
-	io->tr[0] = io->tr[1] = io->tr[2] = 0;
-	/* triangle by triangle, only those with tactile taxels: the others'
-	 * outputs stay 0 */
-	for (tri = io->tri; tri; tri &= tri - 1)
-	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
-	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < n; j += 4) {
-		int32_t r4, ob;
+	/* n is a multiple of 4 here (run()): groups are whole */
+	for (w = 0; w < 3; w++) {
+		uint64_t tfw = 0, trw = 0;
 
-		const __m256d raw = (memcpy(&r4, vals + j, 4),
-			_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
-		const __m256d b = _mm256_loadu_pd(baseline + j);
-		const __m256d sm = _mm256_loadu_pd(smooth + j);
-		const __m256d lv = _mm256_loadu_pd(level + j);
-		const __m256d it = _mm256_loadu_pd(inv_thr + j);
-		const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
-		__m256d d, s, fs, tf, tr, out, g;
-		__m128i oi;
-		unsigned int mtf, mtr;
+		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			const unsigned int j = 64 * w + 4 * i;
+			int32_t r4, ob;
 
-		d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
-		d = _mm256_blendv_pd(max, d, _mm256_cmp_pd(d, max, _CMP_LT_OQ));
-		s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
-		fs = _mm256_blendv_pd(zero, s, _mm256_cmp_pd(s, zero, _CMP_GT_OQ));
-		tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
-		tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
-		out = _mm256_and_pd(_mm256_blendv_pd(fs, _mm256_and_pd(touch, tf), bin), on);
-		g = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d), it);
-		_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
-		_mm256_storeu_pd(filt + j, _mm256_and_pd(fs, on));
-		_mm256_storeu_pd(value + j, out);
-		_mm256_storeu_pd(dd + j, d);
-		_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, g), on));
-		oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
-		oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
-		ob = _mm_cvtsi128_si32(oi);
-		memcpy(io->byte + j, &ob, 4);
-		mtf = (unsigned int)_mm256_movemask_pd(tf);
-		mtr = (unsigned int)_mm256_movemask_pd(tr);
-		memcpy(io->touched + j, &bits_to_bytes[mtf], 4);
-		memcpy(io->touch_raw + j, &bits_to_bytes[mtr], 4);
-		io->tf[j / 64] |= (uint64_t)mtf << (j % 64);
-		io->tr[j / 64] |= (uint64_t)mtr << (j % 64);
+			const __m256d raw = (memcpy(&r4, vals + j, 4),
+				_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
+			const __m256d b = _mm256_loadu_pd(baseline + j);
+			const __m256d sm = _mm256_loadu_pd(smooth + j);
+			const __m256d lv = _mm256_loadu_pd(level + j);
+			const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
+			__m256d d, s, fs, tf, tr, out, gn;
+			__m128i oi;
+			uint64_t mtf, mtr;
+
+			d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
+			/* minpd(a, b) is a < b ? a : b, maxpd a > b ? a : b */
+			d = _mm256_min_pd(d, max);
+			s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
+			fs = _mm256_max_pd(s, zero);
+			tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
+			tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
+			out = bin ? _mm256_and_pd(touch, tf) : _mm256_and_pd(fs, on);
+			gn = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d),
+					   _mm256_loadu_pd(inv_thr + j));
+			_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
+			_mm256_storeu_pd(value + j, out);
+			_mm256_storeu_pd(dd + j, d);
+			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), on));
+			oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
+			oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
+			ob = _mm_cvtsi128_si32(oi);
+			memcpy(byte + j, &ob, 4);
+			mtf = (unsigned int)_mm256_movemask_pd(tf);
+			mtr = (unsigned int)_mm256_movemask_pd(tr);
+			memcpy(touched + j, &bits_to_bytes[mtf], 4);
+			tfw |= mtf << (4 * i);
+			trw |= mtr << (4 * i);
+		}
+		io->tf[w] = tfw;
+		io->tr[w] = trw;
 	}
+}
+
+__attribute__((target("avx2")))
+static void dense_avx2(struct dense_io *io, bool bin)
+{
+	if (bin)
+		dense_avx2_body(io, true);
+	else
+		dense_avx2_body(io, false);
 }
 #endif
 
@@ -747,27 +773,25 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.g_touch = hold_on ? 0 : p->g_touch;
 	io.voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
 	io.vsign = c->zero_up_raw_data ? 1 : -1;
-	io.bin = c->binarization;
 	io.baseline = pt->baseline + first;
 	io.smooth = pt->smooth + first;
 	io.d = pt->d + first;
 	io.value = pt->value + first;
-	io.filt = pt->filt + first;
 	io.level = pt->level + first;
 	io.inv_thr = pt->inv_thr + first;
 	io.act = pt->act + first;
 	io.byte = pt->byte + first;
 	io.touched = pt->touched + first;
-	io.touch_raw = pt->touch_raw + first;
 	io.vals = f->values;
 	io.n = pp->n_slots;
-	io.tri = pp->tri_tactile;
+	io.groups = pp->groups;
 #if defined(__x86_64__)
 	if (p->avx2 && !(io.n & 3))
-		dense_avx2(&io);
+		dense_avx2(&io, c->binarization);
 	else
 #endif
-		dense(&io);
+		dense(&io, c->binarization);
+	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
 	memcpy(spec, pp->spec, sizeof(spec));
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
