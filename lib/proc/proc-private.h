@@ -61,6 +61,10 @@ struct proc_patch {
 	uint64_t touch_bits[3];		/* slots touched at the last sample */
 	uint64_t tr_bits[3];		/* slots whose unsmoothed d was above
 					 * the touch level at the last sample */
+	uint64_t tact[3];		/* tactile slots */
+	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
+	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
+					 * last fault check */
 	uint64_t groups;		/* groups of 4 slots (bit j: slots
 					 * 4j..4j+3) in triangles with tactile
 					 * taxels, below n_slots */
@@ -107,7 +111,6 @@ struct proc_part {
 	uint64_t *hold_ns;		/* when the hold began */
 	uint8_t *fault;			/* SKIN_FAULT_* */
 	uint64_t *fault_ns;
-	uint8_t *last_raw;
 	uint64_t *raw_ns;		/* when the raw value last changed; 0
 					 * before the first sample */
 	double *level;			/* thr + add_threshold: the touch level */

@@ -93,7 +93,7 @@ static void part_free(struct proc_part *pt)
 	free(pt->thr); free(pt->inv_thr); free(pt->smooth); free(pt->d);
 	free(pt->value); free(pt->byte); free(pt->touched);
 	free(pt->hold); free(pt->hold_ns);
-	free(pt->fault); free(pt->fault_ns); free(pt->last_raw);
+	free(pt->fault); free(pt->fault_ns);
 	free(pt->raw_ns); free(pt->level); free(pt->special); free(pt->act); free(pt->hist); free(pt->valid);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
 	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
@@ -127,7 +127,6 @@ static bool part_alloc(struct proc_part *pt)
 	pt->hold_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->fault = zalloc(n, 1, &oom);
 	pt->fault_ns = zalloc(n, sizeof(uint64_t), &oom);
-	pt->last_raw = zalloc(n, 1, &oom);
 	pt->raw_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->level = zalloc(n, sizeof(double), &oom);
 	pt->special = zalloc(n, 1, &oom);
@@ -291,6 +290,7 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 		for (k = 0; k < pp->n_slots; k++)
 			if (pt->kind[first + k] == SKIN_TAXEL_TACTILE) {
 				pp->tactile[pp->n_tactile++] = (uint16_t)k;
+				proc_bit_set(pp->tact, k, true);
 				pp->tri_tactile |= (uint16_t)(1u << (k / SKIN_CHANNELS_PER_TRIANGLE));
 			}
 		/* whole groups of 4 slots: a triangle (12 slots) is 3 */

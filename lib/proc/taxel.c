@@ -173,7 +173,6 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		pt->fault[k] = 0;
 		pt->fault_ns[k] = 0;
 		pt->raw_ns[k] = 0;	/* set by the next sample */
-		pt->last_raw[k] = 0;
 		pt->recal_n[k] = 0;
 		pt->d[k] = 0;
 		if (pt->kind[k] != SKIN_TAXEL_TACTILE) {
@@ -202,8 +201,13 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 	}
 	for (k = 0; k < pt->n; k++)
 		proc_mark(pt, k);
-	for (k = 0; k < pt->n_patches; k++)
-		p->patches[pt->first_patch + k].next_check_ns = 0;
+	for (k = 0; k < pt->n_patches; k++) {
+		struct proc_patch *pp = &p->patches[pt->first_patch + k];
+
+		pp->next_check_ns = 0;
+		memset(pp->last_raw, 0, sizeof(pp->last_raw));
+		memcpy(pp->ns0, pp->tact, sizeof(pp->ns0));	/* raw_ns 0 */
+	}
 	pt->state = SKIN_PROC_RUNNING;
 	pt->calibrated = true;
 	pt->reason[0] = '\0';
@@ -367,6 +371,8 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 			pt->fault[k] &= (uint8_t)~(SKIN_FAULT_SATURATED |
 						   SKIN_FAULT_CALIBRATION);
 			pt->raw_ns[k] = ts;
+			proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
+				     k % SKIN_VALUES_PER_PATCH, !ts);
 			ev |= SKIN_PROC_EV_RECAL | SKIN_PROC_EV_FAULTS;
 		} else if (!(pt->fault[k] & SKIN_FAULT_SATURATED)) {
 			if (!pt->fault[k])
@@ -410,12 +416,89 @@ static bool diag_channels(const struct skin_frame *f,
 }
 
 /*
+ * Slots (bit o) of the patch's groups whose baseline lies outside
+ * [lo, hi]: the candidates for a self-recalibration.  Same comparisons
+ * as maintain() makes per taxel; AVX2 four at a time.
+ */
+static void baseline_out_of_range(const double *restrict b, uint64_t groups,
+				  unsigned int n, double lo, double hi,
+				  uint64_t out[3])
+{
+	unsigned int j, end;
+
+	out[0] = out[1] = out[2] = 0;
+	for (; groups; groups &= groups - 1)
+		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
+		     j < end && j < n; j++)
+			out[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void baseline_out_of_range_avx2(const double *restrict b,
+				       uint64_t groups, double lo, double hi,
+				       uint64_t out[3])
+{
+	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
+	unsigned int w;
+
+	/* n is a multiple of 4 here: groups are whole */
+	for (w = 0; w < 3; w++) {
+		uint64_t g, m = 0;
+
+		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			const __m256d v = _mm256_loadu_pd(b + 64 * w + 4 * i);
+			const __m256d o = _mm256_or_pd(_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
+						       _mm256_cmp_pd(v, vhi, _CMP_GT_OQ));
+
+			m |= (uint64_t)_mm256_movemask_pd(o) << (4 * i);
+		}
+		out[w] = m;
+	}
+}
+#endif
+
+/* Slots (bit o) whose raw value differs from the last check's */
+static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
+{
+	unsigned int w;
+
+#if defined(__SSE2__)
+	for (w = 0; w < 3; w++) {
+		uint64_t m = 0;
+		unsigned int q;
+
+		for (q = 0; q < 4; q++) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(a + 64 * w + 16 * q));
+			__m128i y = _mm_loadu_si128((const __m128i *)(b + 64 * w + 16 * q));
+
+			m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))
+			     << (16 * q);
+		}
+		out[w] = m;
+	}
+#else
+	unsigned int o;
+
+	for (w = 0; w < 3; w++)
+		out[w] = 0;
+	for (o = 0; o < SKIN_VALUES_PER_PATCH; o++)
+		out[o / 64] |= (uint64_t)(a[o] != b[o]) << (o % 64);
+#endif
+}
+
+/*
  * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
  * faults, on every frame that carries or stopped carrying diagnostics):
  * the time each raw value last changed (read at these instants: a noisy
  * taxel cannot read the same value at every one of them for long), the
  * fault flags, and the taxels whose baseline left the safe range.  The
- * per-sample path stays free of this bookkeeping.
+ * per-sample path stays free of this bookkeeping.  The per taxel steps
+ * are the same as a walk over every tactile taxel would take; bit masks
+ * (baselines out of range, raw values that moved, faulty or dead
+ * candidates) only skip the taxels for which that walk does nothing
+ * (a healthy taxel whose raw value moved and baseline is in range).
  */
 static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		    const struct skin_frame *f, const uint16_t *diag)
@@ -426,62 +509,94 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const bool recal_on = c->auto_recalibrate && !c->compat;
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
-	unsigned int i, t;
+	uint64_t oor[3], neq[3], dead_slots[3] = { 0, 0, 0 }, m;
+	unsigned int t, w;
 	int ev = 0;
 
 	pp->tri_dead = 0;
 	for (t = 0; t < SKIN_TRIANGLES; t++)
 		if ((pp->tri_tactile & (1u << t)) &&
-		    ts - pp->tri_refresh_ns[t] >= p->dead_ns)
+		    ts - pp->tri_refresh_ns[t] >= p->dead_ns) {
 			pp->tri_dead |= (uint16_t)(1u << t);
-	for (i = 0; i < pp->n_tactile; i++) {
-		const unsigned int o = pp->tactile[i], k = pp->first + o;
-		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
-		const bool dead = pp->tri_dead & (1u << tri);
-		const uint8_t raw = f->values[o];
-		const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
-		unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
-		uint64_t still;
+			for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
+				proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
+		}
+	if (recal_on) {
+#if defined(__x86_64__)
+		if (p->avx2 && !(pp->n_slots & 3))
+			baseline_out_of_range_avx2(pt->baseline + pp->first,
+						   pp->groups, lo_b, hi_b, oor);
+		else
+#endif
+			baseline_out_of_range(pt->baseline + pp->first, pp->groups,
+					      pp->n_slots, lo_b, hi_b, oor);
+		for (w = 0; w < 3; w++)
+			for (m = oor[w] & pp->tact[w]; m; m &= m - 1) {
+				const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
+				const unsigned int k = pp->first + o;
 
-		if (recal_on && !pt->special[k] && !pt->touched[k] &&
-		    !proc_bit(pp->tr_bits, o) &&
-		    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
-			recal_start(pt, k);
-		if (!faults)
-			continue;
-		if (raw != pt->last_raw[k] || !pt->raw_ns[k]) {
-			pt->last_raw[k] = raw;
-			pt->raw_ns[k] = ts;
+				if (!pt->special[k] && !pt->touched[k] &&
+				    !proc_bit(pp->tr_bits, o) &&
+				    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
+					recal_start(pt, k);
+			}
+	}
+	if (!faults)
+		goto done;
+	raw_changed(f->values, pp->last_raw, neq);
+	memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
+	for (w = 0; w < 3; w++) {
+		/* raw moved, or no time recorded yet (raw_ns 0) */
+		const uint64_t upd = (neq[w] | pp->ns0[w]) & pp->tact[w];
+
+		for (m = upd; m; m &= m - 1)
+			pt->raw_ns[pp->first + 64 * w + (unsigned int)__builtin_ctzll(m)] = ts;
+		pp->ns0[w] = ts ? pp->ns0[w] & ~upd : pp->ns0[w] | upd;
+		/* the rest of the walk: every taxel that did not move, is
+		 * special (a faulty one is), dead, or has diagnostics */
+		m = pp->tact[w] & (~upd | pp->spec[w] | dead_slots[w] |
+				   (diag ? ~0ull : 0));
+		for (; m; m &= m - 1) {
+			const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
+			const unsigned int k = pp->first + o;
+			const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
+			const bool dead = pp->tri_dead & (1u << tri);
+			const uint8_t raw = f->values[o];
+			const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
+			unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
+			uint64_t still;
+
 			/* a value that moved is neither stuck nor saturated:
 			 * a healthy taxel of a live triangle is done */
-			if (!pt->fault[k] && !dead && !diag)
+			if (((upd >> (o % 64)) & 1) && !pt->fault[k] && !dead && !diag)
 				continue;
-		}
-		still = ts - pt->raw_ns[k];
-		/* a recalibration that keeps finding the baseline out of
-		 * range holds SATURATED (recal_step) */
-		if (pt->mode[k] == MODE_RECAL)
-			fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
-		if (dead)
-			fl |= SKIN_FAULT_DEAD;
-		else if (rail && still >= p->sat_ns)
-			fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
-		else if (!rail && still >= p->stuck_ns)
-			fl |= SKIN_FAULT_STUCK;
-		if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
-			fl |= SKIN_FAULT_DIAG;
-		if (fl != pt->fault[k]) {
-			if (fl & ~pt->fault[k])
-				pt->fault_ns[k] = ts;
-			pt->fault[k] = (uint8_t)fl;
-			if (fl && pt->touched[k])
-				ev |= SKIN_PROC_EV_TOUCH;
-			if (fl)
-				taxel_outputs_zero(pt, k);
-			proc_mark(pt, k);
-			ev |= SKIN_PROC_EV_FAULTS;
+			still = ts - pt->raw_ns[k];
+			/* a recalibration that keeps finding the baseline out
+			 * of range holds SATURATED (recal_step) */
+			if (pt->mode[k] == MODE_RECAL)
+				fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
+			if (dead)
+				fl |= SKIN_FAULT_DEAD;
+			else if (rail && still >= p->sat_ns)
+				fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
+			else if (!rail && still >= p->stuck_ns)
+				fl |= SKIN_FAULT_STUCK;
+			if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
+				fl |= SKIN_FAULT_DIAG;
+			if (fl != pt->fault[k]) {
+				if (fl & ~pt->fault[k])
+					pt->fault_ns[k] = ts;
+				pt->fault[k] = (uint8_t)fl;
+				if (fl && pt->touched[k])
+					ev |= SKIN_PROC_EV_TOUCH;
+				if (fl)
+					taxel_outputs_zero(pt, k);
+				proc_mark(pt, k);
+				ev |= SKIN_PROC_EV_FAULTS;
+			}
 		}
 	}
+done:
 	pp->next_check_ns = ts + PROC_FAULT_CHECK_NS;
 	pp->diag_active = diag != NULL;
 	return ev;
