@@ -401,11 +401,17 @@ static void recal_start(struct proc_part *pt, unsigned int k)
 static bool diag_channels(const struct skin_frame *f,
 			  uint16_t out[SKIN_TRIANGLES])
 {
-	unsigned int t;
+	unsigned int t, v;
 	bool any = false;
 
-	for (t = 0; t < SKIN_TRIANGLES; t++) {
-		uint16_t w = (f->diag_valid & (1u << t)) ? f->diag[t] : 0;
+	if (!f->diag_valid)	/* the usual frame: nothing to decode */
+		return false;
+	memset(out, 0, SKIN_TRIANGLES * sizeof(out[0]));
+	for (v = f->diag_valid; v; v &= v - 1) {
+		uint16_t w;
+
+		t = (unsigned int)__builtin_ctz(v);
+		w = f->diag[t];
 
 		/* bits 15..4: out-of-range channels 0..11 (bit 4 + c);
 		 * bit 0 no-ack, bit 1 not-connected: the whole triangle */
