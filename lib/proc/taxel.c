@@ -422,6 +422,42 @@ static bool diag_channels(const struct skin_frame *f,
 }
 
 /*
+ * dst[i] = v for every bit i of @bits (i < n): the timestamps of the
+ * triangles refreshed and of the raw values that moved.  AVX2: a masked
+ * store per 4 entries (n a multiple of 4).
+ */
+static void store_where(uint64_t *dst, uint64_t bits, unsigned int n,
+			uint64_t v)
+{
+	for (; bits; bits &= bits - 1) {
+		const unsigned int i = (unsigned int)__builtin_ctzll(bits);
+
+		if (i >= n)
+			break;
+		dst[i] = v;
+	}
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void store_where_avx2(uint64_t *dst, uint64_t bits, unsigned int n,
+			     uint64_t v)
+{
+	const __m256i vv = _mm256_set1_epi64x((long long)v);
+	const __m256i lane = _mm256_set_epi64x(8, 4, 2, 1);
+	unsigned int g;
+
+	for (g = 0; g < n && (bits >> g); g += 4) {
+		const __m256i nib = _mm256_set1_epi64x((long long)((bits >> g) & 15));
+
+		_mm256_maskstore_epi64((long long *)(dst + g),
+				       _mm256_cmpeq_epi64(_mm256_and_si256(nib, lane), lane),
+				       vv);
+	}
+}
+#endif
+
+/*
  * Slots (bit o) of the patch's groups whose baseline lies outside
  * [lo, hi]: the candidates for a self-recalibration.  Same comparisons
  * as maintain() makes per taxel; AVX2 four at a time.
@@ -555,8 +591,14 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		const uint64_t upd = (neq[w] | pp->ns0[w]) & pp->tact[w];
 
-		for (m = upd; m; m &= m - 1)
-			pt->raw_ns[pp->first + 64 * w + (unsigned int)__builtin_ctzll(m)] = ts;
+#if defined(__x86_64__)
+		if (p->avx2 && !(pp->n_slots & 3))
+			store_where_avx2(pt->raw_ns + pp->first + 64 * w, upd,
+					 pp->n_slots - 64 * w < 64 ?
+					 pp->n_slots - 64 * w : 64, ts);
+		else
+#endif
+			store_where(pt->raw_ns + pp->first + 64 * w, upd, 64, ts);
 		pp->ns0[w] = ts ? pp->ns0[w] & ~upd : pp->ns0[w] | upd;
 		/* the rest of the walk: every taxel that did not move, is
 		 * special (a faulty one is), dead, or has diagnostics */
@@ -960,9 +1002,12 @@ int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 		for (t = 0; t < SKIN_TRIANGLES; t++)
 			pp->tri_refresh_ns[t] = ts;
 	}
-	for (t = 0; t < SKIN_TRIANGLES; t++)
-		if (f->refreshed & (1u << t))
-			pp->tri_refresh_ns[t] = ts;
+#if defined(__x86_64__)
+	if (p->avx2)
+		store_where_avx2(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
+	else
+#endif
+		store_where(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
 	pp->last_ns = ts;
 	if (ts > pt->last_ns)
 		pt->last_ns = ts;
