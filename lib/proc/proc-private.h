@@ -62,6 +62,9 @@ struct proc_patch {
 	uint64_t tr_bits[3];		/* slots whose unsmoothed d was above
 					 * the touch level at the last sample */
 	uint64_t tact[3];		/* tactile slots */
+	uint64_t touched_bytes[3];	/* slots whose proc_part.touched[]
+					 * byte is 1: run() writes the bytes
+					 * that differ from its new mask */
 	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
 	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
 					 * last fault check */

@@ -41,6 +41,8 @@ static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 	pt->value[k] = 0;
 	pt->byte[k] = 0;
 	pt->touched[k] = 0;
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+		     k % SKIN_VALUES_PER_PATCH, false);
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	pt->hold[k] = 0;
@@ -712,6 +714,8 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 	if (tf != pt->touched[k])
 		ev |= SKIN_PROC_EV_TOUCH;
 	pt->touched[k] = tf;
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+		     k % SKIN_VALUES_PER_PATCH, tf);
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
 		     k % SKIN_VALUES_PER_PATCH, tr);
 	pt->d[k] = d;
@@ -741,7 +745,7 @@ struct dense_io {
 	double a_new, a_old, g_free, g_touch, voff, vsign;
 	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr, *act;
-	uint8_t *byte, *touched;
+	uint8_t *byte;
 	const uint8_t *vals;
 	unsigned int n;
 	uint64_t groups;		/* proc_patch.groups */
@@ -761,7 +765,7 @@ void dense_scalar(struct dense_io *io, const bool bin)
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
-	uint8_t *restrict byte = io->byte, *restrict touched = io->touched;
+	uint8_t *restrict byte = io->byte;
 	const unsigned int n = io->n;
 	unsigned int w, j, end;
 	uint64_t g;
@@ -791,7 +795,6 @@ void dense_scalar(struct dense_io *io, const bool bin)
 			baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
 						   inv_thr[j] : b;
 			byte[j] = (uint8_t)(int)(out + 0.5);
-			touched[j] = tf;
 			mtf |= (uint64_t)tf << (j % 64);
 			mtr |= (uint64_t)tr << (j % 64);
 		}
@@ -816,13 +819,6 @@ static void dense(struct dense_io *io, bool bin)
  * vector extension leaves the u8 loads, the masks and the byte stores to
  * scalar code; here they are one instruction each.
  */
-static const uint32_t bits_to_bytes[16] = {
-	0x00000000, 0x00000001, 0x00000100, 0x00000101,
-	0x00010000, 0x00010001, 0x00010100, 0x00010101,
-	0x01000000, 0x01000001, 0x01000100, 0x01000101,
-	0x01010000, 0x01010001, 0x01010100, 0x01010101,
-};
-
 __attribute__((target("avx2"), always_inline))
 static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 {
@@ -840,7 +836,7 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
-	uint8_t *restrict byte = io->byte, *restrict touched = io->touched;
+	uint8_t *restrict byte = io->byte;
 	unsigned int w;
 	uint64_t g;
 
@@ -883,7 +879,6 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 			memcpy(byte + j, &ob, 4);
 			mtf = (unsigned int)_mm256_movemask_pd(tf);
 			mtr = (unsigned int)_mm256_movemask_pd(tr);
-			memcpy(touched + j, &bits_to_bytes[mtf], 4);
 			tfw |= mtf << (4 * i);
 			trw |= mtr << (4 * i);
 		}
@@ -944,7 +939,6 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.inv_thr = pt->inv_thr + first;
 	io.act = pt->act + first;
 	io.byte = pt->byte + first;
-	io.touched = pt->touched + first;
 	io.vals = f->values;
 	io.n = pp->n_slots;
 	io.groups = pp->groups;
@@ -955,6 +949,16 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 #endif
 		dense(&io, c->binarization);
 	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
+	/* the touched bytes of the slots the pass computed (0 for the
+	 * special ones, as before taxel_slow), where they change */
+	for (w = 0; w < 3; w++) {
+		uint64_t m;
+
+		for (m = pp->touched_bytes[w] ^ io.tf[w]; m; m &= m - 1)
+			pt->touched[first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
+				(io.tf[w] >> __builtin_ctzll(m)) & 1;
+		pp->touched_bytes[w] = io.tf[w];
+	}
 	memcpy(spec, pp->spec, sizeof(spec));
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
