@@ -41,6 +41,10 @@ static unsigned int label_components(const struct skin_proc *p,
 	const struct skin_model *m = p->m;
 	const struct skin_part *sp = &m->parts[pt->index];
 	const unsigned int base = sp->first_taxel;
+	/* the part's own copy of the lists, unless the model's graph was
+	 * computed again since skin_proc_new() */
+	const bool own = pt->nb_start && m->nbr_start == pt->nb_of &&
+			 m->n_nbr == pt->nb_count;
 	unsigned int i, n_comp = 0;
 
 	for (i = 0; i < n; i++) {
@@ -56,6 +60,17 @@ static unsigned int label_components(const struct skin_proc *p,
 			if (pt->has_pos[k]) {
 				if (!m->nbr_start)
 					continue;
+				if (own) {
+					for (e = pt->nb_start[k]; e < pt->nb_start[k + 1]; e++) {
+						unsigned int q = pt->nb[e];
+
+						if (pt->touched[q] && pt->label[q] < 0) {
+							pt->label[q] = (int32_t)n_comp;
+							pt->queue[tail++] = q;
+						}
+					}
+					continue;
+				}
 				for (e = m->nbr_start[base + k];
 				     e < m->nbr_start[base + k + 1]; e++) {
 					unsigned int q = m->nbr[e] - base;

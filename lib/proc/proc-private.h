@@ -129,6 +129,12 @@ struct proc_part {
 	double *cal_baseline;
 	double *cal_thr;
 	/* contacts */
+	uint32_t *nb_start, *nb;	/* the model's neighbour lists of the
+					 * part's taxels, part-local and
+					 * within the part (nb_*: NULL when the
+					 * model had none at creation) */
+	const unsigned int *nb_of;	/* the model's nbr_start they copy */
+	unsigned int nb_count;		/* and its n_nbr */
 	int32_t *label;			/* component of a touched taxel, -1 */
 	unsigned int *queue;
 	unsigned int *order;		/* touched taxels, ascending */

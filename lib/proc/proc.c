@@ -89,6 +89,7 @@ static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
 
+	free(pt->nb_start); free(pt->nb);
 	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->baseline); free(pt->initial);
 	free(pt->thr); free(pt->inv_thr); free(pt->smooth); free(pt->d);
 	free(pt->value); free(pt->byte); free(pt->touched);
@@ -103,6 +104,37 @@ static void part_free(struct proc_part *pt)
 		free(pt->cb[i].c);
 		free(pt->cb[i].taxels);
 	}
+}
+
+/*
+ * The part's neighbour lists for the clustering's walk: part-local, only
+ * neighbours inside the part (the walk skipped the others), so that it
+ * reads one compact array and checks no bound per edge.
+ */
+static bool part_neighbours(const struct skin_model *m,
+			    const struct skin_part *sp, struct proc_part *pt)
+{
+	const unsigned int base = sp->first_taxel;
+	unsigned int k, e, n = 0;
+
+	pt->nb_start = calloc((size_t)pt->n + 1, sizeof(*pt->nb_start));
+	pt->nb = malloc(((size_t)m->nbr_start[base + pt->n] -
+			 m->nbr_start[base] + 1) * sizeof(*pt->nb));
+	if (!pt->nb_start || !pt->nb)
+		return false;
+	for (k = 0; k < pt->n; k++) {
+		pt->nb_start[k] = n;
+		for (e = m->nbr_start[base + k]; e < m->nbr_start[base + k + 1]; e++) {
+			unsigned int q = m->nbr[e] - base;
+
+			if (q < pt->n)
+				pt->nb[n++] = q;
+		}
+	}
+	pt->nb_start[pt->n] = n;
+	pt->nb_of = m->nbr_start;
+	pt->nb_count = m->n_nbr;
+	return true;
 }
 
 static bool part_alloc(struct proc_part *pt)
@@ -259,6 +291,8 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 			if (pt->kind[k] == SKIN_TAXEL_TACTILE)
 				pt->n_tactile++;
 		}
+		if (m->nbr_start && !part_neighbours(m, sp, pt))
+			goto oom_free;
 	}
 	for (i = 0; i < m->n_parts; i++)
 		p->parts[i].patch0 = &p->patches[m->parts[i].first_patch];
