@@ -160,6 +160,7 @@ struct skin_proc {
 	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
 	bool avx2;			/* the CPU has AVX2: dense_avx2() */
+	bool avx512;			/* and AVX-512 F, VL: dense_avx512() */
 	unsigned int n_parts, n_patches;
 	struct proc_part *parts;
 	struct proc_patch *patches;

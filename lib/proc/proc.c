@@ -265,6 +265,10 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 	/* SKIN_PROC_NO_AVX2=1: the generic path, for tests and comparisons */
 	p->avx2 = __builtin_cpu_supports("avx2") &&
 		  !(getenv("SKIN_PROC_NO_AVX2") && *getenv("SKIN_PROC_NO_AVX2"));
+	/* SKIN_PROC_NO_AVX512=1: the AVX2 path on an AVX-512 CPU */
+	p->avx512 = p->avx2 && __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("avx512vl") &&
+		    !(getenv("SKIN_PROC_NO_AVX512") && *getenv("SKIN_PROC_NO_AVX512"));
 #endif
 	proc_derive(p);
 	p->next_id = 1;

@@ -895,6 +895,88 @@ static void dense_avx2(struct dense_io *io, bool bin)
 	else
 		dense_avx2_body(io, false);
 }
+
+/*
+ * dense_avx2() eight slots at a time, with AVX-512's mask registers: the
+ * comparisons are the touch masks themselves, the blends masked stores.
+ * Only the slots of triangles with tactile taxels are written (write
+ * mask from the 4-slot groups), as in the other two forms.  No FMA:
+ * contraction is off for this function, so it computes the same doubles.
+ */
+__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off"),
+	       always_inline))
+static inline void dense_avx512_body(struct dense_io *io, const bool bin)
+{
+	const __m512d a_new = _mm512_set1_pd(io->a_new);
+	const __m512d a_old = _mm512_set1_pd(io->a_old);
+	const __m512d g_free = _mm512_set1_pd(io->g_free);
+	const __m512d g_touch = _mm512_set1_pd(io->g_touch);
+	const __m512d voff = _mm512_set1_pd(io->voff);
+	const __m512d vsign = _mm512_set1_pd(io->vsign);
+	const __m512d max = _mm512_set1_pd(PROC_MAX_SKIN);
+	const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5);
+	const __m512d touch = _mm512_set1_pd(PROC_BIN_TOUCH);
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const double *restrict act = io->act;
+	const uint8_t *restrict vals = io->vals;
+	uint8_t *restrict byte = io->byte;
+	const uint64_t groups = io->groups;
+	unsigned int w, q;
+
+	/* n is a multiple of 8 here (run()): an 8-slot group is two whole
+	 * 4-slot groups, and never straddles a 64-slot word */
+	for (w = 0; w < 3; w++) {
+		uint64_t tfw = 0, trw = 0;
+
+		for (q = 0; q < 8; q++) {
+			const unsigned int j = 64 * w + 8 * q;
+			const __mmask8 km = (__mmask8)(((groups >> (j / 4)) & 1 ? 0x0f : 0) |
+						       ((groups >> (j / 4 + 1)) & 1 ? 0xf0 : 0));
+			__m512d raw, b, sm, lv, d, s, fs, out, gn;
+			__mmask8 on, tf, tr;
+
+			if (!km)
+				continue;
+			raw = _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(
+				_mm_loadl_epi64((const __m128i *)(vals + j))));
+			b = _mm512_loadu_pd(baseline + j);
+			sm = _mm512_loadu_pd(smooth + j);
+			lv = _mm512_loadu_pd(level + j);
+			on = _mm512_cmp_pd_mask(_mm512_loadu_pd(act + j), half, _CMP_GT_OQ);
+			d = _mm512_sub_pd(_mm512_add_pd(voff, _mm512_mul_pd(vsign, raw)), b);
+			d = _mm512_min_pd(d, max);
+			s = _mm512_add_pd(_mm512_mul_pd(a_new, d), _mm512_mul_pd(a_old, sm));
+			fs = _mm512_max_pd(s, zero);
+			tf = _mm512_mask_cmp_pd_mask(on, s, lv, _CMP_GT_OQ);
+			tr = _mm512_mask_cmp_pd_mask(on, d, lv, _CMP_GT_OQ);
+			out = bin ? _mm512_mask_mov_pd(zero, tf, touch) :
+			      _mm512_maskz_mov_pd(on, fs);
+			gn = _mm512_mul_pd(_mm512_mul_pd(_mm512_mask_blend_pd(tr, g_free, g_touch), d),
+					   _mm512_loadu_pd(inv_thr + j));
+			_mm512_mask_storeu_pd(smooth + j, on, s);
+			_mm512_mask_storeu_pd(value + j, km, out);
+			_mm512_mask_storeu_pd(dd + j, km, d);
+			_mm512_mask_storeu_pd(baseline + j, on, _mm512_add_pd(b, gn));
+			_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
+				_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
+			tfw |= (uint64_t)tf << (8 * q);
+			trw |= (uint64_t)tr << (8 * q);
+		}
+		io->tf[w] = tfw;
+		io->tr[w] = trw;
+	}
+}
+
+__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off")))
+static void dense_avx512(struct dense_io *io, bool bin)
+{
+	if (bin)
+		dense_avx512_body(io, true);
+	else
+		dense_avx512_body(io, false);
+}
 #endif
 
 /*
@@ -943,7 +1025,9 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.n = pp->n_slots;
 	io.groups = pp->groups;
 #if defined(__x86_64__)
-	if (p->avx2 && !(io.n & 3))
+	if (p->avx512 && !(io.n & 7))
+		dense_avx512(&io, c->binarization);
+	else if (p->avx2 && !(io.n & 3))
 		dense_avx2(&io, c->binarization);
 	else
 #endif
