@@ -68,6 +68,7 @@ struct proc_patch {
 	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
 	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
 					 * last fault check */
+	uint64_t slots[3];		/* the slots of those groups */
 	uint64_t groups;		/* groups of 4 slots (bit j: slots
 					 * 4j..4j+3) in triangles with tactile
 					 * taxels, below n_slots */

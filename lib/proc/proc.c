@@ -333,8 +333,10 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 			}
 		/* whole groups of 4 slots: a triangle (12 slots) is 3 */
 		for (k = 0; k < (pp->n_slots + 3) / 4; k++)
-			if (pp->tri_tactile & (1u << (4 * k / SKIN_CHANNELS_PER_TRIANGLE)))
+			if (pp->tri_tactile & (1u << (4 * k / SKIN_CHANNELS_PER_TRIANGLE))) {
 				pp->groups |= 1ull << k;
+				pp->slots[k / 16] |= 0xfull << (4 * (k % 16));
+			}
 	}
 	return p;
 oom_free:

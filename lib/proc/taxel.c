@@ -749,6 +749,7 @@ struct dense_io {
 	const uint8_t *vals;
 	unsigned int n;
 	uint64_t groups;		/* proc_patch.groups */
+	const uint64_t *slots;		/* proc_patch.slots */
 	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
 };
 
@@ -922,23 +923,22 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
 	uint8_t *restrict byte = io->byte;
-	const uint64_t groups = io->groups;
-	unsigned int w, q;
+	unsigned int w;
 
 	/* n is a multiple of 8 here (run()): an 8-slot group is two whole
 	 * 4-slot groups, and never straddles a 64-slot word */
 	for (w = 0; w < 3; w++) {
-		uint64_t tfw = 0, trw = 0;
+		uint64_t tfw = 0, trw = 0, ws = io->slots[w];
 
-		for (q = 0; q < 8; q++) {
+		while (ws) {
+			/* the next 8 slots holding some written slot */
+			const unsigned int q = (unsigned int)__builtin_ctzll(ws) / 8;
 			const unsigned int j = 64 * w + 8 * q;
-			const __mmask8 km = (__mmask8)(((groups >> (j / 4)) & 1 ? 0x0f : 0) |
-						       ((groups >> (j / 4 + 1)) & 1 ? 0xf0 : 0));
+			const __mmask8 km = (__mmask8)(ws >> (8 * q));
 			__m512d raw, b, sm, lv, d, s, fs, out, gn;
 			__mmask8 on, tf, tr;
 
-			if (!km)
-				continue;
+			ws &= ~(0xffull << (8 * q));
 			raw = _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(
 				_mm_loadl_epi64((const __m128i *)(vals + j))));
 			b = _mm512_loadu_pd(baseline + j);
@@ -1024,6 +1024,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.vals = f->values;
 	io.n = pp->n_slots;
 	io.groups = pp->groups;
+	io.slots = pp->slots;
 #if defined(__x86_64__)
 	if (p->avx512 && !(io.n & 7))
 		dense_avx512(&io, c->binarization);
