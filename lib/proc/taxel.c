@@ -745,6 +745,8 @@ struct dense_io {
 	double a_new, a_old, g_free, g_touch, voff, vsign;
 	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr, *act;
+	uint64_t on[3];			/* act as bits (tactile slots but the
+					 * special ones), for dense_avx512() */
 	uint8_t *byte;
 	const uint8_t *vals;
 	unsigned int n;
@@ -920,7 +922,6 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
-	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
 	uint8_t *restrict byte = io->byte;
 	unsigned int w;
@@ -944,7 +945,8 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 			b = _mm512_loadu_pd(baseline + j);
 			sm = _mm512_loadu_pd(smooth + j);
 			lv = _mm512_loadu_pd(level + j);
-			on = _mm512_cmp_pd_mask(_mm512_loadu_pd(act + j), half, _CMP_GT_OQ);
+			/* from the bits, not act[]: one array less to stream */
+			on = (__mmask8)(io->on[w] >> (8 * q));
 			d = _mm512_sub_pd(_mm512_add_pd(voff, _mm512_mul_pd(vsign, raw)), b);
 			d = _mm512_min_pd(d, max);
 			s = _mm512_add_pd(_mm512_mul_pd(a_new, d), _mm512_mul_pd(a_old, sm));
@@ -1026,9 +1028,11 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.groups = pp->groups;
 	io.slots = pp->slots;
 #if defined(__x86_64__)
-	if (p->avx512 && !(io.n & 7))
+	if (p->avx512 && !(io.n & 7)) {
+		for (w = 0; w < 3; w++)
+			io.on[w] = pp->tact[w] & ~pp->spec[w];
 		dense_avx512(&io, c->binarization);
-	else if (p->avx2 && !(io.n & 3))
+	} else if (p->avx2 && !(io.n & 3))
 		dense_avx2(&io, c->binarization);
 	else
 #endif
