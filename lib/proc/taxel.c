@@ -553,6 +553,7 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const bool recal_on = c->auto_recalibrate && !c->compat;
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
+	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
 	uint64_t oor[3], neq[3], dead_slots[3] = { 0, 0, 0 }, m;
 	unsigned int t, w;
 	int ev = 0;
@@ -611,16 +612,20 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 			const unsigned int k = pp->first + o;
 			const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
 			const bool dead = pp->tri_dead & (1u << tri);
-			const uint8_t raw = f->values[o];
-			const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
-			unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
-			uint64_t still;
+			const uint64_t still = ts - pt->raw_ns[k];
+			uint8_t raw;
+			bool rail;
+			unsigned int fl;
 
-			/* a value that moved is neither stuck nor saturated:
-			 * a healthy taxel of a live triangle is done */
-			if (((upd >> (o % 64)) & 1) && !pt->fault[k] && !dead && !diag)
+			/* a value that moved, or has not stayed for the shorter
+			 * of the two limits, is neither stuck nor saturated: a
+			 * healthy taxel of a live triangle is done */
+			if (!pt->fault[k] && !dead && !diag &&
+			    (((upd >> (o % 64)) & 1) || still < still_min))
 				continue;
-			still = ts - pt->raw_ns[k];
+			raw = f->values[o];
+			rail = raw == 0 || raw == PROC_MAX_SKIN;
+			fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
 			/* a recalibration that keeps finding the baseline out
 			 * of range holds SATURATED (recal_step) */
 			if (pt->mode[k] == MODE_RECAL)
