@@ -41,29 +41,47 @@ static unsigned int label_components(const struct skin_proc *p,
 	const struct skin_model *m = p->m;
 	const struct skin_part *sp = &m->parts[pt->index];
 	const unsigned int base = sp->first_taxel;
+	/* the part's own copy of the lists, unless the model's graph was
+	 * computed again since skin_proc_new() */
+	const bool own = pt->nb_start && m->nbr_start == pt->nb_of &&
+			 m->n_nbr == pt->nb_count;
+	const uint8_t *restrict touched = pt->touched;
+	int32_t *restrict label = pt->label;
+	unsigned int *restrict queue = pt->queue;
 	unsigned int i, n_comp = 0;
 
 	for (i = 0; i < n; i++) {
 		unsigned int head = 0, tail = 0;
 
-		if (pt->label[pt->order[i]] >= 0)
+		if (label[pt->order[i]] >= 0)
 			continue;
-		pt->label[pt->order[i]] = (int32_t)n_comp;
-		pt->queue[tail++] = pt->order[i];
+		label[pt->order[i]] = (int32_t)n_comp;
+		queue[tail++] = pt->order[i];
 		while (head < tail) {
-			unsigned int k = pt->queue[head++], e;
+			unsigned int k = queue[head++], e;
 
 			if (pt->has_pos[k]) {
 				if (!m->nbr_start)
 					continue;
+				if (own) {
+					const uint32_t *nb = pt->nb + pt->nb_start[k];
+					const uint32_t *end = pt->nb + pt->nb_start[k + 1];
+
+					for (; nb < end; nb++)
+						if (touched[*nb] && label[*nb] < 0) {
+							label[*nb] = (int32_t)n_comp;
+							queue[tail++] = *nb;
+						}
+					continue;
+				}
 				for (e = m->nbr_start[base + k];
 				     e < m->nbr_start[base + k + 1]; e++) {
 					unsigned int q = m->nbr[e] - base;
 
-					if (q < pt->n && pt->touched[q] &&
-					    pt->label[q] < 0) {
-						pt->label[q] = (int32_t)n_comp;
-						pt->queue[tail++] = q;
+					if (q < pt->n && touched[q] &&
+					    label[q] < 0) {
+						label[q] = (int32_t)n_comp;
+						queue[tail++] = q;
 					}
 				}
 			} else {
@@ -71,10 +89,10 @@ static unsigned int label_components(const struct skin_proc *p,
 
 				for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
 				     q < pt->n; q++)
-					if (pt->touched[q] && pt->label[q] < 0 &&
+					if (touched[q] && label[q] < 0 &&
 					    !pt->has_pos[q]) {
-						pt->label[q] = (int32_t)n_comp;
-						pt->queue[tail++] = q;
+						label[q] = (int32_t)n_comp;
+						queue[tail++] = q;
 					}
 			}
 		}
@@ -106,8 +124,9 @@ static void contact_geometry(const struct skin_proc *p,
 		unsigned int k = c->taxels[i];
 		const struct skin_taxel *t = &m->taxels[sp->first_taxel + k];
 		/* the smoothed value, not the binarized one (skinManager:
-		 * max(compensatedDataFilt, 0)) */
-		double v = pt->filt[k];
+		 * max(compensatedDataFilt, 0)); a taxel whose outputs were
+		 * zeroed since its touched list was built weighs 0 */
+		double v = pt->touched[k] && pt->smooth[k] > 0 ? pt->smooth[k] : 0;
 
 		sum_p += v;
 		if (t->flags & SKIN_TAXEL_HAS_POS) {

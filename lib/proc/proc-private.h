@@ -59,6 +59,19 @@ struct proc_patch {
 	uint64_t next_check_ns;		/* next fault evaluation */
 	uint64_t spec[3];		/* slots whose taxel is special */
 	uint64_t touch_bits[3];		/* slots touched at the last sample */
+	uint64_t tr_bits[3];		/* slots whose unsmoothed d was above
+					 * the touch level at the last sample */
+	uint64_t tact[3];		/* tactile slots */
+	uint64_t touched_bytes[3];	/* slots whose proc_part.touched[]
+					 * byte is 1: run() writes the bytes
+					 * that differ from its new mask */
+	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
+	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
+					 * last fault check */
+	uint64_t slots[3];		/* the slots of those groups */
+	uint64_t groups;		/* groups of 4 slots (bit j: slots
+					 * 4j..4j+3) in triangles with tactile
+					 * taxels, below n_slots */
 	bool diag_active;		/* the last frame reported diagnostics */
 	/* touch list of the last feed: part-local indices, ascending */
 	unsigned int n_touched;
@@ -90,18 +103,18 @@ struct proc_part {
 	double *initial;		/* baseline at calibration */
 	double *thr;			/* touch threshold, >= 1 */
 	double *inv_thr;		/* 1 / thr */
-	double *smooth;			/* smoothing state (compensatedDataOld) */
-	double *d;			/* last unsmoothed d */
+	double *smooth;			/* smoothing state (compensatedDataOld);
+					 * max(0, smooth) of a touched taxel
+					 * is what its contact weighs */
+	double *d;			/* last unsmoothed d (smooth_restart) */
 	double *value;			/* published */
-	double *filt;			/* max(0, smoothed d): contacts */
 	uint8_t *byte;
-	uint8_t *touched;		/* smoothed value above the level */
-	uint8_t *touch_raw;		/* unsmoothed d above the level */
+	uint8_t *touched;		/* smoothed value above the level;
+					 * unsmoothed: proc_patch.tr_bits */
 	uint8_t *hold;			/* HOLD_* */
 	uint64_t *hold_ns;		/* when the hold began */
 	uint8_t *fault;			/* SKIN_FAULT_* */
 	uint64_t *fault_ns;
-	uint8_t *last_raw;
 	uint64_t *raw_ns;		/* when the raw value last changed; 0
 					 * before the first sample */
 	double *level;			/* thr + add_threshold: the touch level */
@@ -117,6 +130,12 @@ struct proc_part {
 	double *cal_baseline;
 	double *cal_thr;
 	/* contacts */
+	uint32_t *nb_start, *nb;	/* the model's neighbour lists of the
+					 * part's taxels, part-local and
+					 * within the part (nb_*: NULL when the
+					 * model had none at creation) */
+	const unsigned int *nb_of;	/* the model's nbr_start they copy */
+	unsigned int nb_count;		/* and its n_nbr */
 	int32_t *label;			/* component of a touched taxel, -1 */
 	unsigned int *queue;
 	unsigned int *order;		/* touched taxels, ascending */
@@ -142,6 +161,7 @@ struct skin_proc {
 	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
 	bool avx2;			/* the CPU has AVX2: dense_avx2() */
+	bool avx512;			/* and AVX-512 F, VL: dense_avx512() */
 	unsigned int n_parts, n_patches;
 	struct proc_part *parts;
 	struct proc_patch *patches;
@@ -164,6 +184,20 @@ static inline void proc_mark(struct proc_part *pt, unsigned int k)
 		pp->spec[o / 64] |= 1ull << (o % 64);
 	else
 		pp->spec[o / 64] &= ~(1ull << (o % 64));
+}
+
+/* Bit o of a patch's 192-slot mask */
+static inline void proc_bit_set(uint64_t *m, unsigned int o, bool on)
+{
+	if (on)
+		m[o / 64] |= 1ull << (o % 64);
+	else
+		m[o / 64] &= ~(1ull << (o % 64));
+}
+
+static inline bool proc_bit(const uint64_t *m, unsigned int o)
+{
+	return (m[o / 64] >> (o % 64)) & 1;
 }
 
 /* proc.c */

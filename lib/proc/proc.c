@@ -89,11 +89,12 @@ static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
 
+	free(pt->nb_start); free(pt->nb);
 	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->baseline); free(pt->initial);
 	free(pt->thr); free(pt->inv_thr); free(pt->smooth); free(pt->d);
-	free(pt->value); free(pt->filt); free(pt->byte); free(pt->touched);
-	free(pt->touch_raw); free(pt->hold); free(pt->hold_ns);
-	free(pt->fault); free(pt->fault_ns); free(pt->last_raw);
+	free(pt->value); free(pt->byte); free(pt->touched);
+	free(pt->hold); free(pt->hold_ns);
+	free(pt->fault); free(pt->fault_ns);
 	free(pt->raw_ns); free(pt->level); free(pt->special); free(pt->act); free(pt->hist); free(pt->valid);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
 	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
@@ -103,6 +104,37 @@ static void part_free(struct proc_part *pt)
 		free(pt->cb[i].c);
 		free(pt->cb[i].taxels);
 	}
+}
+
+/*
+ * The part's neighbour lists for the clustering's walk: part-local, only
+ * neighbours inside the part (the walk skipped the others), so that it
+ * reads one compact array and checks no bound per edge.
+ */
+static bool part_neighbours(const struct skin_model *m,
+			    const struct skin_part *sp, struct proc_part *pt)
+{
+	const unsigned int base = sp->first_taxel;
+	unsigned int k, e, n = 0;
+
+	pt->nb_start = calloc((size_t)pt->n + 1, sizeof(*pt->nb_start));
+	pt->nb = malloc(((size_t)m->nbr_start[base + pt->n] -
+			 m->nbr_start[base] + 1) * sizeof(*pt->nb));
+	if (!pt->nb_start || !pt->nb)
+		return false;
+	for (k = 0; k < pt->n; k++) {
+		pt->nb_start[k] = n;
+		for (e = m->nbr_start[base + k]; e < m->nbr_start[base + k + 1]; e++) {
+			unsigned int q = m->nbr[e] - base;
+
+			if (q < pt->n)
+				pt->nb[n++] = q;
+		}
+	}
+	pt->nb_start[pt->n] = n;
+	pt->nb_of = m->nbr_start;
+	pt->nb_count = m->n_nbr;
+	return true;
 }
 
 static bool part_alloc(struct proc_part *pt)
@@ -121,15 +153,12 @@ static bool part_alloc(struct proc_part *pt)
 	pt->smooth = zalloc(n, sizeof(double), &oom);
 	pt->d = zalloc(n, sizeof(double), &oom);
 	pt->value = zalloc(n, sizeof(double), &oom);
-	pt->filt = zalloc(n, sizeof(double), &oom);
 	pt->byte = zalloc(n, 1, &oom);
 	pt->touched = zalloc(n, 1, &oom);
-	pt->touch_raw = zalloc(n, 1, &oom);
 	pt->hold = zalloc(n, 1, &oom);
 	pt->hold_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->fault = zalloc(n, 1, &oom);
 	pt->fault_ns = zalloc(n, sizeof(uint64_t), &oom);
-	pt->last_raw = zalloc(n, 1, &oom);
 	pt->raw_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->level = zalloc(n, sizeof(double), &oom);
 	pt->special = zalloc(n, 1, &oom);
@@ -236,6 +265,10 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 	/* SKIN_PROC_NO_AVX2=1: the generic path, for tests and comparisons */
 	p->avx2 = __builtin_cpu_supports("avx2") &&
 		  !(getenv("SKIN_PROC_NO_AVX2") && *getenv("SKIN_PROC_NO_AVX2"));
+	/* SKIN_PROC_NO_AVX512=1: the AVX2 path on an AVX-512 CPU */
+	p->avx512 = p->avx2 && __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("avx512vl") &&
+		    !(getenv("SKIN_PROC_NO_AVX512") && *getenv("SKIN_PROC_NO_AVX512"));
 #endif
 	proc_derive(p);
 	p->next_id = 1;
@@ -262,6 +295,8 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 			if (pt->kind[k] == SKIN_TAXEL_TACTILE)
 				pt->n_tactile++;
 		}
+		if (m->nbr_start && !part_neighbours(m, sp, pt))
+			goto oom_free;
 	}
 	for (i = 0; i < m->n_parts; i++)
 		p->parts[i].patch0 = &p->patches[m->parts[i].first_patch];
@@ -293,7 +328,14 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 		for (k = 0; k < pp->n_slots; k++)
 			if (pt->kind[first + k] == SKIN_TAXEL_TACTILE) {
 				pp->tactile[pp->n_tactile++] = (uint16_t)k;
+				proc_bit_set(pp->tact, k, true);
 				pp->tri_tactile |= (uint16_t)(1u << (k / SKIN_CHANNELS_PER_TRIANGLE));
+			}
+		/* whole groups of 4 slots: a triangle (12 slots) is 3 */
+		for (k = 0; k < (pp->n_slots + 3) / 4; k++)
+			if (pp->tri_tactile & (1u << (4 * k / SKIN_CHANNELS_PER_TRIANGLE))) {
+				pp->groups |= 1ull << k;
+				pp->slots[k / 16] |= 0xfull << (4 * (k % 16));
 			}
 	}
 	return p;

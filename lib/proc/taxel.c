@@ -39,10 +39,12 @@ static inline unsigned int v_of(const struct skin_proc *p, uint8_t raw)
 static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 {
 	pt->value[k] = 0;
-	pt->filt[k] = 0;
 	pt->byte[k] = 0;
 	pt->touched[k] = 0;
-	pt->touch_raw[k] = 0;
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+		     k % SKIN_VALUES_PER_PATCH, false);
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+		     k % SKIN_VALUES_PER_PATCH, false);
 	pt->hold[k] = 0;
 	proc_mark(pt, k);
 }
@@ -172,10 +174,9 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		taxel_outputs_zero(pt, k);
 		pt->fault[k] = 0;
 		pt->fault_ns[k] = 0;
-		pt->d[k] = 0;
 		pt->raw_ns[k] = 0;	/* set by the next sample */
-		pt->last_raw[k] = 0;
 		pt->recal_n[k] = 0;
+		pt->d[k] = 0;
 		if (pt->kind[k] != SKIN_TAXEL_TACTILE) {
 			pt->mode[k] = MODE_OFF;
 			continue;
@@ -202,8 +203,13 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 	}
 	for (k = 0; k < pt->n; k++)
 		proc_mark(pt, k);
-	for (k = 0; k < pt->n_patches; k++)
-		p->patches[pt->first_patch + k].next_check_ns = 0;
+	for (k = 0; k < pt->n_patches; k++) {
+		struct proc_patch *pp = &p->patches[pt->first_patch + k];
+
+		pp->next_check_ns = 0;
+		memset(pp->last_raw, 0, sizeof(pp->last_raw));
+		memcpy(pp->ns0, pp->tact, sizeof(pp->ns0));	/* raw_ns 0 */
+	}
 	pt->state = SKIN_PROC_RUNNING;
 	pt->calibrated = true;
 	pt->reason[0] = '\0';
@@ -367,6 +373,8 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 			pt->fault[k] &= (uint8_t)~(SKIN_FAULT_SATURATED |
 						   SKIN_FAULT_CALIBRATION);
 			pt->raw_ns[k] = ts;
+			proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
+				     k % SKIN_VALUES_PER_PATCH, !ts);
 			ev |= SKIN_PROC_EV_RECAL | SKIN_PROC_EV_FAULTS;
 		} else if (!(pt->fault[k] & SKIN_FAULT_SATURATED)) {
 			if (!pt->fault[k])
@@ -395,11 +403,17 @@ static void recal_start(struct proc_part *pt, unsigned int k)
 static bool diag_channels(const struct skin_frame *f,
 			  uint16_t out[SKIN_TRIANGLES])
 {
-	unsigned int t;
+	unsigned int t, v;
 	bool any = false;
 
-	for (t = 0; t < SKIN_TRIANGLES; t++) {
-		uint16_t w = (f->diag_valid & (1u << t)) ? f->diag[t] : 0;
+	if (!f->diag_valid)	/* the usual frame: nothing to decode */
+		return false;
+	memset(out, 0, SKIN_TRIANGLES * sizeof(out[0]));
+	for (v = f->diag_valid; v; v &= v - 1) {
+		uint16_t w;
+
+		t = (unsigned int)__builtin_ctz(v);
+		w = f->diag[t];
 
 		/* bits 15..4: out-of-range channels 0..11 (bit 4 + c);
 		 * bit 0 no-ack, bit 1 not-connected: the whole triangle */
@@ -410,12 +424,144 @@ static bool diag_channels(const struct skin_frame *f,
 }
 
 /*
+ * dst[i] = v for every bit i of @bits (i < n): the timestamps of the
+ * triangles refreshed and of the raw values that moved.  AVX2: a masked
+ * store per 4 entries (n a multiple of 4).
+ */
+static void store_where(uint64_t *dst, uint64_t bits, unsigned int n,
+			uint64_t v)
+{
+	for (; bits; bits &= bits - 1) {
+		const unsigned int i = (unsigned int)__builtin_ctzll(bits);
+
+		if (i >= n)
+			break;
+		dst[i] = v;
+	}
+}
+
+#if defined(__x86_64__)
+/* lane_masks[m]: 64-bit lane i all ones when bit i of m is set */
+static const uint64_t lane_masks[16][4] = {
+#define L(m, i)	(((m) >> (i)) & 1 ? ~0ull : 0)
+#define R(m)	{ L(m, 0), L(m, 1), L(m, 2), L(m, 3) }
+	R(0), R(1), R(2), R(3), R(4), R(5), R(6), R(7),
+	R(8), R(9), R(10), R(11), R(12), R(13), R(14), R(15),
+#undef R
+#undef L
+};
+
+__attribute__((target("avx2")))
+static void store_where_avx2(uint64_t *dst, uint64_t bits, unsigned int n,
+			     uint64_t v)
+{
+	const __m256i vv = _mm256_set1_epi64x((long long)v);
+	unsigned int g;
+
+	for (g = 0; g < n && (bits >> g); g += 4)
+		_mm256_maskstore_epi64((long long *)(dst + g),
+				       _mm256_loadu_si256((const __m256i *)lane_masks[(bits >> g) & 15]),
+				       vv);
+}
+
+/* store_where_avx2() of the 16 triangles' timestamps, unrolled */
+__attribute__((target("avx2")))
+static void store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
+{
+	const __m256i vv = _mm256_set1_epi64x((long long)v);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4)
+		_mm256_maskstore_epi64((long long *)(dst + g),
+				       _mm256_loadu_si256((const __m256i *)lane_masks[(bits >> g) & 15]),
+				       vv);
+}
+#endif
+
+/*
+ * Slots (bit o) of the patch's groups whose baseline lies outside
+ * [lo, hi]: the candidates for a self-recalibration.  Same comparisons
+ * as maintain() makes per taxel; AVX2 four at a time.
+ */
+static void baseline_out_of_range(const double *restrict b, uint64_t groups,
+				  unsigned int n, double lo, double hi,
+				  uint64_t out[3])
+{
+	unsigned int j, end;
+
+	out[0] = out[1] = out[2] = 0;
+	for (; groups; groups &= groups - 1)
+		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
+		     j < end && j < n; j++)
+			out[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void baseline_out_of_range_avx2(const double *restrict b,
+				       uint64_t groups, double lo, double hi,
+				       uint64_t out[3])
+{
+	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
+	unsigned int w;
+
+	/* n is a multiple of 4 here: groups are whole */
+	for (w = 0; w < 3; w++) {
+		uint64_t g, m = 0;
+
+		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			const __m256d v = _mm256_loadu_pd(b + 64 * w + 4 * i);
+			const __m256d o = _mm256_or_pd(_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
+						       _mm256_cmp_pd(v, vhi, _CMP_GT_OQ));
+
+			m |= (uint64_t)_mm256_movemask_pd(o) << (4 * i);
+		}
+		out[w] = m;
+	}
+}
+#endif
+
+/* Slots (bit o) whose raw value differs from the last check's */
+static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
+{
+	unsigned int w;
+
+#if defined(__SSE2__)
+	for (w = 0; w < 3; w++) {
+		uint64_t m = 0;
+		unsigned int q;
+
+		for (q = 0; q < 4; q++) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(a + 64 * w + 16 * q));
+			__m128i y = _mm_loadu_si128((const __m128i *)(b + 64 * w + 16 * q));
+
+			m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))
+			     << (16 * q);
+		}
+		out[w] = m;
+	}
+#else
+	unsigned int o;
+
+	for (w = 0; w < 3; w++)
+		out[w] = 0;
+	for (o = 0; o < SKIN_VALUES_PER_PATCH; o++)
+		out[o / 64] |= (uint64_t)(a[o] != b[o]) << (o % 64);
+#endif
+}
+
+/*
  * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
  * faults, on every frame that carries or stopped carrying diagnostics):
  * the time each raw value last changed (read at these instants: a noisy
  * taxel cannot read the same value at every one of them for long), the
  * fault flags, and the taxels whose baseline left the safe range.  The
- * per-sample path stays free of this bookkeeping.
+ * per-sample path stays free of this bookkeeping.  The per taxel steps
+ * are the same as a walk over every tactile taxel would take; bit masks
+ * (baselines out of range, raw values that moved, faulty or dead
+ * candidates) only skip the taxels for which that walk does nothing
+ * (a healthy taxel whose raw value moved and baseline is in range).
  */
 static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		    const struct skin_frame *f, const uint16_t *diag)
@@ -426,62 +572,105 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const bool recal_on = c->auto_recalibrate && !c->compat;
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
-	unsigned int i, t;
+	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
+	uint64_t oor[3], neq[3], dead_slots[3] = { 0, 0, 0 }, m;
+	unsigned int t, w;
 	int ev = 0;
 
 	pp->tri_dead = 0;
 	for (t = 0; t < SKIN_TRIANGLES; t++)
 		if ((pp->tri_tactile & (1u << t)) &&
-		    ts - pp->tri_refresh_ns[t] >= p->dead_ns)
+		    ts - pp->tri_refresh_ns[t] >= p->dead_ns) {
 			pp->tri_dead |= (uint16_t)(1u << t);
-	for (i = 0; i < pp->n_tactile; i++) {
-		const unsigned int o = pp->tactile[i], k = pp->first + o;
-		const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
-		const bool dead = pp->tri_dead & (1u << tri);
-		const uint8_t raw = f->values[o];
-		const bool rail = raw == 0 || raw == PROC_MAX_SKIN;
-		unsigned int fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
-		uint64_t still;
-
-		if (recal_on && !pt->special[k] && !pt->touched[k] &&
-		    !pt->touch_raw[k] &&
-		    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
-			recal_start(pt, k);
-		if (!faults)
-			continue;
-		if (raw != pt->last_raw[k] || !pt->raw_ns[k]) {
-			pt->last_raw[k] = raw;
-			pt->raw_ns[k] = ts;
-			/* a value that moved is neither stuck nor saturated:
-			 * a healthy taxel of a live triangle is done */
-			if (!pt->fault[k] && !dead && !diag)
-				continue;
+			for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
+				proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
 		}
-		still = ts - pt->raw_ns[k];
-		/* a recalibration that keeps finding the baseline out of
-		 * range holds SATURATED (recal_step) */
-		if (pt->mode[k] == MODE_RECAL)
-			fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
-		if (dead)
-			fl |= SKIN_FAULT_DEAD;
-		else if (rail && still >= p->sat_ns)
-			fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
-		else if (!rail && still >= p->stuck_ns)
-			fl |= SKIN_FAULT_STUCK;
-		if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
-			fl |= SKIN_FAULT_DIAG;
-		if (fl != pt->fault[k]) {
-			if (fl & ~pt->fault[k])
-				pt->fault_ns[k] = ts;
-			pt->fault[k] = (uint8_t)fl;
-			if (fl && pt->touched[k])
-				ev |= SKIN_PROC_EV_TOUCH;
-			if (fl)
-				taxel_outputs_zero(pt, k);
-			proc_mark(pt, k);
-			ev |= SKIN_PROC_EV_FAULTS;
+	if (recal_on) {
+#if defined(__x86_64__)
+		if (p->avx2 && !(pp->n_slots & 3))
+			baseline_out_of_range_avx2(pt->baseline + pp->first,
+						   pp->groups, lo_b, hi_b, oor);
+		else
+#endif
+			baseline_out_of_range(pt->baseline + pp->first, pp->groups,
+					      pp->n_slots, lo_b, hi_b, oor);
+		for (w = 0; w < 3; w++)
+			for (m = oor[w] & pp->tact[w]; m; m &= m - 1) {
+				const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
+				const unsigned int k = pp->first + o;
+
+				if (!pt->special[k] && !pt->touched[k] &&
+				    !proc_bit(pp->tr_bits, o) &&
+				    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
+					recal_start(pt, k);
+			}
+	}
+	if (!faults)
+		goto done;
+	raw_changed(f->values, pp->last_raw, neq);
+	memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
+	for (w = 0; w < 3; w++) {
+		/* raw moved, or no time recorded yet (raw_ns 0) */
+		const uint64_t upd = (neq[w] | pp->ns0[w]) & pp->tact[w];
+
+#if defined(__x86_64__)
+		if (p->avx2 && !(pp->n_slots & 3))
+			store_where_avx2(pt->raw_ns + pp->first + 64 * w, upd,
+					 pp->n_slots - 64 * w < 64 ?
+					 pp->n_slots - 64 * w : 64, ts);
+		else
+#endif
+			store_where(pt->raw_ns + pp->first + 64 * w, upd, 64, ts);
+		pp->ns0[w] = ts ? pp->ns0[w] & ~upd : pp->ns0[w] | upd;
+		/* the rest of the walk: every taxel that did not move, is
+		 * special (a faulty one is), dead, or has diagnostics */
+		m = pp->tact[w] & (~upd | pp->spec[w] | dead_slots[w] |
+				   (diag ? ~0ull : 0));
+		for (; m; m &= m - 1) {
+			const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
+			const unsigned int k = pp->first + o;
+			const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
+			const bool dead = pp->tri_dead & (1u << tri);
+			const uint64_t still = ts - pt->raw_ns[k];
+			uint8_t raw;
+			bool rail;
+			unsigned int fl;
+
+			/* a value that moved, or has not stayed for the shorter
+			 * of the two limits, is neither stuck nor saturated: a
+			 * healthy taxel of a live triangle is done */
+			if (!pt->fault[k] && !dead && !diag &&
+			    (((upd >> (o % 64)) & 1) || still < still_min))
+				continue;
+			raw = f->values[o];
+			rail = raw == 0 || raw == PROC_MAX_SKIN;
+			fl = pt->fault[k] & SKIN_FAULT_CALIBRATION;
+			/* a recalibration that keeps finding the baseline out
+			 * of range holds SATURATED (recal_step) */
+			if (pt->mode[k] == MODE_RECAL)
+				fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
+			if (dead)
+				fl |= SKIN_FAULT_DEAD;
+			else if (rail && still >= p->sat_ns)
+				fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
+			else if (!rail && still >= p->stuck_ns)
+				fl |= SKIN_FAULT_STUCK;
+			if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
+				fl |= SKIN_FAULT_DIAG;
+			if (fl != pt->fault[k]) {
+				if (fl & ~pt->fault[k])
+					pt->fault_ns[k] = ts;
+				pt->fault[k] = (uint8_t)fl;
+				if (fl && pt->touched[k])
+					ev |= SKIN_PROC_EV_TOUCH;
+				if (fl)
+					taxel_outputs_zero(pt, k);
+				proc_mark(pt, k);
+				ev |= SKIN_PROC_EV_FAULTS;
+			}
 		}
 	}
+done:
 	pp->next_check_ns = ts + PROC_FAULT_CHECK_NS;
 	pp->diag_active = diag != NULL;
 	return ev;
@@ -542,15 +731,17 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 		}
 		proc_mark(pt, k);
 	}
-	pt->filt[k] = s > 0 ? s : 0;
 	out = c->binarization ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) :
-	      pt->filt[k];
+	      s > 0 ? s : 0;
 	pt->value[k] = out;
 	pt->byte[k] = (uint8_t)(out + 0.5);
 	if (tf != pt->touched[k])
 		ev |= SKIN_PROC_EV_TOUCH;
 	pt->touched[k] = tf;
-	pt->touch_raw[k] = tr;
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+		     k % SKIN_VALUES_PER_PATCH, tf);
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+		     k % SKIN_VALUES_PER_PATCH, tr);
 	pt->d[k] = d;
 	if (!(pt->hold[k] & HOLD_ON))
 		pt->baseline[k] += (tr ? p->g_touch : p->g_free) * d *
@@ -576,76 +767,87 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
  */
 struct dense_io {
 	double a_new, a_old, g_free, g_touch, voff, vsign;
-	bool bin;
-	double *baseline, *smooth, *d, *value, *filt;
+	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr, *act;
-	uint8_t *byte, *touched, *touch_raw;
+	uint64_t on[3];			/* act as bits (tactile slots but the
+					 * special ones), for dense_avx512() */
+	uint8_t *byte;
 	const uint8_t *vals;
 	unsigned int n;
-	uint16_t tri;			/* triangles with tactile taxels */
+	uint64_t groups;		/* proc_patch.groups */
+	const uint64_t *slots;		/* proc_patch.slots */
 	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
 };
 
-static void dense(struct dense_io *io)
+/*
+ * Slots j (one group of 4 at a time, only the groups of triangles with
+ * tactile taxels: the others' outputs stay 0); the masks of a 64-slot
+ * word are kept in registers and stored once per word.
+ */
+static inline __attribute__((always_inline))
+void dense_scalar(struct dense_io *io, const bool bin)
 {
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
-	double *restrict filt = io->filt;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
-	unsigned int j, end, tri;
+	uint8_t *restrict byte = io->byte;
+	const unsigned int n = io->n;
+	unsigned int w, j, end;
+	uint64_t g;
 
-	io->tf[0] = io->tf[1] = io->tf[2] = 0;
-	io->tr[0] = io->tr[1] = io->tr[2] = 0;
-	/* triangle by triangle, only those with tactile taxels: the others'
-	 * outputs stay 0 */
-	for (tri = io->tri; tri; tri &= tri - 1)
-	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
-	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < io->n; j++) {
-		const double v = io->voff + io->vsign * (double)vals[j];
-		const double b = baseline[j], sm = smooth[j], lv = level[j];
-		const bool on = act[j] > 0.5;
-		double d = v - b, s, fs, out;
-		bool tf, tr;
+	for (w = 0; w < 3; w++) {
+		uint64_t mtf = 0, mtr = 0;
 
-		d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
-		s = io->a_new * d + io->a_old * sm;
-		fs = s > 0 ? s : 0;
-		tf = on && s > lv;
-		tr = on && d > lv;
-		out = io->bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
-		out = on ? out : 0;
-		smooth[j] = on ? s : sm;
-		filt[j] = on ? fs : 0;
-		value[j] = out;
-		dd[j] = d;
-		baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
-					   inv_thr[j] : b;
-		io->byte[j] = (uint8_t)(int)(out + 0.5);
-		io->touched[j] = tf;
-		io->touch_raw[j] = tr;
-		io->tf[j / 64] |= (uint64_t)tf << (j % 64);
-		io->tr[j / 64] |= (uint64_t)tr << (j % 64);
+		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1)
+		for (j = 64 * w + 4 * (unsigned int)__builtin_ctzll(g),
+		     end = j + 4; j < end && j < n; j++) {
+			const double v = io->voff + io->vsign * (double)vals[j];
+			const double b = baseline[j], sm = smooth[j], lv = level[j];
+			const bool on = act[j] > 0.5;
+			double d = v - b, s, fs, out;
+			bool tf, tr;
+
+			d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+			s = io->a_new * d + io->a_old * sm;
+			fs = s > 0 ? s : 0;
+			tf = on && s > lv;
+			tr = on && d > lv;
+			out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+			out = on ? out : 0;
+			smooth[j] = on ? s : sm;
+			value[j] = out;
+			dd[j] = d;
+			baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
+						   inv_thr[j] : b;
+			byte[j] = (uint8_t)(int)(out + 0.5);
+			mtf |= (uint64_t)tf << (j % 64);
+			mtr |= (uint64_t)tr << (j % 64);
+		}
+		io->tf[w] = mtf;
+		io->tr[w] = mtr;
 	}
+}
+
+static void dense(struct dense_io *io, bool bin)
+{
+	if (bin)
+		dense_scalar(io, true);
+	else
+		dense_scalar(io, false);
 }
 
 #if defined(__x86_64__)
 /*
  * dense() in AVX2 intrinsics: the same operations in the same order (no
- * FMA), so both give the same doubles; picked when the CPU has AVX2
- * (skin_proc_new).  The vector extension leaves the u8 loads, the masks
- * and the byte stores to scalar code; here they are one instruction each.
+ * FMA; min and max are the same comparisons as dense()'s), so both give
+ * the same doubles; picked when the CPU has AVX2 (skin_proc_new).  The
+ * vector extension leaves the u8 loads, the masks and the byte stores to
+ * scalar code; here they are one instruction each.
  */
-static const uint32_t bits_to_bytes[16] = {
-	0x00000000, 0x00000001, 0x00000100, 0x00000101,
-	0x00010000, 0x00010001, 0x00010100, 0x00010101,
-	0x01000000, 0x01000001, 0x01000100, 0x01000101,
-	0x01010000, 0x01010001, 0x01010100, 0x01010101,
-};
-
-__attribute__((target("avx2")))
-static void dense_avx2(struct dense_io *io)
+__attribute__((target("avx2"), always_inline))
+static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 {
 	const __m256d a_new = _mm256_set1_pd(io->a_new);
 	const __m256d a_old = _mm256_set1_pd(io->a_old);
@@ -656,60 +858,150 @@ static void dense_avx2(struct dense_io *io)
 	const __m256d max = _mm256_set1_pd(PROC_MAX_SKIN);
 	const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
 	const __m256d touch = _mm256_set1_pd(PROC_BIN_TOUCH);
-	const __m256d bin = _mm256_castsi256_pd(_mm256_set1_epi64x(-(long long)io->bin));
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
-	double *restrict filt = io->filt;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const double *restrict act = io->act;
 	const uint8_t *restrict vals = io->vals;
-	const unsigned int n = io->n;	/* a multiple of 4 (run()) */
-	unsigned int j, end, tri;
+	uint8_t *restrict byte = io->byte;
+	unsigned int w;
+	uint64_t g;
 
-	io->tf[0] = io->tf[1] = io->tf[2] = 0;
-	io->tr[0] = io->tr[1] = io->tr[2] = 0;
-	/* triangle by triangle, only those with tactile taxels: the others'
-	 * outputs stay 0 */
-	for (tri = io->tri; tri; tri &= tri - 1)
-	for (j = SKIN_CHANNELS_PER_TRIANGLE * (unsigned int)__builtin_ctz(tri),
-	     end = j + SKIN_CHANNELS_PER_TRIANGLE; j < end && j < n; j += 4) {
-		int32_t r4, ob;
+	/* n is a multiple of 4 here (run()): groups are whole */
+	for (w = 0; w < 3; w++) {
+		uint64_t tfw = 0, trw = 0;
 
-		const __m256d raw = (memcpy(&r4, vals + j, 4),
-			_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
-		const __m256d b = _mm256_loadu_pd(baseline + j);
-		const __m256d sm = _mm256_loadu_pd(smooth + j);
-		const __m256d lv = _mm256_loadu_pd(level + j);
-		const __m256d it = _mm256_loadu_pd(inv_thr + j);
-		const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
-		__m256d d, s, fs, tf, tr, out, g;
-		__m128i oi;
-		unsigned int mtf, mtr;
+		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			const unsigned int j = 64 * w + 4 * i;
+			int32_t r4, ob;
 
-		d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
-		d = _mm256_blendv_pd(max, d, _mm256_cmp_pd(d, max, _CMP_LT_OQ));
-		s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
-		fs = _mm256_blendv_pd(zero, s, _mm256_cmp_pd(s, zero, _CMP_GT_OQ));
-		tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
-		tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
-		out = _mm256_and_pd(_mm256_blendv_pd(fs, _mm256_and_pd(touch, tf), bin), on);
-		g = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d), it);
-		_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
-		_mm256_storeu_pd(filt + j, _mm256_and_pd(fs, on));
-		_mm256_storeu_pd(value + j, out);
-		_mm256_storeu_pd(dd + j, d);
-		_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, g), on));
-		oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
-		oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
-		ob = _mm_cvtsi128_si32(oi);
-		memcpy(io->byte + j, &ob, 4);
-		mtf = (unsigned int)_mm256_movemask_pd(tf);
-		mtr = (unsigned int)_mm256_movemask_pd(tr);
-		memcpy(io->touched + j, &bits_to_bytes[mtf], 4);
-		memcpy(io->touch_raw + j, &bits_to_bytes[mtr], 4);
-		io->tf[j / 64] |= (uint64_t)mtf << (j % 64);
-		io->tr[j / 64] |= (uint64_t)mtr << (j % 64);
+			const __m256d raw = (memcpy(&r4, vals + j, 4),
+				_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
+			const __m256d b = _mm256_loadu_pd(baseline + j);
+			const __m256d sm = _mm256_loadu_pd(smooth + j);
+			const __m256d lv = _mm256_loadu_pd(level + j);
+			const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
+			__m256d d, s, fs, tf, tr, out, gn;
+			__m128i oi;
+			uint64_t mtf, mtr;
+
+			d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
+			/* minpd(a, b) is a < b ? a : b, maxpd a > b ? a : b */
+			d = _mm256_min_pd(d, max);
+			s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
+			fs = _mm256_max_pd(s, zero);
+			tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
+			tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
+			out = bin ? _mm256_and_pd(touch, tf) : _mm256_and_pd(fs, on);
+			gn = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d),
+					   _mm256_loadu_pd(inv_thr + j));
+			_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
+			_mm256_storeu_pd(value + j, out);
+			_mm256_storeu_pd(dd + j, d);
+			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), on));
+			oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
+			oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
+			ob = _mm_cvtsi128_si32(oi);
+			memcpy(byte + j, &ob, 4);
+			mtf = (unsigned int)_mm256_movemask_pd(tf);
+			mtr = (unsigned int)_mm256_movemask_pd(tr);
+			tfw |= mtf << (4 * i);
+			trw |= mtr << (4 * i);
+		}
+		io->tf[w] = tfw;
+		io->tr[w] = trw;
 	}
+}
+
+__attribute__((target("avx2")))
+static void dense_avx2(struct dense_io *io, bool bin)
+{
+	if (bin)
+		dense_avx2_body(io, true);
+	else
+		dense_avx2_body(io, false);
+}
+
+/*
+ * dense_avx2() eight slots at a time, with AVX-512's mask registers: the
+ * comparisons are the touch masks themselves, the blends masked stores.
+ * Only the slots of triangles with tactile taxels are written (write
+ * mask from the 4-slot groups), as in the other two forms.  No FMA:
+ * contraction is off for this function, so it computes the same doubles.
+ */
+__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off"),
+	       always_inline))
+static inline void dense_avx512_body(struct dense_io *io, const bool bin)
+{
+	const __m512d a_new = _mm512_set1_pd(io->a_new);
+	const __m512d a_old = _mm512_set1_pd(io->a_old);
+	const __m512d g_free = _mm512_set1_pd(io->g_free);
+	const __m512d g_touch = _mm512_set1_pd(io->g_touch);
+	const __m512d voff = _mm512_set1_pd(io->voff);
+	const __m512d vsign = _mm512_set1_pd(io->vsign);
+	const __m512d max = _mm512_set1_pd(PROC_MAX_SKIN);
+	const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5);
+	const __m512d touch = _mm512_set1_pd(PROC_BIN_TOUCH);
+	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
+	double *restrict dd = io->d, *restrict value = io->value;
+	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
+	const uint8_t *restrict vals = io->vals;
+	uint8_t *restrict byte = io->byte;
+	unsigned int w;
+
+	/* n is a multiple of 8 here (run()): an 8-slot group is two whole
+	 * 4-slot groups, and never straddles a 64-slot word */
+	for (w = 0; w < 3; w++) {
+		uint64_t tfw = 0, trw = 0, ws = io->slots[w];
+
+		while (ws) {
+			/* the next 8 slots holding some written slot */
+			const unsigned int q = (unsigned int)__builtin_ctzll(ws) / 8;
+			const unsigned int j = 64 * w + 8 * q;
+			const __mmask8 km = (__mmask8)(ws >> (8 * q));
+			__m512d raw, b, sm, lv, d, s, fs, out, gn;
+			__mmask8 on, tf, tr;
+
+			ws &= ~(0xffull << (8 * q));
+			raw = _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(
+				_mm_loadl_epi64((const __m128i *)(vals + j))));
+			b = _mm512_loadu_pd(baseline + j);
+			sm = _mm512_loadu_pd(smooth + j);
+			lv = _mm512_loadu_pd(level + j);
+			/* from the bits, not act[]: one array less to stream */
+			on = (__mmask8)(io->on[w] >> (8 * q));
+			d = _mm512_sub_pd(_mm512_add_pd(voff, _mm512_mul_pd(vsign, raw)), b);
+			d = _mm512_min_pd(d, max);
+			s = _mm512_add_pd(_mm512_mul_pd(a_new, d), _mm512_mul_pd(a_old, sm));
+			fs = _mm512_max_pd(s, zero);
+			tf = _mm512_mask_cmp_pd_mask(on, s, lv, _CMP_GT_OQ);
+			tr = _mm512_mask_cmp_pd_mask(on, d, lv, _CMP_GT_OQ);
+			out = bin ? _mm512_mask_mov_pd(zero, tf, touch) :
+			      _mm512_maskz_mov_pd(on, fs);
+			gn = _mm512_mul_pd(_mm512_mul_pd(_mm512_mask_blend_pd(tr, g_free, g_touch), d),
+					   _mm512_loadu_pd(inv_thr + j));
+			_mm512_mask_storeu_pd(smooth + j, on, s);
+			_mm512_mask_storeu_pd(value + j, km, out);
+			_mm512_mask_storeu_pd(dd + j, km, d);
+			_mm512_mask_storeu_pd(baseline + j, on, _mm512_add_pd(b, gn));
+			_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
+				_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
+			tfw |= (uint64_t)tf << (8 * q);
+			trw |= (uint64_t)tr << (8 * q);
+		}
+		io->tf[w] = tfw;
+		io->tr[w] = trw;
+	}
+}
+
+__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off")))
+static void dense_avx512(struct dense_io *io, bool bin)
+{
+	if (bin)
+		dense_avx512_body(io, true);
+	else
+		dense_avx512_body(io, false);
 }
 #endif
 
@@ -747,27 +1039,39 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.g_touch = hold_on ? 0 : p->g_touch;
 	io.voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
 	io.vsign = c->zero_up_raw_data ? 1 : -1;
-	io.bin = c->binarization;
 	io.baseline = pt->baseline + first;
 	io.smooth = pt->smooth + first;
 	io.d = pt->d + first;
 	io.value = pt->value + first;
-	io.filt = pt->filt + first;
 	io.level = pt->level + first;
 	io.inv_thr = pt->inv_thr + first;
 	io.act = pt->act + first;
 	io.byte = pt->byte + first;
-	io.touched = pt->touched + first;
-	io.touch_raw = pt->touch_raw + first;
 	io.vals = f->values;
 	io.n = pp->n_slots;
-	io.tri = pp->tri_tactile;
+	io.groups = pp->groups;
+	io.slots = pp->slots;
 #if defined(__x86_64__)
-	if (p->avx2 && !(io.n & 3))
-		dense_avx2(&io);
+	if (p->avx512 && !(io.n & 7)) {
+		for (w = 0; w < 3; w++)
+			io.on[w] = pp->tact[w] & ~pp->spec[w];
+		dense_avx512(&io, c->binarization);
+	} else if (p->avx2 && !(io.n & 3))
+		dense_avx2(&io, c->binarization);
 	else
 #endif
-		dense(&io);
+		dense(&io, c->binarization);
+	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
+	/* the touched bytes of the slots the pass computed (0 for the
+	 * special ones, as before taxel_slow), where they change */
+	for (w = 0; w < 3; w++) {
+		uint64_t m;
+
+		for (m = pp->touched_bytes[w] ^ io.tf[w]; m; m &= m - 1)
+			pt->touched[first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
+				(io.tf[w] >> __builtin_ctzll(m)) & 1;
+		pp->touched_bytes[w] = io.tf[w];
+	}
 	memcpy(spec, pp->spec, sizeof(spec));
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
@@ -815,9 +1119,12 @@ int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 		for (t = 0; t < SKIN_TRIANGLES; t++)
 			pp->tri_refresh_ns[t] = ts;
 	}
-	for (t = 0; t < SKIN_TRIANGLES; t++)
-		if (f->refreshed & (1u << t))
-			pp->tri_refresh_ns[t] = ts;
+#if defined(__x86_64__)
+	if (p->avx2)
+		store_where16_avx2(pp->tri_refresh_ns, f->refreshed, ts);
+	else
+#endif
+		store_where(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
 	pp->last_ns = ts;
 	if (ts > pt->last_ns)
 		pt->last_ns = ts;

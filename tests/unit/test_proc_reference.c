@@ -364,6 +364,119 @@ static void reference_portable_path(void **state)
 	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
 }
 
+/* So does the AVX2 path on a CPU with AVX-512 (else the same run again). */
+static void reference_avx2_path(void **state)
+{
+	(void)state;
+	assert_int_equal(setenv("SKIN_PROC_NO_AVX512", "1", 1), 0);
+	assert_true(run_reference("skinManAll.ini, AVX2 path", t_compat, true) <= 1e-6);
+	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX512"), 0);
+}
+
+static void hash_bytes(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 1099511628211ull;	/* FNV-1a */
+}
+
+/*
+ * A hash of every output bit (values, bytes, touched, faults, baselines)
+ * of every part after every sample, and of the contacts' taxel counts,
+ * over generated streams with presses.
+ */
+static uint64_t run_hash(void (*tweak)(struct skin_config_comp *))
+{
+	enum { N_PRESS = 4, SAMPLES = 700 };
+	struct fixture fx;
+	struct press pr[N_PRESS];
+	struct skin_frame f;
+	uint64_t h = 1469598103934665603ull;
+	unsigned int pi, k, s, i;
+
+	fixture_icub(&fx, tweak);
+	memset(pr, 0, sizeof(pr));
+	rng_state = 7;
+	assert_int_equal(skin_proc_calibrate(fx.p, -1), 0);
+	for (s = 0; s < SAMPLES; s++) {
+		for (i = 0; s > 150 && i < N_PRESS; i++) {
+			if (pr[i].left) {
+				pr[i].left--;
+				continue;
+			}
+			if (rng() % 30)
+				continue;
+			pr[i].part = rng() % fx.m->n_parts;
+			pr[i].centre = rng() % fx.m->parts[pr[i].part].n_taxels;
+			pr[i].radius = rng() % 12;
+			pr[i].depth = 10 + (int)(rng() % 200);
+			pr[i].left = 5 + rng() % 200;
+		}
+		for (pi = 0; pi < fx.m->n_parts; pi++) {
+			const struct skin_part *sp = &fx.m->parts[pi];
+			const struct skin_contact *c;
+			unsigned int n_c;
+
+			for (i = 0; i < sp->n_patches; i++) {
+				frame_init(&f, s + 1, (s + 1) * 20 * MS, 0);
+				for (k = 0; k < SKIN_VALUES_PER_PATCH; k++)
+					f.values[k] = (uint8_t)raw_value(pi, i * SKIN_VALUES_PER_PATCH + k,
+									 s, pr, N_PRESS);
+				assert_true(skin_proc_feed(fx.p, sp->first_patch + i, &f) >= 0);
+			}
+			assert_true(skin_proc_cluster(fx.p, pi) >= 0);
+			n_c = skin_proc_contacts(fx.p, pi, &c);
+			hash_bytes(&h, &n_c, sizeof(n_c));
+			for (i = 0; i < n_c; i++)
+				hash_bytes(&h, &c[i].n_taxels, sizeof(c[i].n_taxels));
+			hash_bytes(&h, skin_proc_values(fx.p, pi), sp->n_taxels * sizeof(double));
+			hash_bytes(&h, skin_proc_baselines(fx.p, pi), sp->n_taxels * sizeof(double));
+			hash_bytes(&h, skin_proc_bytes(fx.p, pi), sp->n_taxels);
+			hash_bytes(&h, skin_proc_touched(fx.p, pi), sp->n_taxels);
+			hash_bytes(&h, skin_proc_faults(fx.p, pi), sp->n_taxels);
+		}
+	}
+	fixture_done(&fx);
+	return h;
+}
+
+static void t_skind(struct skin_config_comp *c)
+{
+	c->binarization = 0;
+}
+
+/*
+ * The three forms of the dense pass (AVX-512, AVX2, portable; those this
+ * CPU has) give the same bits, in both modes, binarized or not.
+ */
+static void paths_identical(void **state)
+{
+	void (*const tweaks[])(struct skin_config_comp *) = {
+		t_compat, t_compat_bin, t_skind, NULL,
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
+		uint64_t best, avx2, portable;
+
+		best = run_hash(tweaks[i]);
+		assert_int_equal(setenv("SKIN_PROC_NO_AVX512", "1", 1), 0);
+		avx2 = run_hash(tweaks[i]);
+		assert_int_equal(setenv("SKIN_PROC_NO_AVX2", "1", 1), 0);
+		portable = run_hash(tweaks[i]);
+		assert_int_equal(unsetenv("SKIN_PROC_NO_AVX512"), 0);
+		assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
+		print_message("# paths, case %u: %016llx %016llx %016llx\n", i,
+			      (unsigned long long)best, (unsigned long long)avx2,
+			      (unsigned long long)portable);
+		assert_true(best == avx2);
+		assert_true(best == portable);
+	}
+}
+
 /* The comparison can fail: skind's own mode (smoothing from 0, exact
  * mean, hold) differs from skinManager on the same streams. */
 static void t_default(struct skin_config_comp *c)
@@ -387,6 +500,8 @@ int main(void)
 		cmocka_unit_test(reference_float_factor),
 		cmocka_unit_test(reference_zero_up),
 		cmocka_unit_test(reference_portable_path),
+		cmocka_unit_test(reference_avx2_path),
+		cmocka_unit_test(paths_identical),
 		cmocka_unit_test(reference_detects_differences),
 	};
 
