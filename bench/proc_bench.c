@@ -43,6 +43,8 @@
 #include <skin/model.h>
 #include <skin/proc.h>
 
+#include "measure.h"
+
 #define SAMPLES		64	/* pre-generated samples per patch */
 #define CAL_SAMPLES	250	/* 5 s at 20 ms */
 #define DEFAULT_REPS	15
@@ -55,14 +57,6 @@ static uint32_t rng(void)
 	rng_state ^= rng_state << 25;
 	rng_state ^= rng_state >> 27;
 	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 32);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static char *read_all(const char *path)
@@ -261,7 +255,7 @@ static __attribute__((noinline)) double timed_run(struct bench *b, unsigned int 
 	uint64_t t0, t1;
 	unsigned int s, i, found = 0;
 
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (s = 0; s < n; s++) {
 		struct skin_frame *fr = &b->frames[(s % SAMPLES) * np];
 		uint64_t ts = seq_next++ * 20000000ull;
@@ -275,7 +269,7 @@ static __attribute__((noinline)) double timed_run(struct bench *b, unsigned int 
 		for (i = 0; i < nparts; i++)
 			found += (unsigned int)skin_proc_cluster(b->p, i);
 	}
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	b->found = found;
 	return (double)(t1 - t0) / n;
 }
@@ -300,7 +294,7 @@ static double copy_run(struct bench *b, unsigned int n)
 	uint64_t t0, t1;
 	unsigned int s, i;
 
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (s = 0; s < n; s++) {
 		struct skin_frame *fr = &b->frames[(s % SAMPLES) * np];
 
@@ -308,7 +302,7 @@ static double copy_run(struct bench *b, unsigned int n)
 			memcpy(&sink[i % 64], &fr[i], sizeof(fr[i]));
 		__asm__ volatile("" : : "r"(sink) : "memory");
 	}
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	return (double)(t1 - t0) / n;
 }
 

@@ -45,6 +45,8 @@
 #include <linux/can/error.h>
 #include <linux/can/raw.h>
 
+#include "measure.h"
+
 #ifndef SO_RXQ_OVFL
 #define SO_RXQ_OVFL 40
 #endif
@@ -82,17 +84,9 @@ static unsigned int cls = 4, board = 14;
 static uint16_t enabled = 0xffff;
 static volatile sig_atomic_t stop;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
 static void emit(struct bus *b, bool partial)
 {
-	b->out.timestamp_ns = mono_ns();
+	b->out.timestamp_ns = bench_now_ns();
 	b->out.refreshed = b->have_head & b->have_tail;
 	b->out.partial = partial;
 	memcpy(b->out.diag, b->diag, sizeof(b->out.diag));
@@ -249,38 +243,6 @@ static int open_bus(struct bus *b)
 	return 0;
 }
 
-/*
- * CPU time of the whole machine, all CPUs, busy (user, nice, system, irq,
- * softirq; not idle, iowait or steal), from /proc/stat, in us; 0 when it
- * cannot be read.  It includes what the kernel does for the readers in
- * softirq context, which getrusage() does not charge to anyone's process.
- */
-static uint64_t busy_us(void)
-{
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice,
-		   &sys, &idle, &iowait, &irq, &softirq);
-	fclose(f);
-	if (n != 7)
-		return 0;
-	return (user + nice + sys + irq + softirq) * 1000000ull /
-	       (uint64_t)sysconf(_SC_CLK_TCK);
-}
-
-static uint64_t cpu_us(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
-	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -370,23 +332,18 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	b0 = busy_us();
-	c0 = cpu_us();
-	t0 = mono_ns();
+	b0 = bench_busy_us();
+	c0 = bench_cpu_us();
+	t0 = bench_now_ns();
 	deadline = t0 + duration * 1000000000ull;
 	while (!stop) {
-		uint64_t now = mono_ns();
+		uint64_t now = bench_now_ns();
 		int n;
 
 		if (now >= deadline)
 			break;
 		if (tick_ms) {
-			struct timespec ts;
-
-			now += tick_ms * 1000000ull;
-			ts.tv_sec = now / 1000000000ull;
-			ts.tv_nsec = now % 1000000000ull;
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			bench_sleep_until(now + tick_ms * 1000000ull);
 			for (i = 0; i < nbuses; i++)
 				if (drain(&buses[i], batch) < 0)
 					return 1;
@@ -412,9 +369,9 @@ int main(int argc, char **argv)
 				return 1;
 		}
 	}
-	t1 = mono_ns();
-	c1 = cpu_us();
-	b1 = busy_us();
+	t1 = bench_now_ns();
+	c1 = bench_cpu_us();
+	b1 = bench_busy_us();
 
 	memset(&sum, 0, sizeof(sum));
 	for (i = 0; i < nbuses; i++) {

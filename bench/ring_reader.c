@@ -39,6 +39,8 @@
 
 #include <skin/ring.h>
 
+#include "measure.h"
+
 #define MAX_DEVICES	64
 
 struct dev {
@@ -52,46 +54,6 @@ struct dev {
 static struct dev devs[MAX_DEVICES];
 static unsigned int ndevs;
 static volatile sig_atomic_t stop;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
-/*
- * CPU time of the whole machine, all CPUs, busy (user, nice, system, irq,
- * softirq; not idle, iowait or steal), from /proc/stat, in us; 0 when it
- * cannot be read.  It includes what the kernel does for the readers in
- * softirq context, which getrusage() does not charge to anyone's process.
- */
-static uint64_t busy_us(void)
-{
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice,
-		   &sys, &idle, &iowait, &irq, &softirq);
-	fclose(f);
-	if (n != 7)
-		return 0;
-	return (user + nice + sys + irq + softirq) * 1000000ull /
-	       (uint64_t)sysconf(_SC_CLK_TCK);
-}
-
-static uint64_t cpu_us(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
-	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-}
 
 static uint64_t rx_frames(const struct dev *d)
 {
@@ -196,23 +158,18 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	b0 = busy_us();
-	c0 = cpu_us();
-	t0 = mono_ns();
+	b0 = bench_busy_us();
+	c0 = bench_cpu_us();
+	t0 = bench_now_ns();
 	deadline = t0 + duration * 1000000000ull;
 	while (!stop && active) {
-		uint64_t now = mono_ns();
+		uint64_t now = bench_now_ns();
 		int n;
 
 		if (now >= deadline)
 			break;
 		if (tick_ms) {
-			struct timespec ts;
-
-			now += tick_ms * 1000000ull;
-			ts.tv_sec = now / 1000000000ull;
-			ts.tv_nsec = now % 1000000000ull;
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			bench_sleep_until(now + tick_ms * 1000000ull);
 			for (i = 0; i < ndevs; i++)
 				drain(&devs[i]);
 			continue;
@@ -243,9 +200,9 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	t1 = mono_ns();
-	c1 = cpu_us();
-	b1 = busy_us();
+	t1 = bench_now_ns();
+	c1 = bench_cpu_us();
+	b1 = bench_busy_us();
 
 	for (i = 0; i < ndevs; i++) {
 		struct dev *d = &devs[i];

@@ -35,6 +35,8 @@
 #include <linux/can.h>
 #include <linux/can/raw.h>
 
+#include "measure.h"
+
 #define TRIANGLES	16
 #define BATCH		(2 * TRIANGLES)	/* one period of the board */
 
@@ -44,26 +46,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = {
-		.tv_sec = t / 1000000000u,
-		.tv_nsec = t % 1000000000u,
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR && !stop)
-		;
 }
 
 static unsigned long long parse(const char *opt, const char *s,
@@ -183,7 +165,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	t0 = mono_ns();
+	t0 = bench_now_ns();
 	if (duration)
 		deadline = t0 + duration * 1000000000ull;
 	while (!stop) {
@@ -199,8 +181,8 @@ int main(int argc, char **argv)
 
 			if (deadline && due >= deadline)
 				break;
-			sleep_until(due);
-		} else if (deadline && mono_ns() >= deadline) {
+			bench_sleep_until(due);
+		} else if (deadline && bench_now_ns() >= deadline) {
 			break;
 		}
 		make_period(cf, cls, board, period++);
@@ -227,7 +209,7 @@ int main(int argc, char **argv)
 		}
 		sent += done;
 	}
-	t1 = mono_ns();
+	t1 = bench_now_ns();
 	printf("sent=%llu enobufs=%llu wall_s=%.3f rate_fps=%.0f\n", sent,
 	       enobufs, (t1 - t0) / 1e9,
 	       t1 > t0 ? sent * 1e9 / (t1 - t0) : 0.0);

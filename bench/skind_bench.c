@@ -49,6 +49,8 @@
 
 #include <skin/client.h>
 
+#include "measure.h"
+
 #define MAX_SAMPLES	100000
 
 static struct {
@@ -63,14 +65,6 @@ static struct {
 static uint64_t sent_ns[MAX_SAMPLES];
 static int n_sent;
 static volatile bool stop;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int can_socket(bool filter)
 {
@@ -98,7 +92,7 @@ static void *sender(void *arg)
 {
 	int s = can_socket(false), k, t;
 	uint32_t rng = 1;
-	uint64_t next = now_ns();
+	uint64_t next = bench_now_ns();
 
 	(void)arg;
 	if (s < 0) {
@@ -106,8 +100,6 @@ static void *sender(void *arg)
 		exit(1);
 	}
 	for (k = 0; k < o.samples && !stop; k++) {
-		struct timespec ts;
-
 		next += (uint64_t)o.period_ms * 1000000ull;
 		for (t = 0; t < 16; t++) {
 			struct can_frame f = { 0 };
@@ -118,7 +110,7 @@ static void *sender(void *arg)
 			for (i = 0; i < 2; i++) {
 				/* the sample's last frame: its time, then the frame */
 				if (i && !(o.triangles >> (t + 1))) {
-					sent_ns[k] = now_ns();
+					sent_ns[k] = bench_now_ns();
 					__atomic_store_n(&n_sent, k + 1, __ATOMIC_RELEASE);
 				}
 				int c;
@@ -138,9 +130,7 @@ static void *sender(void *arg)
 					perror("skind_bench: send");
 			}
 		}
-		ts.tv_sec = (time_t)(next / 1000000000ull);
-		ts.tv_nsec = (long)(next % 1000000000ull);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		bench_sleep_until(next);
 	}
 	close(s);
 	return NULL;
@@ -181,7 +171,7 @@ static void *raw_reader(void *arg)
 		else if (f.data[0] == 0xc0)
 			tail |= (uint16_t)(1u << (f.can_id & 0xf));
 		if ((head & tail) == o.triangles) {
-			uint64_t t = now_ns();
+			uint64_t t = bench_now_ns();
 			int last = __atomic_load_n(&n_sent, __ATOMIC_ACQUIRE) - 1;
 
 			if (last >= 0)
@@ -202,7 +192,7 @@ static void *socket_reader(void *arg)
 	while (!stop) {
 		int r = skin_client_read_line(c, &line, 200);
 		unsigned long long sample, fts, pts;
-		uint64_t t = now_ns();
+		uint64_t t = bench_now_ns();
 		char part[64];
 
 		if (r < 0)
@@ -236,7 +226,7 @@ static void *shm_reader(void *arg)
 
 		if (seq != last && !(seq & 1) &&
 		    !skin_shm_read_part(r->m, (unsigned int)r->part, buf, 100)) {
-			uint64_t t = now_ns();
+			uint64_t t = bench_now_ns();
 			const struct skin_shm_part *h = skin_shm_head(buf);
 
 			last = h->seq;
@@ -324,10 +314,10 @@ static void phase(const char *name, struct skin_shm_map *m, int part)
 	pthread_create(&tm, NULL, shm_reader, &sr);
 	usleep(200000);
 	c0 = cpu_s(o.pid);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	pthread_create(&ts, NULL, sender, NULL);
 	pthread_join(ts, NULL);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	c1 = cpu_s(o.pid);
 	usleep(300000);
 	stop = true;
