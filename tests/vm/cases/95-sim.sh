@@ -78,12 +78,7 @@ taskset 1 skinsim --config $CONF --truth /tmp/truth --can --log /tmp/sent.log \
 	--duration 4s -v $SCN 2>/tmp/sim.err &
 sim=$!
 # the boards must be listening before the driver configures them
-i=0
-until grep -q 'waiting for SET_TXMODE' /tmp/sim.err 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "skinsim never got ready"
-	sleep 0.1
-done
+sim_ready /tmp/sim.err
 while read -r name _; do
 	patch_enable "$name"
 	echo "0 0 0" >"/tmp/base.$name"		# a new patch counts from 0
@@ -109,12 +104,7 @@ echo "ok: the touch reached the ring ($pressed pressed taxel samples)"
 echo "--- 2. silent until SET_TXMODE(on), silent again after SET_TXMODE(off)"
 skinsim --config $CONF -v 2>/tmp/sim2.err &
 sim=$!
-i=0
-until grep -q 'waiting for SET_TXMODE' /tmp/sim2.err 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "skinsim never got ready"
-	sleep 0.1
-done
+sim_ready /tmp/sim2.err
 f0=$(stat left_hand frames)
 g0=$(stat left_forearm.0 frames)
 sleep 1

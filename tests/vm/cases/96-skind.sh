@@ -26,9 +26,9 @@ skin_load
 mkdir -p /run/skin /tmp/state
 
 # the boards first (silent until the driver starts them), then skind
-skinsim --config $CONF --truth /tmp/truth /tmp/vm.scn 2>/tmp/sim.err &
+skinsim -v --config $CONF --truth /tmp/truth /tmp/vm.scn 2>/tmp/sim.err &
 sim=$!
-sleep 0.5
+sim_ready /tmp/sim.err
 skind -c $CONF --state-dir /tmp/state -v >/tmp/skind.log 2>&1 &
 skind=$!
 

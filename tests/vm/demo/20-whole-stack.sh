@@ -19,12 +19,7 @@ skin_load
 mkdir -p /run/skin /tmp/state
 skinsim -v /etc/skin/scenarios/demo.scn 2>/tmp/sim.err &
 sim=$!
-i=0
-until grep -q 'waiting for SET_TXMODE' /tmp/sim.err 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "skinsim never got ready"
-	sleep 0.1
-done
+sim_ready /tmp/sim.err
 cat /tmp/sim.err
 
 say "skind: creates its patches in configfs, reads /dev/skin, calibrates"

@@ -22,6 +22,17 @@ fail() {
 	exit 1
 }
 
+# sim_ready LOG: wait until a `skinsim -v` writing its messages to LOG has
+# its boards listening (before the driver sends them their configuration)
+sim_ready() {
+	n=0
+	until grep -q 'waiting for SET_TXMODE' "$1" 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || fail "skinsim never got ready ($1)"
+		sleep 0.1
+	done
+}
+
 # expect_eq WHAT ACTUAL EXPECTED
 expect_eq() {
 	if [ "$2" != "$3" ]; then
