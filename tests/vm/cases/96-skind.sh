@@ -14,12 +14,15 @@ SOCK=/run/skin/skind.sock
 cat >/tmp/vm.scn <<EOF
 config $CONF
 seed 5
-duration 48s
-at 8s press left_forearm taxel 300 radius 10mm force 90 name a
-at 14s press left_forearm taxel 37 radius 12mm force 90 name b
-at 30s release b
-at 38s release a
+duration 76s
+at 12s press left_forearm taxel 300 radius 10mm force 90 name a
+at 28s press left_forearm taxel 37 radius 12mm force 90 name b
+at 52s release b
+at 64s release a
 EOF
+# (Each phase lasts 12 s or more: the checks of a phase, a few dozen
+# processes, take seconds on an emulated machine and several times that on
+# a loaded host, and must end before the scenario moves on.)
 
 vcan_add vcan0
 skin_load
@@ -74,7 +77,7 @@ evtest "$dev" >/tmp/evtest.log 2>&1 &
 evt=$!
 
 # a socket subscriber (socat) and skinctl watching
-(echo "subscribe contacts left_forearm"; sleep 60) | socat - UNIX-CONNECT:$SOCK >/tmp/sub.log &
+(echo "subscribe contacts left_forearm"; sleep 300) | socat - UNIX-CONNECT:$SOCK >/tmp/sub.log &
 sub=$!
 skinctl contacts --watch left_forearm >/tmp/watch.log &
 watch=$!
@@ -141,16 +144,16 @@ contacts left_forearm" | socat -t 5 - UNIX-CONNECT:$SOCK | grep '"type":"contact
 }
 
 echo "--- one finger"
-wait_contacts 1 40
+wait_contacts 1 60
 check_contacts a
 echo "--- two fingers"
-wait_contacts 2 30
+wait_contacts 2 60
 check_contacts a b
 n=$(ncontacts)
 [ "$n" -eq 2 ] || fail_skind "contacts while two fingers press: $n: $(q 'contacts left_forearm')"
 echo "--- one lifts, then the other"
-wait_contacts 1 30
-wait_contacts 0 30
+wait_contacts 1 60
+wait_contacts 0 60
 q status
 
 # evtest flushes its output on SIGTERM (its handler); no wait: a
