@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * skin_core.h - the decode-and-assemble core of the skin driver
  *
@@ -9,6 +9,9 @@
  * space) and the driver's own UAPI header: no allocation, no locking, no
  * sleeping, no kernel-only calls.  Callers serialise writers; readers of a
  * ring need no lock (see the contract in <linux/skin.h>).
+ *
+ * This header, skin_ring.c and lib/kcompat are GPL-2.0 OR MIT: the ring
+ * reader is linked into robot programs through libskin (lib/ring, LGPL).
  */
 #ifndef _SKIN_CORE_H
 #define _SKIN_CORE_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * skin_kcompat.h - what the driver's portable core takes from the kernel,
  * for building that core in user space (unit tests, benchmarks, simulator):

@@ -1,7 +1,10 @@
 # skind as systemd runs it, after a boot: skind.socket listens from boot
 # and starts skind on its first client; a user outside group skin is
 # refused at the socket and starts nothing; the watchdog restarts a hung
-# skind; the journal holds its messages with structured fields.
+# skind; the journal holds its messages with structured fields; a C
+# program built with pkg-config skin and the Python client read skind's
+# socket and shared memory; the evdev
+# devices appear once /dev/uinput is given to skind as docs/INSTALL.md says.
 . "$SKIN_PAYLOAD/lib.sh"
 users
 
@@ -33,6 +36,25 @@ grep -q '"PRIORITY":"[0-7]"' /tmp/journal.json || fail "no skind message with a 
 grep -Eq '"(PATCH|PART)":"[^"]+"' /tmp/journal.json || fail "no skind message with a PATCH= or PART= field"
 echo "ok: structured fields: $(grep -Eo '"(PATCH|PART)":"[^"]+"' /tmp/journal.json | sort -u | head -n 3 | tr '\n' ' ')"
 
+# robot programs on the installed package: the C example built with
+# skin.pc against libskin, and the Python client, both as alice
+zcat -f "$(ls /usr/share/doc/skin/examples/skin-example.c* | head -n 1)" >/tmp/skin-example.c
+cc -Wall -Wextra -Werror /tmp/skin-example.c $(pkg-config --cflags --libs skin) -o /tmp/skin-example ||
+	fail "the C example does not build against the package (pkg-config skin)"
+runuser -u alice -- /tmp/skin-example >/tmp/example.out || { cat /tmp/example.out; fail "the C example failed"; }
+grep '^status version ' /tmp/example.out || fail "the C example printed no status"
+nparts=$(awk '$1 == "status" { for (i = 1; i < NF; i++) if ($i == "parts") print $(i + 1) }' /tmp/example.out)
+expect_eq "parts the C example read from the shm" "$(grep -c '^part ' /tmp/example.out)" "$nparts"
+runuser -u alice -- python3 -m skin_client status | grep '^status version ' ||
+	fail "python3 -m skin_client status"
+runuser -u alice -- python3 -c '
+import skin_client
+shm = skin_client.Client().shm()
+for p in shm.parts:
+    print("part", p["name"], shm.read_part(p["name"])["samples"])
+' >/tmp/py.out || { cat /tmp/py.out; fail "the Python client could not read the shm"; }
+expect_eq "parts the Python client read from the shm" "$(grep -c '^part ' /tmp/py.out)" "$nparts"
+
 # a hung skind (SIGSTOP) misses its watchdog: systemd kills and restarts it
 pid=$(unit_prop skind.service MainPID)
 restarts=$(unit_prop skind.service NRestarts)
@@ -51,4 +73,32 @@ timeout 120 runuser -u alice -- skinctl status | grep -q '^status version ' ||
 	fail "skind does not answer after its restart"
 echo "ok: skind answers after its restart"
 
+# evdev: /dev/uinput is root's, so skind ran without devices and said so
+journalctl -u skind.service -o cat --no-pager | grep 'no evdev devices: /dev/uinput' ||
+	fail "the journal does not say why there are no evdev devices"
+# docs/INSTALL.md's recipe, as written there: a udev rule and a drop-in
 systemctl stop skind.service
+modprobe uinput
+# (from the installed documentation; dh_compress may have gzipped it)
+doc=$(ls /usr/share/doc/skin*/INSTALL.md* | head -n 1)
+zcat -f "$doc" | sed -n 's/^    \(KERNEL=="uinput".*\)/\1/p' >/etc/udev/rules.d/61-skin-uinput.rules
+[ -s /etc/udev/rules.d/61-skin-uinput.rules ] || fail "no uinput rule in $doc"
+udevadm control --reload
+udevadm trigger --action=change --subsystem-match=misc --sysname-match=uinput
+udevadm settle
+expect_eq "/dev/uinput" "$(stat -c '%G %a' /dev/uinput)" "skind 660"
+mkdir -p /etc/systemd/system/skind.service.d
+printf '[Service]\nSupplementaryGroups=skind\n' >/etc/systemd/system/skind.service.d/uinput.conf
+systemctl daemon-reload
+systemctl start skind.service
+evdev_devices() {	# the input devices named "skin PART"
+	cat /sys/class/input/input*/name 2>/dev/null | grep '^skin '
+}
+wait_for 120 "evdev devices" evdev_devices
+echo "ok: $(evdev_devices | tr '\n' ',' | sed 's/,$//')"
+expect_eq "parts with an evdev device" "$(evdev_devices | wc -l)" \
+	"$(timeout 60 runuser -u alice -- skinctl status | awk '$1 == "status" { for (i = 1; i < NF; i++) if ($i == "parts") print $(i + 1) }')"
+
+systemctl stop skind.service
+rm -r /etc/systemd/system/skind.service.d /etc/udev/rules.d/61-skin-uinput.rules
+systemctl daemon-reload
