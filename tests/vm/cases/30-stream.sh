@@ -5,19 +5,19 @@
 
 vcan_add vcan0
 skin_load
-candump -L vcan0,200:700 >/tmp/cmds &
-dump=$!
-sleep 0.2
+candump_bg /tmp/cmds vcan0,200:700
 patch_create lh interface=vcan0 address=14 triangles=0x0003 period_ms=100
 patch_enable lh
 expect_eq bound "$(cat /sys/class/skin/lh/bound)" 1
-sleep 0.8		# the board settles for 500 ms before SET_TXMODE(on)
+tx_commands lh 4	# the board settles for 500 ms before SET_TXMODE(on)
 
-skinctl dump -n 2 --timeout 5000 /dev/skin/lh >/tmp/mmap.out &
+# (--all: from the patch's first frame, however late the reader starts)
+skinctl dump --all -n 2 --timeout 5000 /dev/skin/lh >/tmp/mmap.out &
 r1=$!
 skinctl dump --read -n 2 --timeout 5000 /dev/skin/lh >/tmp/read.out &
 r2=$!
-sleep 0.3
+opened $r1 /dev/skin/lh
+opened $r2 /dev/skin/lh
 t0=$(( $(now_ns) - 10000000 ))
 triangle 14 0 01
 triangle 14 1 11
@@ -50,7 +50,7 @@ expect_eq frames_partial "$(stat lh frames_partial)" 0
 expect_eq "rx total" "$(rx_total lh)" 8
 
 patch_disable lh
-sleep 0.2
+lines /tmp/cmds 5
 kill $dump
 # the host's commands, in order: configuration, triangles 0-1 on, 2-15
 # off, streaming on; then off

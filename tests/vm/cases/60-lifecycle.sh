@@ -8,23 +8,21 @@ vcan_add vcan0
 skin_load
 patch_create lh interface=vcan0 address=14 triangles=0x0001
 patch_enable lh
-sleep 0.8		# the start-up, SET_TXMODE(on) included, is over
-skinctl dump -n 3 --timeout 10000 /dev/skin/lh >/tmp/out &
+tx_commands lh 4	# the start-up, SET_TXMODE(on) included, is over
+skinctl dump --all -n 3 --timeout 10000 /dev/skin/lh >/tmp/out &
 r=$!
-sleep 0.3
+opened $r /dev/skin/lh
 triangle 14 0 01			# frame 1
 play
 
 # "any" follows interfaces that appear later
-candump -L any,200:700 >/tmp/cmds &
-d=$!
-sleep 0.2
+candump_bg /tmp/cmds any,200:700
 vcan_del vcan0
 expect_eq "unbound" "$(cat /sys/class/skin/lh/bound)" 0
 vcan_add vcan0
 expect_eq "bound again" "$(cat /sys/class/skin/lh/bound)" 1
-sleep 0.8
-kill $d
+lines /tmp/cmds 4
+kill $dump
 expect_eq "start-up re-sent" "$(awk '{ print $3 }' /tmp/cmds | tr '\n' ' ')" \
 	"20E#4D0032F0 20E#50000002010022 20E#50010F02000022 20E#0700 "
 triangle 14 0 11			# frame 2
@@ -41,7 +39,7 @@ expect_eq "frame 3 values" "$(sed -n 3p /tmp/out | field 6 | cut -c1-24)" "$(val
 # a reader holds the device: rmmod is refused, removal ends the reader
 skinctl dump /dev/skin/lh >/dev/null 2>/tmp/err &
 r=$!
-sleep 0.3
+opened $r /dev/skin/lh
 expect_fail "rmmod with a reader" rmmod skin
 rmdir "$CFG/lh"
 wait $r || fail "reader did not end cleanly on removal"

@@ -15,7 +15,8 @@ skinctl dump --all --timeout 3000 /dev/skin/lh >/tmp/mmap.out 2>/dev/null &
 r1=$!
 skinctl dump --all --timeout 3000 /dev/skin/lh >/tmp/mmap2.out 2>/dev/null &
 r2=$!
-sleep 0.3
+opened $r1 /dev/skin/lh
+opened $r2 /dev/skin/lh
 cangen vcan0 -I 4E0 -L 8 -D 40F0F0F0F0F0F0F0 -g 0 -n 20000
 sleep 0.2				# the timer publishes the last one
 wait $r1 || true			# (they end on the timeout)

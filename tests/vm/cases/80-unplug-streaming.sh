@@ -8,7 +8,7 @@ patch_create lh interface=vcan0 address=14 triangles=0x0001
 patch_enable lh
 cangen vcan0 -I 4E0 -L 8 -D 40F0F0F0F0F0F0F0 -g 0 -n 1000000 2>/dev/null &
 g=$!
-sleep 1
+wait_until "traffic" '[ "$(stat lh rx_head)" -gt 1000 ]'
 vcan_del vcan0		# under traffic: the sender loses its interface
 wait $g || true
 before=$(stat lh rx_head)

@@ -6,21 +6,19 @@ vcan_add vcan0
 skin_load
 patch_create lh interface=vcan0 address=14 triangles=0x0001 skin_part=1
 patch_enable lh
-sleep 0.8
+tx_commands lh 4
 skinctl stats /dev/skin/lh >/tmp/stats
 cat /tmp/stats
 grep -qx '  state bound,up,streaming' /tmp/stats || fail "state not bound,up,streaming"
 grep -qx '  address 14' /tmp/stats || fail "address not shown"
 grep -qx '  tx_commands 4' /tmp/stats || fail "4 commands not counted"
 
-candump -L vcan0,200:700 >/tmp/cmds &
-d=$!
-sleep 0.2
+candump_bg /tmp/cmds vcan0,200:700
 skinctl stop /dev/skin/lh
 skinctl stats /dev/skin/lh | grep -qx '  state bound,up' || fail "still streaming after stop"
 skinctl start /dev/skin/lh
-sleep 0.8
-kill $d
+lines /tmp/cmds 5
+kill $dump
 expect_eq "stop, then start" "$(awk '{ print $3 }' /tmp/cmds | tr '\n' ' ')" \
 	"20E#0701 20E#4D0032F0 20E#50000002010022 20E#50010F02000022 20E#0700 "
 

@@ -115,6 +115,8 @@ f1=$(stat left_hand frames)
 [ "$f1" -ge $((f0 + 4)) ] || fail "left_hand: $f0 -> $f1 frames after SET_TXMODE(on)"
 echo "ok: streaming after SET_TXMODE(on): $f0 -> $f1"
 skinctl stop /dev/skin/left_hand
+# (once the board has heard it, and its last frames have arrived)
+wait_until "SET_TXMODE(off) heard" "grep -q 'left_hand: SET_TXMODE(off)' /tmp/sim2.err"
 sleep 0.5
 f2=$(stat left_hand frames)
 sleep 1

@@ -33,6 +33,55 @@ sim_ready() {
 	done
 }
 
+# Waits on events rather than fixed sleeps: on a loaded host the emulated
+# machine can take seconds where it usually takes milliseconds.
+
+# wait_until WHAT CODE: until the shell code CODE (evaluated again each
+# time) succeeds, 10 s at most
+wait_until() {
+	n=0
+	until eval "$2"; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || fail "$1: not within 10 s"
+		sleep 0.1
+	done
+}
+
+# the CAN_RAW sockets in the kernel's receive lists
+raw_sockets() {
+	cat /proc/net/can/rcvlist_* 2>/dev/null | grep -c ' raw$' || true
+}
+
+# candump_bg FILE ARGS...: `candump -L ARGS` into FILE in the background
+# (its pid in $dump), returning once its filter is registered
+candump_bg() {
+	out=$1
+	shift
+	before=$(raw_sockets)
+	candump -L "$@" >"$out" &
+	dump=$!
+	wait_until "candump $* listening" '[ "$(raw_sockets)" -gt "$before" ]'
+}
+
+# lines FILE N: wait until FILE has N lines, and 0.3 s more for a line too
+# many to show
+lines() {
+	wait_until "$2 lines in $1" "[ \$(wc -l <'$1') -ge $2 ]"
+	sleep 0.3
+}
+
+# tx_commands PATCH N: wait until the driver has sent PATCH's board N
+# commands in all (SET_TXMODE(on) goes 500 ms after the others)
+tx_commands() {
+	wait_until "$1: $2 board commands" "[ \$(stat '$1' tx_commands) -ge $2 ]"
+}
+
+# opened PID PATH: wait until process PID has PATH open (a reader's
+# position is set by open(): frames sent after this reach it)
+opened() {
+	wait_until "$1 opening $2" "ls -l /proc/$1/fd 2>/dev/null | grep -q ' -> $2\$'"
+}
+
 # expect_eq WHAT ACTUAL EXPECTED
 expect_eq() {
 	if [ "$2" != "$3" ]; then
