@@ -65,7 +65,8 @@ const char *skin_patch_config_check(const struct skin_patch_config *cfg)
  * @name: the name, NUL-terminated
  *
  * The name becomes /dev/skin/NAME and a sysfs directory: 1..31 characters
- * of [A-Za-z0-9_.-], not starting with a dot.
+ * of [A-Za-z0-9_.-], not starting with a dot, and not one of the
+ * directories udev's rules make in /dev/skin for their links.
  *
  * Return: NULL when it is valid, else what is wrong.
  */
@@ -87,6 +88,8 @@ const char *skin_name_check(const char *name)
 		      c == '-'))
 			return "name has a character outside [A-Za-z0-9_.-]";
 	}
+	if (!strcmp(name, "by-part") || !strcmp(name, "by-board"))
+		return "name of a link directory in /dev/skin (udev)";
 	return NULL;
 }
 

@@ -74,6 +74,11 @@ static void skin_config_names(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, skin_name_check(""), "empty name");
 	KUNIT_EXPECT_STREQ(test, skin_name_check(".hidden"),
 			   "name starts with a dot");
+	KUNIT_EXPECT_STREQ(test, skin_name_check("by-part"),
+			   "name of a link directory in /dev/skin (udev)");
+	KUNIT_EXPECT_STREQ(test, skin_name_check("by-board"),
+			   "name of a link directory in /dev/skin (udev)");
+	KUNIT_EXPECT_NULL(test, skin_name_check("by-parts"));
 	KUNIT_EXPECT_STREQ(test, skin_name_check("a2345678901234567890123456789012"),
 			   "name longer than 31 characters");
 	KUNIT_EXPECT_STREQ(test, skin_name_check("a/b"),

@@ -6,6 +6,9 @@
 skin_load
 expect_fail "name with a space" mkdir "$CFG/a b"
 expect_fail "name of 32 characters" mkdir "$CFG/a2345678901234567890123456789012"
+# udev's link directories in /dev/skin
+expect_fail "name by-part" mkdir "$CFG/by-part"
+expect_fail "name by-board" mkdir "$CFG/by-board"
 mkdir "$CFG/a234567890123456789012345678901"
 rmdir "$CFG/a234567890123456789012345678901"
 
