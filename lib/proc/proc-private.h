@@ -54,7 +54,13 @@ struct proc_patch {
 	bool cal_active;
 	/* faults */
 	bool seen;			/* a frame has arrived */
-	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh */
+	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh, of
+					 * the triangles not in tri_stale */
+	uint64_t all_ns;		/* last refresh of the tri_stale ones */
+	uint16_t tri_stale;		/* triangles last refreshed at all_ns
+					 * (all of them after a frame that
+					 * refreshed every triangle: the usual
+					 * frame stores one timestamp) */
 	uint16_t tri_dead;		/* triangles flagged dead */
 	uint64_t next_check_ns;		/* next fault evaluation */
 	uint64_t spec[3];		/* slots whose taxel is special */

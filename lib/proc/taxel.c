@@ -677,13 +677,21 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 	int ev = 0;
 
 	pp->tri_dead = 0;
-	for (t = 0; t < SKIN_TRIANGLES; t++)
-		if ((pp->tri_tactile & (1u << t)) &&
-		    ts - pp->tri_refresh_ns[t] >= p->dead_ns) {
-			pp->tri_dead |= (uint16_t)(1u << t);
-			for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
-				proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
-		}
+	if (pp->tri_stale == 0xffff) {	/* every triangle refreshed at all_ns */
+		if (ts - pp->all_ns >= p->dead_ns)
+			pp->tri_dead = pp->tri_tactile;
+	} else {
+		for (t = 0; t < SKIN_TRIANGLES; t++)
+			if ((pp->tri_tactile & (1u << t)) &&
+			    ts - ((pp->tri_stale >> t) & 1 ? pp->all_ns :
+				  pp->tri_refresh_ns[t]) >= p->dead_ns)
+				pp->tri_dead |= (uint16_t)(1u << t);
+	}
+	for (m = pp->tri_dead; m; m &= m - 1) {
+		t = (unsigned int)__builtin_ctzll(m);
+		for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
+			proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
+	}
 	if (faults) {
 		raw_changed(f->values, pp->last_raw, neq);
 		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
@@ -1189,6 +1197,15 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 #endif
 		dense(&io, c->binarization);
 	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
+	/* the usual patch: nothing touched, now or at the last sample, no
+	 * special taxel: no byte, hold, list or flag to update */
+	if (!(io.tf[0] | io.tf[1] | io.tf[2] | io.tr[0] | io.tr[1] | io.tr[2] |
+	      pp->touched_bytes[0] | pp->touched_bytes[1] | pp->touched_bytes[2] |
+	      pp->touch_bits[0] | pp->touch_bits[1] | pp->touch_bits[2] |
+	      pp->spec[0] | pp->spec[1] | pp->spec[2])) {
+		pp->n_touched = 0;
+		return ev;
+	}
 	/* the touched bytes of the slots the pass computed (0 for the
 	 * special ones, as before taxel_slow), where they change */
 	for (w = 0; w < 3; w++) {
@@ -1234,24 +1251,42 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	return ev;
 }
 
+/* tri_refresh_ns[] of the triangles whose time is all_ns, written out */
+static void tri_refresh_unstale(struct proc_patch *pp)
+{
+	unsigned int t;
+
+	for (; pp->tri_stale; pp->tri_stale &= (uint16_t)(pp->tri_stale - 1)) {
+		t = (unsigned int)__builtin_ctz(pp->tri_stale);
+		pp->tri_refresh_ns[t] = pp->all_ns;
+	}
+}
+
 int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	      const struct skin_frame *f)
 {
 	struct proc_part *pt = &p->parts[pp->part];
 	const uint64_t ts = f->timestamp_ns;
-	unsigned int t;
 
 	if (!pp->seen) {
 		pp->seen = true;
-		for (t = 0; t < SKIN_TRIANGLES; t++)
-			pp->tri_refresh_ns[t] = ts;
+		pp->all_ns = ts;
+		pp->tri_stale = 0xffff;
 	}
+	/* the usual frame refreshes every triangle with tactile taxels (the
+	 * only ones maintain() looks at): one timestamp for all */
+	if ((f->refreshed & pp->tri_tactile) == pp->tri_tactile) {
+		pp->all_ns = ts;
+		pp->tri_stale = 0xffff;
+	} else {
+		tri_refresh_unstale(pp);
 #if defined(__x86_64__)
-	if (p->avx2)
-		store_where16_avx2(pp->tri_refresh_ns, f->refreshed, ts);
-	else
+		if (p->avx2)
+			store_where16_avx2(pp->tri_refresh_ns, f->refreshed, ts);
+		else
 #endif
-		store_where(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
+			store_where(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
+	}
 	pp->last_ns = ts;
 	if (ts > pt->last_ns)
 		pt->last_ns = ts;
