@@ -425,8 +425,8 @@ static bool diag_channels(const struct skin_frame *f,
 
 /*
  * dst[i] = v for every bit i of @bits (i < n): the timestamps of the
- * triangles refreshed and of the raw values that moved.  AVX2: a masked
- * store per 4 entries (n a multiple of 4).
+ * triangles refreshed and of the raw values that moved (the vector
+ * forms: store_where16_avx2(), maintain_masks_avx2/avx512()).
  */
 static void store_where(uint64_t *dst, uint64_t bits, unsigned int n,
 			uint64_t v)
@@ -451,20 +451,7 @@ static const uint64_t lane_masks[16][4] = {
 #undef L
 };
 
-__attribute__((target("avx2")))
-static void store_where_avx2(uint64_t *dst, uint64_t bits, unsigned int n,
-			     uint64_t v)
-{
-	const __m256i vv = _mm256_set1_epi64x((long long)v);
-	unsigned int g;
-
-	for (g = 0; g < n && (bits >> g); g += 4)
-		_mm256_maskstore_epi64((long long *)(dst + g),
-				       _mm256_loadu_si256((const __m256i *)lane_masks[(bits >> g) & 15]),
-				       vv);
-}
-
-/* store_where_avx2() of the 16 triangles' timestamps, unrolled */
+/* store_where() of the 16 triangles' timestamps: a masked store per 4 */
 __attribute__((target("avx2")))
 static void store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
 {
@@ -481,7 +468,8 @@ static void store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
 /*
  * Slots (bit o) of the patch's groups whose baseline lies outside
  * [lo, hi]: the candidates for a self-recalibration.  Same comparisons
- * as maintain() makes per taxel; AVX2 four at a time.
+ * as maintain() makes per taxel (vector forms: maintain_masks_avx2/
+ * avx512()).
  */
 static void baseline_out_of_range(const double *restrict b, uint64_t groups,
 				  unsigned int n, double lo, double hi,
@@ -496,31 +484,6 @@ static void baseline_out_of_range(const double *restrict b, uint64_t groups,
 			out[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
 }
 
-#if defined(__x86_64__)
-__attribute__((target("avx2")))
-static void baseline_out_of_range_avx2(const double *restrict b,
-				       uint64_t groups, double lo, double hi,
-				       uint64_t out[3])
-{
-	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
-	unsigned int w;
-
-	/* n is a multiple of 4 here: groups are whole */
-	for (w = 0; w < 3; w++) {
-		uint64_t g, m = 0;
-
-		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
-			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const __m256d v = _mm256_loadu_pd(b + 64 * w + 4 * i);
-			const __m256d o = _mm256_or_pd(_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
-						       _mm256_cmp_pd(v, vhi, _CMP_GT_OQ));
-
-			m |= (uint64_t)_mm256_movemask_pd(o) << (4 * i);
-		}
-		out[w] = m;
-	}
-}
-#endif
 
 /* Slots (bit o) whose raw value differs from the last check's */
 static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
@@ -571,29 +534,58 @@ static void raw_young(const uint64_t *restrict raw_ns, uint64_t groups,
 }
 
 #if defined(__x86_64__)
+/*
+ * The mask work of maintain() with AVX2, one pass over the patch's groups
+ * of 4: the baselines out of [lo, hi] (@oor, NULL: not wanted), the
+ * timestamps of the slots in @upd set to @ts (a blend and a plain store:
+ * the other lanes are stored as they were), and the slots whose raw value
+ * is younger than @lim (@young, NULL: none of this).  n is a multiple of
+ * 4.
+ */
 __attribute__((target("avx2")))
-static void raw_young_avx2(const uint64_t *restrict raw_ns, uint64_t groups,
-			   uint64_t ts, uint64_t lim, uint64_t out[3])
+static void maintain_masks_avx2(uint64_t groups, const double *restrict b,
+				double lo, double hi, uint64_t *restrict oor,
+				uint64_t *restrict raw_ns, const uint64_t upd[3],
+				uint64_t ts, uint64_t lim,
+				uint64_t *restrict young)
 {
+	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
 	/* unsigned a < b as signed (a ^ 2^63) < (b ^ 2^63) */
 	const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
 	const __m256i vts = _mm256_set1_epi64x((long long)ts);
 	const __m256i vlim = _mm256_xor_si256(_mm256_set1_epi64x((long long)lim), sign);
 	unsigned int w;
 
-	/* n is a multiple of 4 here: groups are whole */
 	for (w = 0; w < 3; w++) {
-		uint64_t g, m = 0;
+		uint64_t g, mo = 0, my = 0;
 
 		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
 			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const __m256i x = _mm256_loadu_si256((const __m256i *)(raw_ns + 64 * w + 4 * i));
-			const __m256i still = _mm256_xor_si256(_mm256_sub_epi64(vts, x), sign);
+			const unsigned int j = 64 * w + 4 * i;
 
-			m |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-				_mm256_cmpgt_epi64(vlim, still))) << (4 * i);
+			if (oor) {
+				const __m256d v = _mm256_loadu_pd(b + j);
+
+				mo |= (uint64_t)_mm256_movemask_pd(_mm256_or_pd(
+					_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
+					_mm256_cmp_pd(v, vhi, _CMP_GT_OQ))) << (4 * i);
+			}
+			if (young) {
+				const __m256i lanes = _mm256_loadu_si256((const __m256i *)
+					lane_masks[(upd[w] >> (4 * i)) & 15]);
+				const __m256i x = _mm256_blendv_epi8(
+					_mm256_loadu_si256((const __m256i *)(raw_ns + j)), vts, lanes);
+				const __m256i still = _mm256_xor_si256(_mm256_sub_epi64(vts, x), sign);
+
+				_mm256_storeu_si256((__m256i *)(raw_ns + j), x);
+				my |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+					_mm256_cmpgt_epi64(vlim, still))) << (4 * i);
+			}
 		}
-		out[w] = m;
+		if (oor)
+			oor[w] = mo;
+		if (young)
+			young[w] = my;
 	}
 }
 
@@ -709,19 +701,12 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 				      recal_on ? oor : NULL,
 				      pt->raw_ns + pp->first, upd, ts, still_min,
 				      faults ? young : NULL);
-	else if (p->avx2 && !(pp->n_slots & 3)) {
-		if (recal_on)
-			baseline_out_of_range_avx2(pt->baseline + pp->first,
-						   pp->groups, lo_b, hi_b, oor);
-		if (faults) {
-			for (w = 0; w < 3; w++)
-				store_where_avx2(pt->raw_ns + pp->first + 64 * w, upd[w],
-						 pp->n_slots - 64 * w < 64 ?
-						 pp->n_slots - 64 * w : 64, ts);
-			raw_young_avx2(pt->raw_ns + pp->first, pp->groups, ts,
-				       still_min, young);
-		}
-	} else
+	else if (p->avx2 && !(pp->n_slots & 3))
+		maintain_masks_avx2(pp->groups, pt->baseline + pp->first,
+				    lo_b, hi_b, recal_on ? oor : NULL,
+				    pt->raw_ns + pp->first, upd, ts, still_min,
+				    faults ? young : NULL);
+	else
 #endif
 	{
 		if (recal_on)
