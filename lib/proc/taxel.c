@@ -649,9 +649,14 @@ static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
  * fault flags, and the taxels whose baseline left the safe range.  The
  * per-sample path stays free of this bookkeeping.  The per taxel steps
  * are the same as a walk over every tactile taxel would take; bit masks
- * (baselines out of range, raw values that moved, faulty or dead
- * candidates) only skip the taxels for which that walk does nothing
- * (a healthy taxel whose raw value moved and baseline is in range).
+ * (baselines out of range, raw values that moved, values still for less
+ * than the shorter fault limit, faulty or dead candidates) only skip the
+ * taxels for which that walk does nothing: a healthy taxel of a live
+ * triangle whose raw value moved within the shorter of stuck_s and
+ * saturated_s, and whose baseline is in range.  The masks are vector
+ * compares (maintain_masks_avx2/avx512(), or the scalar helpers), so a
+ * check of a quiet patch costs a few hundred instructions, not a step per
+ * taxel.
  */
 static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		    const struct skin_frame *f, const uint16_t *diag)
