@@ -128,6 +128,11 @@ struct proc_part {
 					 * faulty or held (proc_mark) */
 	double *act;			/* 1.0: a plain tactile taxel; 0 */
 	struct proc_patch *patch0;	/* the part's first patch */
+	struct {			/* what to free of the arrays above
+					 * that are aligned to 64 bytes */
+		void *baseline, *smooth, *d, *value, *level, *inv_thr, *act;
+		void *raw_ns;
+	} mem;
 	/* calibration: per taxel histogram of v, sums, staging results */
 	uint32_t *hist;			/* n x 256 */
 	uint32_t *valid;		/* readings counted per taxel */
