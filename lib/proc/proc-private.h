@@ -72,6 +72,8 @@ struct proc_patch {
 					 * byte is 1: run() writes the bytes
 					 * that differ from its new mask */
 	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
+	uint64_t raw_lo, raw_hi;	/* bounds of the raw_ns of the tactile
+					 * slots: lo <= every one <= hi */
 	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
 					 * last fault check */
 	uint64_t slots[3];		/* the slots of those groups */

@@ -207,6 +207,7 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		struct proc_patch *pp = &p->patches[pt->first_patch + k];
 
 		pp->next_check_ns = 0;
+		pp->raw_lo = pp->raw_hi = 0;	/* every raw_ns 0 */
 		memset(pp->last_raw, 0, sizeof(pp->last_raw));
 		memcpy(pp->ns0, pp->tact, sizeof(pp->ns0));	/* raw_ns 0 */
 	}
@@ -341,6 +342,15 @@ static int collect(struct skin_proc *p, struct proc_patch *pp,
 	return finish_calibration(p, pt, f->timestamp_ns);
 }
 
+/* A tactile raw_ns[] of the patch was set to @ts: the bounds take it in */
+static void raw_bounds(struct proc_patch *pp, uint64_t ts)
+{
+	if (ts < pp->raw_lo)
+		pp->raw_lo = ts;
+	if (ts > pp->raw_hi)
+		pp->raw_hi = ts;
+}
+
 /*
  * Improvement b: a taxel whose baseline left [min_baseline, 255 -
  * min_baseline] recalibrates alone over the calibration time, outputting
@@ -373,6 +383,7 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 			pt->fault[k] &= (uint8_t)~(SKIN_FAULT_SATURATED |
 						   SKIN_FAULT_CALIBRATION);
 			pt->raw_ns[k] = ts;
+			raw_bounds(&pt->patch0[k / SKIN_VALUES_PER_PATCH], ts);
 			proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
 				     k % SKIN_VALUES_PER_PATCH, !ts);
 			ev |= SKIN_PROC_EV_RECAL | SKIN_PROC_EV_FAULTS;
@@ -522,15 +533,20 @@ static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
  */
 static void raw_young(const uint64_t *restrict raw_ns, uint64_t groups,
 		      unsigned int n, uint64_t ts, uint64_t lim,
-		      uint64_t out[3])
+		      uint64_t out[3], const uint64_t tact[3], uint64_t *oldest)
 {
+	uint64_t mn = UINT64_MAX;
 	unsigned int j, end;
 
 	out[0] = out[1] = out[2] = 0;
 	for (; groups; groups &= groups - 1)
 		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
-		     j < end && j < n; j++)
+		     j < end && j < n; j++) {
 			out[j / 64] |= (uint64_t)(ts - raw_ns[j] < lim) << (j % 64);
+			if (proc_bit(tact, j) && raw_ns[j] < mn)
+				mn = raw_ns[j];
+		}
+	*oldest = mn;
 }
 
 #if defined(__x86_64__)
@@ -539,21 +555,25 @@ static void raw_young(const uint64_t *restrict raw_ns, uint64_t groups,
  * of 4: the baselines out of [lo, hi] (@oor, NULL: not wanted), the
  * timestamps of the slots in @upd set to @ts (a blend and a plain store:
  * the other lanes are stored as they were), and the slots whose raw value
- * is younger than @lim (@young, NULL: none of this).  n is a multiple of
- * 4.
+ * is younger than @lim (@young, NULL: not wanted) with the oldest
+ * timestamp of the @tact slots (*@oldest).  @upd NULL: no timestamps, no
+ * @young.  n is a multiple of 4.
  */
 __attribute__((target("avx2")))
 static void maintain_masks_avx2(uint64_t groups, const double *restrict b,
 				double lo, double hi, uint64_t *restrict oor,
 				uint64_t *restrict raw_ns, const uint64_t upd[3],
 				uint64_t ts, uint64_t lim,
-				uint64_t *restrict young)
+				uint64_t *restrict young, const uint64_t tact[3],
+				uint64_t *oldest)
 {
 	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
 	/* unsigned a < b as signed (a ^ 2^63) < (b ^ 2^63) */
 	const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
 	const __m256i vts = _mm256_set1_epi64x((long long)ts);
 	const __m256i vlim = _mm256_xor_si256(_mm256_set1_epi64x((long long)lim), sign);
+	__m256i mn = _mm256_set1_epi64x(-1);	/* unsigned, the min so far */
+	uint64_t lanes_min[4];
 	unsigned int w;
 
 	for (w = 0; w < 3; w++) {
@@ -570,16 +590,25 @@ static void maintain_masks_avx2(uint64_t groups, const double *restrict b,
 					_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
 					_mm256_cmp_pd(v, vhi, _CMP_GT_OQ))) << (4 * i);
 			}
-			if (young) {
+			if (upd) {
 				const __m256i lanes = _mm256_loadu_si256((const __m256i *)
 					lane_masks[(upd[w] >> (4 * i)) & 15]);
 				const __m256i x = _mm256_blendv_epi8(
 					_mm256_loadu_si256((const __m256i *)(raw_ns + j)), vts, lanes);
 				const __m256i still = _mm256_xor_si256(_mm256_sub_epi64(vts, x), sign);
+				__m256i lt;
 
 				_mm256_storeu_si256((__m256i *)(raw_ns + j), x);
+				if (!young)
+					continue;
 				my |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
 					_mm256_cmpgt_epi64(vlim, still))) << (4 * i);
+				/* tactile lanes below the min so far */
+				lt = _mm256_and_si256(_mm256_cmpgt_epi64(
+					_mm256_xor_si256(mn, sign), _mm256_xor_si256(x, sign)),
+					_mm256_loadu_si256((const __m256i *)
+						lane_masks[(tact[w] >> (4 * i)) & 15]));
+				mn = _mm256_blendv_epi8(mn, x, lt);
 			}
 		}
 		if (oor)
@@ -587,15 +616,23 @@ static void maintain_masks_avx2(uint64_t groups, const double *restrict b,
 		if (young)
 			young[w] = my;
 	}
+	if (young) {
+		_mm256_storeu_si256((__m256i *)lanes_min, mn);
+		*oldest = lanes_min[0];
+		for (w = 1; w < 4; w++)
+			if (lanes_min[w] < *oldest)
+				*oldest = lanes_min[w];
+	}
 }
 
 /*
  * The mask work of maintain() with AVX-512, 8 slots per step, the 8-slot
  * groups' write masks (proc_patch.slots) read a byte at a time as in
  * dense_avx512(): the baselines out of [lo, hi] (@oor, NULL: not wanted),
- * the timestamps of the slots in @upd set to @ts, then the slots whose
- * raw value is younger than @lim (@young, after the update).  n is a
- * multiple of 8.
+ * the timestamps of the slots in @upd set to @ts (@upd NULL: not
+ * wanted), then the slots whose raw value is younger than @lim (@young,
+ * after the update; NULL: not wanted) with the oldest timestamp of the
+ * @tact slots (*@oldest).  n is a multiple of 8.
  */
 __attribute__((target("avx512f,avx512vl")))
 static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
@@ -603,9 +640,12 @@ static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
 				  uint64_t *restrict oor,
 				  uint64_t *restrict raw_ns, const uint64_t upd[3],
 				  uint64_t ts, uint64_t lim,
-				  uint64_t *restrict young)
+				  uint64_t *restrict young, const uint64_t tact[3],
+				  uint64_t *oldest)
 {
 	const uint8_t *wr8 = (const uint8_t *)slots;
+	const uint8_t *tact8 = (const uint8_t *)tact;
+	__m512i mn = _mm512_set1_epi64(-1);
 	const uint8_t *upd8 = (const uint8_t *)upd;
 	const __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
 	const __m512i vts = _mm512_set1_epi64((long long)ts);
@@ -625,8 +665,13 @@ static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
 					    _mm512_mask_cmp_pd_mask(km, v, vhi, _CMP_GT_OQ));
 		}
 	}
-	if (!young)
+	if (!upd)
 		return;
+	if (!young) {	/* the timestamps alone */
+		for (q = 0; q < n / 8; q++)
+			_mm512_mask_storeu_epi64(raw_ns + 8 * q, upd8[q], vts);
+		return;
+	}
 	young[0] = young[1] = young[2] = 0;
 	for (q = 0; q < n / 8; q++) {
 		const __mmask8 km = wr8[q];
@@ -637,7 +682,9 @@ static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
 		_mm512_mask_storeu_epi64(raw_ns + 8 * q, upd8[q], vts);
 		x = _mm512_loadu_si512((const void *)(raw_ns + 8 * q));
 		young8[q] = _mm512_mask_cmplt_epu64_mask(km, _mm512_sub_epi64(vts, x), vlim);
+		mn = _mm512_mask_min_epu64(mn, tact8[q], mn, x);
 	}
+	*oldest = _mm512_reduce_min_epu64(mn);
 }
 #endif
 
@@ -669,6 +716,8 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const uint64_t ts = f->timestamp_ns;
 	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
 	uint64_t oor[3], neq[3], upd[3] = { 0, 0, 0 }, young[3] = { 0, 0, 0 };
+	uint64_t oldest = 0;
+	bool all_young;
 	uint64_t dead_slots[3] = { 0, 0, 0 }, m;
 	unsigned int t, w;
 	int ev = 0;
@@ -696,21 +745,36 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		for (w = 0; w < 3; w++)
 			upd[w] = (neq[w] | pp->ns0[w]) & pp->tact[w];
 	}
+	/*
+	 * The values still too young to be stuck or saturated: all of
+	 * them when the bounds of the tactile timestamps say so (after this
+	 * check's timestamps, below: none later than now, the oldest less
+	 * than still_min ago), without reading them; else per slot, which
+	 * also finds the oldest timestamp again (the bound tightens).
+	 */
+	if (faults && (upd[0] | upd[1] | upd[2])) {
+		pp->raw_lo = ts < pp->raw_lo ? ts : pp->raw_lo;
+		pp->raw_hi = ts > pp->raw_hi ? ts : pp->raw_hi;
+	}
+	all_young = pp->raw_hi <= ts && ts - pp->raw_lo < still_min;
 	/* the masks: baselines out of range, the timestamps of the raw
-	 * values that moved, and then the values still too young to be
-	 * stuck or saturated */
+	 * values that moved, and then the young values */
 #if defined(__x86_64__)
 	if (p->avx512 && !(pp->n_slots & 7))
 		maintain_masks_avx512(pp->slots, pp->n_slots,
 				      pt->baseline + pp->first, lo_b, hi_b,
 				      recal_on ? oor : NULL,
-				      pt->raw_ns + pp->first, upd, ts, still_min,
-				      faults ? young : NULL);
+				      pt->raw_ns + pp->first, faults ? upd : NULL,
+				      ts, still_min,
+				      faults && !all_young ? young : NULL,
+				      pp->tact, &oldest);
 	else if (p->avx2 && !(pp->n_slots & 3))
 		maintain_masks_avx2(pp->groups, pt->baseline + pp->first,
 				    lo_b, hi_b, recal_on ? oor : NULL,
-				    pt->raw_ns + pp->first, upd, ts, still_min,
-				    faults ? young : NULL);
+				    pt->raw_ns + pp->first, faults ? upd : NULL,
+				    ts, still_min,
+				    faults && !all_young ? young : NULL,
+				    pp->tact, &oldest);
 	else
 #endif
 	{
@@ -720,10 +784,15 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		if (faults) {
 			for (w = 0; w < 3; w++)
 				store_where(pt->raw_ns + pp->first + 64 * w, upd[w], 64, ts);
-			raw_young(pt->raw_ns + pp->first, pp->groups, pp->n_slots,
-				  ts, still_min, young);
+			if (!all_young)
+				raw_young(pt->raw_ns + pp->first, pp->groups, pp->n_slots,
+					  ts, still_min, young, pp->tact, &oldest);
 		}
 	}
+	if (faults && all_young)
+		memcpy(young, pp->tact, sizeof(young));
+	else if (faults)
+		pp->raw_lo = oldest;	/* the exact oldest: a tighter bound */
 	if (recal_on)
 		for (w = 0; w < 3; w++)
 			for (m = oor[w] & pp->tact[w]; m; m &= m - 1) {
