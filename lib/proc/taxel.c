@@ -495,7 +495,6 @@ static void baseline_out_of_range(const double *restrict b, uint64_t groups,
 			out[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
 }
 
-
 /* Slots (bit o) whose raw value differs from the last check's */
 static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
 {
