@@ -484,6 +484,20 @@ static void t_skind(struct skin_config_comp *c)
 	c->binarization = 0;
 }
 
+/* run_hash() on the AVX-512, the AVX2 and the portable path (those this
+ * CPU has), in h[0..2] */
+static void run_hash_paths(void (*tweak)(struct skin_config_comp *),
+			   bool faulty, uint64_t h[3])
+{
+	h[0] = run_hash(tweak, faulty);
+	assert_int_equal(setenv("SKIN_PROC_NO_AVX512", "1", 1), 0);
+	h[1] = run_hash(tweak, faulty);
+	assert_int_equal(setenv("SKIN_PROC_NO_AVX2", "1", 1), 0);
+	h[2] = run_hash(tweak, faulty);
+	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX512"), 0);
+	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
+}
+
 /*
  * The three forms of the dense pass (AVX-512, AVX2, portable; those this
  * CPU has) give the same bits, in both modes, binarized or not.
@@ -497,20 +511,14 @@ static void paths_identical(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
-		uint64_t best, avx2, portable;
+		uint64_t h[3];
 
-		best = run_hash(tweaks[i], false);
-		assert_int_equal(setenv("SKIN_PROC_NO_AVX512", "1", 1), 0);
-		avx2 = run_hash(tweaks[i], false);
-		assert_int_equal(setenv("SKIN_PROC_NO_AVX2", "1", 1), 0);
-		portable = run_hash(tweaks[i], false);
-		assert_int_equal(unsetenv("SKIN_PROC_NO_AVX512"), 0);
-		assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
+		run_hash_paths(tweaks[i], false, h);
 		print_message("# paths, case %u: %016llx %016llx %016llx\n", i,
-			      (unsigned long long)best, (unsigned long long)avx2,
-			      (unsigned long long)portable);
-		assert_true(best == avx2);
-		assert_true(best == portable);
+			      (unsigned long long)h[0], (unsigned long long)h[1],
+			      (unsigned long long)h[2]);
+		assert_true(h[0] == h[1]);
+		assert_true(h[0] == h[2]);
 	}
 }
 
@@ -532,29 +540,22 @@ static void t_faults(struct skin_config_comp *c)
  */
 static void maintain_paths_identical(void **state)
 {
-	uint64_t best, avx2, portable;
+	const unsigned int kinds = SKIN_FAULT_STUCK | SKIN_FAULT_SATURATED |
+				   SKIN_FAULT_DEAD | SKIN_FAULT_DIAG;
+	uint64_t h[3];
 
 	(void)state;
 	faults_seen = 0;
-	best = run_hash(t_faults, true);
+	run_hash_paths(t_faults, true, h);
 	/* every kind was raised */
-	assert_int_equal(faults_seen & (SKIN_FAULT_STUCK | SKIN_FAULT_SATURATED |
-					SKIN_FAULT_DEAD | SKIN_FAULT_DIAG),
-			 SKIN_FAULT_STUCK | SKIN_FAULT_SATURATED |
-			 SKIN_FAULT_DEAD | SKIN_FAULT_DIAG);
-	assert_int_equal(setenv("SKIN_PROC_NO_AVX512", "1", 1), 0);
-	avx2 = run_hash(t_faults, true);
-	assert_int_equal(setenv("SKIN_PROC_NO_AVX2", "1", 1), 0);
-	portable = run_hash(t_faults, true);
-	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX512"), 0);
-	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
+	assert_int_equal(faults_seen & kinds, kinds);
 	print_message("# maintain paths: %016llx %016llx %016llx\n",
-		      (unsigned long long)best, (unsigned long long)avx2,
-		      (unsigned long long)portable);
-	assert_true(best == avx2);
-	assert_true(best == portable);
+		      (unsigned long long)h[0], (unsigned long long)h[1],
+		      (unsigned long long)h[2]);
+	assert_true(h[0] == h[1]);
+	assert_true(h[0] == h[2]);
 	/* the hash changes when the faults are injected: they are seen */
-	assert_true(best != run_hash(t_faults, false));
+	assert_true(h[0] != run_hash(t_faults, false));
 }
 
 /* The comparison can fail: skind's own mode (smoothing from 0, exact
