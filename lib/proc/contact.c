@@ -177,6 +177,11 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 	unsigned int n, n_comp, i, off;
 
 	n = pt->state == SKIN_PROC_RUNNING ? gather_touched(p, pt) : 0;
+	if (!n && !prev->n) {	/* nothing touched, then or now */
+		cur->n = 0;
+		pt->cur = !pt->cur;
+		return 0;
+	}
 	n_comp = label_components(p, pt, n);
 
 	/* taxel lists, ascending: count, offsets, place in touched order */

@@ -54,7 +54,13 @@ struct proc_patch {
 	bool cal_active;
 	/* faults */
 	bool seen;			/* a frame has arrived */
-	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh */
+	uint64_t tri_refresh_ns[SKIN_TRIANGLES];	/* last refresh, of
+					 * the triangles not in tri_stale */
+	uint64_t all_ns;		/* last refresh of the tri_stale ones */
+	uint16_t tri_stale;		/* triangles last refreshed at all_ns
+					 * (all of them after a frame that
+					 * refreshed every triangle: the usual
+					 * frame stores one timestamp) */
 	uint16_t tri_dead;		/* triangles flagged dead */
 	uint64_t next_check_ns;		/* next fault evaluation */
 	uint64_t spec[3];		/* slots whose taxel is special */
@@ -66,6 +72,8 @@ struct proc_patch {
 					 * byte is 1: run() writes the bytes
 					 * that differ from its new mask */
 	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
+	uint64_t raw_lo, raw_hi;	/* bounds of the raw_ns of the tactile
+					 * slots: lo <= every one <= hi */
 	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
 					 * last fault check */
 	uint64_t slots[3];		/* the slots of those groups */
@@ -122,6 +130,11 @@ struct proc_part {
 					 * faulty or held (proc_mark) */
 	double *act;			/* 1.0: a plain tactile taxel; 0 */
 	struct proc_patch *patch0;	/* the part's first patch */
+	struct {			/* what to free of the arrays above
+					 * that are aligned to 64 bytes */
+		void *baseline, *smooth, *d, *value, *level, *inv_thr, *act;
+		void *raw_ns;
+	} mem;
 	/* calibration: per taxel histogram of v, sums, staging results */
 	uint32_t *hist;			/* n x 256 */
 	uint32_t *valid;		/* readings counted per taxel */

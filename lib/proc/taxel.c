@@ -207,6 +207,7 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		struct proc_patch *pp = &p->patches[pt->first_patch + k];
 
 		pp->next_check_ns = 0;
+		pp->raw_lo = pp->raw_hi = 0;	/* every raw_ns 0 */
 		memset(pp->last_raw, 0, sizeof(pp->last_raw));
 		memcpy(pp->ns0, pp->tact, sizeof(pp->ns0));	/* raw_ns 0 */
 	}
@@ -341,6 +342,15 @@ static int collect(struct skin_proc *p, struct proc_patch *pp,
 	return finish_calibration(p, pt, f->timestamp_ns);
 }
 
+/* A tactile raw_ns[] of the patch was set to @ts: the bounds take it in */
+static void raw_bounds(struct proc_patch *pp, uint64_t ts)
+{
+	if (ts < pp->raw_lo)
+		pp->raw_lo = ts;
+	if (ts > pp->raw_hi)
+		pp->raw_hi = ts;
+}
+
 /*
  * Improvement b: a taxel whose baseline left [min_baseline, 255 -
  * min_baseline] recalibrates alone over the calibration time, outputting
@@ -373,6 +383,7 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 			pt->fault[k] &= (uint8_t)~(SKIN_FAULT_SATURATED |
 						   SKIN_FAULT_CALIBRATION);
 			pt->raw_ns[k] = ts;
+			raw_bounds(&pt->patch0[k / SKIN_VALUES_PER_PATCH], ts);
 			proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
 				     k % SKIN_VALUES_PER_PATCH, !ts);
 			ev |= SKIN_PROC_EV_RECAL | SKIN_PROC_EV_FAULTS;
@@ -425,8 +436,8 @@ static bool diag_channels(const struct skin_frame *f,
 
 /*
  * dst[i] = v for every bit i of @bits (i < n): the timestamps of the
- * triangles refreshed and of the raw values that moved.  AVX2: a masked
- * store per 4 entries (n a multiple of 4).
+ * triangles refreshed and of the raw values that moved (the vector
+ * forms: store_where16_avx2(), maintain_masks_avx2/avx512()).
  */
 static void store_where(uint64_t *dst, uint64_t bits, unsigned int n,
 			uint64_t v)
@@ -451,20 +462,7 @@ static const uint64_t lane_masks[16][4] = {
 #undef L
 };
 
-__attribute__((target("avx2")))
-static void store_where_avx2(uint64_t *dst, uint64_t bits, unsigned int n,
-			     uint64_t v)
-{
-	const __m256i vv = _mm256_set1_epi64x((long long)v);
-	unsigned int g;
-
-	for (g = 0; g < n && (bits >> g); g += 4)
-		_mm256_maskstore_epi64((long long *)(dst + g),
-				       _mm256_loadu_si256((const __m256i *)lane_masks[(bits >> g) & 15]),
-				       vv);
-}
-
-/* store_where_avx2() of the 16 triangles' timestamps, unrolled */
+/* store_where() of the 16 triangles' timestamps: a masked store per 4 */
 __attribute__((target("avx2")))
 static void store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
 {
@@ -481,7 +479,8 @@ static void store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
 /*
  * Slots (bit o) of the patch's groups whose baseline lies outside
  * [lo, hi]: the candidates for a self-recalibration.  Same comparisons
- * as maintain() makes per taxel; AVX2 four at a time.
+ * as maintain() makes per taxel (vector forms: maintain_masks_avx2/
+ * avx512()).
  */
 static void baseline_out_of_range(const double *restrict b, uint64_t groups,
 				  unsigned int n, double lo, double hi,
@@ -495,32 +494,6 @@ static void baseline_out_of_range(const double *restrict b, uint64_t groups,
 		     j < end && j < n; j++)
 			out[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
 }
-
-#if defined(__x86_64__)
-__attribute__((target("avx2")))
-static void baseline_out_of_range_avx2(const double *restrict b,
-				       uint64_t groups, double lo, double hi,
-				       uint64_t out[3])
-{
-	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
-	unsigned int w;
-
-	/* n is a multiple of 4 here: groups are whole */
-	for (w = 0; w < 3; w++) {
-		uint64_t g, m = 0;
-
-		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
-			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const __m256d v = _mm256_loadu_pd(b + 64 * w + 4 * i);
-			const __m256d o = _mm256_or_pd(_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
-						       _mm256_cmp_pd(v, vhi, _CMP_GT_OQ));
-
-			m |= (uint64_t)_mm256_movemask_pd(o) << (4 * i);
-		}
-		out[w] = m;
-	}
-}
-#endif
 
 /* Slots (bit o) whose raw value differs from the last check's */
 static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
@@ -552,6 +525,169 @@ static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
 }
 
 /*
+ * Slots (bit o) of the patch's groups whose raw value has stayed for less
+ * than @lim: ts - raw_ns[o] < lim, in the unsigned arithmetic maintain()
+ * uses.  A healthy taxel among them cannot be stuck or saturated yet, so
+ * the walk need not visit it.
+ */
+static void raw_young(const uint64_t *restrict raw_ns, uint64_t groups,
+		      unsigned int n, uint64_t ts, uint64_t lim,
+		      uint64_t out[3], const uint64_t tact[3], uint64_t *oldest)
+{
+	uint64_t mn = UINT64_MAX;
+	unsigned int j, end;
+
+	out[0] = out[1] = out[2] = 0;
+	for (; groups; groups &= groups - 1)
+		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
+		     j < end && j < n; j++) {
+			out[j / 64] |= (uint64_t)(ts - raw_ns[j] < lim) << (j % 64);
+			if (proc_bit(tact, j) && raw_ns[j] < mn)
+				mn = raw_ns[j];
+		}
+	*oldest = mn;
+}
+
+#if defined(__x86_64__)
+/*
+ * The mask work of maintain() with AVX2, one pass over the patch's groups
+ * of 4: the baselines out of [lo, hi] (@oor, NULL: not wanted), the
+ * timestamps of the slots in @upd set to @ts (a blend and a plain store:
+ * the other lanes are stored as they were), and the slots whose raw value
+ * is younger than @lim (@young, NULL: not wanted) with the oldest
+ * timestamp of the @tact slots (*@oldest).  @upd NULL: no timestamps, no
+ * @young.  n is a multiple of 4.
+ */
+__attribute__((target("avx2")))
+static void maintain_masks_avx2(uint64_t groups, const double *restrict b,
+				double lo, double hi, uint64_t *restrict oor,
+				uint64_t *restrict raw_ns, const uint64_t upd[3],
+				uint64_t ts, uint64_t lim,
+				uint64_t *restrict young, const uint64_t tact[3],
+				uint64_t *oldest)
+{
+	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
+	/* unsigned a < b as signed (a ^ 2^63) < (b ^ 2^63) */
+	const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
+	const __m256i vts = _mm256_set1_epi64x((long long)ts);
+	const __m256i vlim = _mm256_xor_si256(_mm256_set1_epi64x((long long)lim), sign);
+	__m256i mn = _mm256_set1_epi64x(-1);	/* unsigned, the min so far */
+	uint64_t lanes_min[4];
+	unsigned int w;
+
+	for (w = 0; w < 3; w++) {
+		uint64_t g, mo = 0, my = 0;
+
+		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			const unsigned int j = 64 * w + 4 * i;
+
+			if (oor) {
+				const __m256d v = _mm256_loadu_pd(b + j);
+
+				mo |= (uint64_t)_mm256_movemask_pd(_mm256_or_pd(
+					_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
+					_mm256_cmp_pd(v, vhi, _CMP_GT_OQ))) << (4 * i);
+			}
+			if (upd) {
+				const __m256i lanes = _mm256_loadu_si256((const __m256i *)
+					lane_masks[(upd[w] >> (4 * i)) & 15]);
+				const __m256i x = _mm256_blendv_epi8(
+					_mm256_loadu_si256((const __m256i *)(raw_ns + j)), vts, lanes);
+				const __m256i still = _mm256_xor_si256(_mm256_sub_epi64(vts, x), sign);
+				__m256i lt;
+
+				_mm256_storeu_si256((__m256i *)(raw_ns + j), x);
+				if (!young)
+					continue;
+				my |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+					_mm256_cmpgt_epi64(vlim, still))) << (4 * i);
+				/* tactile lanes below the min so far */
+				lt = _mm256_and_si256(_mm256_cmpgt_epi64(
+					_mm256_xor_si256(mn, sign), _mm256_xor_si256(x, sign)),
+					_mm256_loadu_si256((const __m256i *)
+						lane_masks[(tact[w] >> (4 * i)) & 15]));
+				mn = _mm256_blendv_epi8(mn, x, lt);
+			}
+		}
+		if (oor)
+			oor[w] = mo;
+		if (young)
+			young[w] = my;
+	}
+	if (young) {
+		_mm256_storeu_si256((__m256i *)lanes_min, mn);
+		*oldest = lanes_min[0];
+		for (w = 1; w < 4; w++)
+			if (lanes_min[w] < *oldest)
+				*oldest = lanes_min[w];
+	}
+}
+
+/*
+ * The mask work of maintain() with AVX-512, 8 slots per step, the 8-slot
+ * groups' write masks (proc_patch.slots) read a byte at a time as in
+ * dense_avx512(): the baselines out of [lo, hi] (@oor, NULL: not wanted),
+ * the timestamps of the slots in @upd set to @ts (@upd NULL: not
+ * wanted), then the slots whose raw value is younger than @lim (@young,
+ * after the update; NULL: not wanted) with the oldest timestamp of the
+ * @tact slots (*@oldest).  n is a multiple of 8.
+ */
+__attribute__((target("avx512f,avx512vl")))
+static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
+				  const double *restrict b, double lo, double hi,
+				  uint64_t *restrict oor,
+				  uint64_t *restrict raw_ns, const uint64_t upd[3],
+				  uint64_t ts, uint64_t lim,
+				  uint64_t *restrict young, const uint64_t tact[3],
+				  uint64_t *oldest)
+{
+	const uint8_t *wr8 = (const uint8_t *)slots;
+	const uint8_t *tact8 = (const uint8_t *)tact;
+	__m512i mn = _mm512_set1_epi64(-1);
+	const uint8_t *upd8 = (const uint8_t *)upd;
+	const __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
+	const __m512i vts = _mm512_set1_epi64((long long)ts);
+	const __m512i vlim = _mm512_set1_epi64((long long)lim);
+	uint8_t *oor8 = (uint8_t *)oor, *young8 = (uint8_t *)young;
+	unsigned int q;
+
+	if (oor) {
+		oor[0] = oor[1] = oor[2] = 0;
+		for (q = 0; q < n / 8; q++) {
+			const __mmask8 km = wr8[q];
+			const __m512d v = _mm512_loadu_pd(b + 8 * q);
+
+			if (!km)
+				continue;
+			oor8[q] = (uint8_t)(_mm512_mask_cmp_pd_mask(km, v, vlo, _CMP_LT_OQ) |
+					    _mm512_mask_cmp_pd_mask(km, v, vhi, _CMP_GT_OQ));
+		}
+	}
+	if (!upd)
+		return;
+	if (!young) {	/* the timestamps alone */
+		for (q = 0; q < n / 8; q++)
+			_mm512_mask_storeu_epi64(raw_ns + 8 * q, upd8[q], vts);
+		return;
+	}
+	young[0] = young[1] = young[2] = 0;
+	for (q = 0; q < n / 8; q++) {
+		const __mmask8 km = wr8[q];
+		__m512i x;
+
+		if (!km)
+			continue;
+		_mm512_mask_storeu_epi64(raw_ns + 8 * q, upd8[q], vts);
+		x = _mm512_loadu_si512((const void *)(raw_ns + 8 * q));
+		young8[q] = _mm512_mask_cmplt_epu64_mask(km, _mm512_sub_epi64(vts, x), vlim);
+		mn = _mm512_mask_min_epu64(mn, tact8[q], mn, x);
+	}
+	*oldest = _mm512_reduce_min_epu64(mn);
+}
+#endif
+
+/*
  * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
  * faults, on every frame that carries or stopped carrying diagnostics):
  * the time each raw value last changed (read at these instants: a noisy
@@ -559,9 +695,14 @@ static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
  * fault flags, and the taxels whose baseline left the safe range.  The
  * per-sample path stays free of this bookkeeping.  The per taxel steps
  * are the same as a walk over every tactile taxel would take; bit masks
- * (baselines out of range, raw values that moved, faulty or dead
- * candidates) only skip the taxels for which that walk does nothing
- * (a healthy taxel whose raw value moved and baseline is in range).
+ * (baselines out of range, raw values that moved, values still for less
+ * than the shorter fault limit, faulty or dead candidates) only skip the
+ * taxels for which that walk does nothing: a healthy taxel of a live
+ * triangle whose raw value moved within the shorter of stuck_s and
+ * saturated_s, and whose baseline is in range.  The masks are vector
+ * compares (maintain_masks_avx2/avx512(), or the scalar helpers), so a
+ * check of a quiet patch costs a few hundred instructions, not a step per
+ * taxel.
  */
 static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		    const struct skin_frame *f, const uint16_t *diag)
@@ -573,27 +714,85 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
 	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
-	uint64_t oor[3], neq[3], dead_slots[3] = { 0, 0, 0 }, m;
+	uint64_t oor[3], neq[3], upd[3] = { 0, 0, 0 }, young[3] = { 0, 0, 0 };
+	uint64_t oldest = 0;
+	bool all_young;
+	uint64_t dead_slots[3] = { 0, 0, 0 }, m;
 	unsigned int t, w;
 	int ev = 0;
 
 	pp->tri_dead = 0;
-	for (t = 0; t < SKIN_TRIANGLES; t++)
-		if ((pp->tri_tactile & (1u << t)) &&
-		    ts - pp->tri_refresh_ns[t] >= p->dead_ns) {
-			pp->tri_dead |= (uint16_t)(1u << t);
-			for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
-				proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
-		}
-	if (recal_on) {
+	if (pp->tri_stale == 0xffff) {	/* every triangle refreshed at all_ns */
+		if (ts - pp->all_ns >= p->dead_ns)
+			pp->tri_dead = pp->tri_tactile;
+	} else {
+		for (t = 0; t < SKIN_TRIANGLES; t++)
+			if ((pp->tri_tactile & (1u << t)) &&
+			    ts - ((pp->tri_stale >> t) & 1 ? pp->all_ns :
+				  pp->tri_refresh_ns[t]) >= p->dead_ns)
+				pp->tri_dead |= (uint16_t)(1u << t);
+	}
+	for (m = pp->tri_dead; m; m &= m - 1) {
+		t = (unsigned int)__builtin_ctzll(m);
+		for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
+			proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
+	}
+	if (faults) {
+		raw_changed(f->values, pp->last_raw, neq);
+		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
+		/* raw moved, or no time recorded yet (raw_ns 0) */
+		for (w = 0; w < 3; w++)
+			upd[w] = (neq[w] | pp->ns0[w]) & pp->tact[w];
+	}
+	/*
+	 * The values still too young to be stuck or saturated: all of
+	 * them when the bounds of the tactile timestamps say so (after this
+	 * check's timestamps, below: none later than now, the oldest less
+	 * than still_min ago), without reading them; else per slot, which
+	 * also finds the oldest timestamp again (the bound tightens).
+	 */
+	if (faults && (upd[0] | upd[1] | upd[2])) {
+		pp->raw_lo = ts < pp->raw_lo ? ts : pp->raw_lo;
+		pp->raw_hi = ts > pp->raw_hi ? ts : pp->raw_hi;
+	}
+	all_young = pp->raw_hi <= ts && ts - pp->raw_lo < still_min;
+	/* the masks: baselines out of range, the timestamps of the raw
+	 * values that moved, and then the young values */
 #if defined(__x86_64__)
-		if (p->avx2 && !(pp->n_slots & 3))
-			baseline_out_of_range_avx2(pt->baseline + pp->first,
-						   pp->groups, lo_b, hi_b, oor);
-		else
+	if (p->avx512 && !(pp->n_slots & 7))
+		maintain_masks_avx512(pp->slots, pp->n_slots,
+				      pt->baseline + pp->first, lo_b, hi_b,
+				      recal_on ? oor : NULL,
+				      pt->raw_ns + pp->first, faults ? upd : NULL,
+				      ts, still_min,
+				      faults && !all_young ? young : NULL,
+				      pp->tact, &oldest);
+	else if (p->avx2 && !(pp->n_slots & 3))
+		maintain_masks_avx2(pp->groups, pt->baseline + pp->first,
+				    lo_b, hi_b, recal_on ? oor : NULL,
+				    pt->raw_ns + pp->first, faults ? upd : NULL,
+				    ts, still_min,
+				    faults && !all_young ? young : NULL,
+				    pp->tact, &oldest);
+	else
 #endif
+	{
+		if (recal_on)
 			baseline_out_of_range(pt->baseline + pp->first, pp->groups,
 					      pp->n_slots, lo_b, hi_b, oor);
+		if (faults) {
+			for (w = 0; w < 3; w++)
+				store_where(pt->raw_ns + pp->first + 64 * w, upd[w], 64, ts);
+			if (!all_young)
+				raw_young(pt->raw_ns + pp->first, pp->groups, pp->n_slots,
+					  ts, still_min, young, pp->tact, &oldest);
+		}
+	}
+	if (faults && all_young)
+		memcpy(young, pp->tact, sizeof(young));
+	else if (faults)
+		pp->raw_lo = oldest;	/* the exact oldest: a tighter bound */
+	if (recal_on)
 		for (w = 0; w < 3; w++)
 			for (m = oor[w] & pp->tact[w]; m; m &= m - 1) {
 				const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
@@ -604,28 +803,16 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 				    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
 					recal_start(pt, k);
 			}
-	}
 	if (!faults)
 		goto done;
-	raw_changed(f->values, pp->last_raw, neq);
-	memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
 	for (w = 0; w < 3; w++) {
-		/* raw moved, or no time recorded yet (raw_ns 0) */
-		const uint64_t upd = (neq[w] | pp->ns0[w]) & pp->tact[w];
-
-#if defined(__x86_64__)
-		if (p->avx2 && !(pp->n_slots & 3))
-			store_where_avx2(pt->raw_ns + pp->first + 64 * w, upd,
-					 pp->n_slots - 64 * w < 64 ?
-					 pp->n_slots - 64 * w : 64, ts);
-		else
-#endif
-			store_where(pt->raw_ns + pp->first + 64 * w, upd, 64, ts);
-		pp->ns0[w] = ts ? pp->ns0[w] & ~upd : pp->ns0[w] | upd;
-		/* the rest of the walk: every taxel that did not move, is
-		 * special (a faulty one is), dead, or has diagnostics */
-		m = pp->tact[w] & (~upd | pp->spec[w] | dead_slots[w] |
-				   (diag ? ~0ull : 0));
+		pp->ns0[w] = ts ? pp->ns0[w] & ~upd[w] : pp->ns0[w] | upd[w];
+		/* the rest of the walk: every taxel that is special (a faulty
+		 * one is), dead, or has diagnostics, or whose value stayed
+		 * for the shorter of the two limits: a healthy taxel of a live
+		 * triangle whose value moved since then is done (below) */
+		m = pp->tact[w] & (pp->spec[w] | dead_slots[w] |
+				   (diag ? ~0ull : 0) | ~(upd[w] | young[w]));
 		for (; m; m &= m - 1) {
 			const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 			const unsigned int k = pp->first + o;
@@ -640,7 +827,7 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 			 * of the two limits, is neither stuck nor saturated: a
 			 * healthy taxel of a live triangle is done */
 			if (!pt->fault[k] && !dead && !diag &&
-			    (((upd >> (o % 64)) & 1) || still < still_min))
+			    (((upd[w] >> (o % 64)) & 1) || still < still_min))
 				continue;
 			raw = f->values[o];
 			rail = raw == 0 || raw == PROC_MAX_SKIN;
@@ -775,7 +962,8 @@ struct dense_io {
 	const uint8_t *vals;
 	unsigned int n;
 	uint64_t groups;		/* proc_patch.groups */
-	const uint64_t *slots;		/* proc_patch.slots */
+	uint64_t wr[3];			/* proc_patch.slots, for
+					 * dense_avx512() */
 	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
 };
 
@@ -929,6 +1117,14 @@ static void dense_avx2(struct dense_io *io, bool bin)
  * Only the slots of triangles with tactile taxels are written (write
  * mask from the 4-slot groups), as in the other two forms.  No FMA:
  * contraction is off for this function, so it computes the same doubles.
+ *
+ * The loop walks the patch's 8-slot groups in order, reading each group's
+ * write mask and plain-taxel mask as one byte of the 192-bit masks and
+ * storing its touch masks the same way (an 8-slot group is one byte of a
+ * mask, x86 being little-endian), so that one index addresses everything
+ * and nothing spills: about half the instructions of walking the set bits
+ * and shifting the masks into place.  v = 255 - raw is raw ^ 0xff on the
+ * bytes, before the conversion: the same integers, so the same doubles.
  */
 __attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off"),
 	       always_inline))
@@ -938,60 +1134,57 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 	const __m512d a_old = _mm512_set1_pd(io->a_old);
 	const __m512d g_free = _mm512_set1_pd(io->g_free);
 	const __m512d g_touch = _mm512_set1_pd(io->g_touch);
-	const __m512d voff = _mm512_set1_pd(io->voff);
-	const __m512d vsign = _mm512_set1_pd(io->vsign);
 	const __m512d max = _mm512_set1_pd(PROC_MAX_SKIN);
 	const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5);
 	const __m512d touch = _mm512_set1_pd(PROC_BIN_TOUCH);
+	const __m128i flip = _mm_set1_epi8(io->vsign < 0 ? (char)0xff : 0);
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
 	const uint8_t *restrict vals = io->vals;
 	uint8_t *restrict byte = io->byte;
-	unsigned int w;
+	/* the masks, a byte per group, all in *io: one base register */
+	const uint8_t *wr8 = (const uint8_t *)io->wr;
+	const uint8_t *on8 = (const uint8_t *)io->on;
+	uint8_t *tf8 = (uint8_t *)io->tf, *tr8 = (uint8_t *)io->tr;
+	const unsigned int nq = io->n / 8;
+	unsigned int q;
 
+	memset(io->tf, 0, sizeof(io->tf));
+	memset(io->tr, 0, sizeof(io->tr));
 	/* n is a multiple of 8 here (run()): an 8-slot group is two whole
-	 * 4-slot groups, and never straddles a 64-slot word */
-	for (w = 0; w < 3; w++) {
-		uint64_t tfw = 0, trw = 0, ws = io->slots[w];
+	 * 4-slot groups */
+	for (q = 0; q < nq; q++) {
+		const __mmask8 km = wr8[q], on = on8[q];
+		const unsigned int j = 8 * q;
+		__m512d raw, b, sm, lv, d, s, fs, out, gn;
+		__mmask8 tf, tr;
 
-		while (ws) {
-			/* the next 8 slots holding some written slot */
-			const unsigned int q = (unsigned int)__builtin_ctzll(ws) / 8;
-			const unsigned int j = 64 * w + 8 * q;
-			const __mmask8 km = (__mmask8)(ws >> (8 * q));
-			__m512d raw, b, sm, lv, d, s, fs, out, gn;
-			__mmask8 on, tf, tr;
-
-			ws &= ~(0xffull << (8 * q));
-			raw = _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(
-				_mm_loadl_epi64((const __m128i *)(vals + j))));
-			b = _mm512_loadu_pd(baseline + j);
-			sm = _mm512_loadu_pd(smooth + j);
-			lv = _mm512_loadu_pd(level + j);
-			/* from the bits, not act[]: one array less to stream */
-			on = (__mmask8)(io->on[w] >> (8 * q));
-			d = _mm512_sub_pd(_mm512_add_pd(voff, _mm512_mul_pd(vsign, raw)), b);
-			d = _mm512_min_pd(d, max);
-			s = _mm512_add_pd(_mm512_mul_pd(a_new, d), _mm512_mul_pd(a_old, sm));
-			fs = _mm512_max_pd(s, zero);
-			tf = _mm512_mask_cmp_pd_mask(on, s, lv, _CMP_GT_OQ);
-			tr = _mm512_mask_cmp_pd_mask(on, d, lv, _CMP_GT_OQ);
-			out = bin ? _mm512_mask_mov_pd(zero, tf, touch) :
-			      _mm512_maskz_mov_pd(on, fs);
-			gn = _mm512_mul_pd(_mm512_mul_pd(_mm512_mask_blend_pd(tr, g_free, g_touch), d),
-					   _mm512_loadu_pd(inv_thr + j));
-			_mm512_mask_storeu_pd(smooth + j, on, s);
-			_mm512_mask_storeu_pd(value + j, km, out);
-			_mm512_mask_storeu_pd(dd + j, km, d);
-			_mm512_mask_storeu_pd(baseline + j, on, _mm512_add_pd(b, gn));
-			_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
-				_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
-			tfw |= (uint64_t)tf << (8 * q);
-			trw |= (uint64_t)tr << (8 * q);
-		}
-		io->tf[w] = tfw;
-		io->tr[w] = trw;
+		if (!km)	/* a triangle without tactile taxels */
+			continue;
+		raw = _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm_xor_si128(
+			_mm_loadl_epi64((const __m128i *)(vals + j)), flip)));
+		b = _mm512_loadu_pd(baseline + j);
+		sm = _mm512_loadu_pd(smooth + j);
+		lv = _mm512_loadu_pd(level + j);
+		d = _mm512_sub_pd(raw, b);
+		d = _mm512_min_pd(d, max);
+		s = _mm512_add_pd(_mm512_mul_pd(a_new, d), _mm512_mul_pd(a_old, sm));
+		fs = _mm512_max_pd(s, zero);
+		tf = _mm512_mask_cmp_pd_mask(on, s, lv, _CMP_GT_OQ);
+		tr = _mm512_mask_cmp_pd_mask(on, d, lv, _CMP_GT_OQ);
+		out = bin ? _mm512_mask_mov_pd(zero, tf, touch) :
+		      _mm512_maskz_mov_pd(on, fs);
+		gn = _mm512_mul_pd(_mm512_mul_pd(_mm512_mask_blend_pd(tr, g_free, g_touch), d),
+				   _mm512_loadu_pd(inv_thr + j));
+		_mm512_mask_storeu_pd(smooth + j, on, s);
+		_mm512_mask_storeu_pd(value + j, km, out);
+		_mm512_mask_storeu_pd(dd + j, km, d);
+		_mm512_mask_storeu_pd(baseline + j, on, _mm512_add_pd(b, gn));
+		_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
+			_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
+		tf8[q] = tf;
+		tr8[q] = tr;
 	}
 }
 
@@ -1050,7 +1243,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.vals = f->values;
 	io.n = pp->n_slots;
 	io.groups = pp->groups;
-	io.slots = pp->slots;
+	memcpy(io.wr, pp->slots, sizeof(io.wr));
 #if defined(__x86_64__)
 	if (p->avx512 && !(io.n & 7)) {
 		for (w = 0; w < 3; w++)
@@ -1062,6 +1255,15 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 #endif
 		dense(&io, c->binarization);
 	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
+	/* the usual patch: nothing touched, now or at the last sample, no
+	 * special taxel: no byte, hold, list or flag to update */
+	if (!(io.tf[0] | io.tf[1] | io.tf[2] | io.tr[0] | io.tr[1] | io.tr[2] |
+	      pp->touched_bytes[0] | pp->touched_bytes[1] | pp->touched_bytes[2] |
+	      pp->touch_bits[0] | pp->touch_bits[1] | pp->touch_bits[2] |
+	      pp->spec[0] | pp->spec[1] | pp->spec[2])) {
+		pp->n_touched = 0;
+		return ev;
+	}
 	/* the touched bytes of the slots the pass computed (0 for the
 	 * special ones, as before taxel_slow), where they change */
 	for (w = 0; w < 3; w++) {
@@ -1107,24 +1309,42 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	return ev;
 }
 
+/* tri_refresh_ns[] of the triangles whose time is all_ns, written out */
+static void tri_refresh_unstale(struct proc_patch *pp)
+{
+	unsigned int t;
+
+	for (; pp->tri_stale; pp->tri_stale &= (uint16_t)(pp->tri_stale - 1)) {
+		t = (unsigned int)__builtin_ctz(pp->tri_stale);
+		pp->tri_refresh_ns[t] = pp->all_ns;
+	}
+}
+
 int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	      const struct skin_frame *f)
 {
 	struct proc_part *pt = &p->parts[pp->part];
 	const uint64_t ts = f->timestamp_ns;
-	unsigned int t;
 
 	if (!pp->seen) {
 		pp->seen = true;
-		for (t = 0; t < SKIN_TRIANGLES; t++)
-			pp->tri_refresh_ns[t] = ts;
+		pp->all_ns = ts;
+		pp->tri_stale = 0xffff;
 	}
+	/* the usual frame refreshes every triangle with tactile taxels (the
+	 * only ones maintain() looks at): one timestamp for all */
+	if ((f->refreshed & pp->tri_tactile) == pp->tri_tactile) {
+		pp->all_ns = ts;
+		pp->tri_stale = 0xffff;
+	} else {
+		tri_refresh_unstale(pp);
 #if defined(__x86_64__)
-	if (p->avx2)
-		store_where16_avx2(pp->tri_refresh_ns, f->refreshed, ts);
-	else
+		if (p->avx2)
+			store_where16_avx2(pp->tri_refresh_ns, f->refreshed, ts);
+		else
 #endif
-		store_where(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
+			store_where(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
+	}
 	pp->last_ns = ts;
 	if (ts > pt->last_ns)
 		pt->last_ns = ts;

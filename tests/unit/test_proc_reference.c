@@ -383,11 +383,44 @@ static void hash_bytes(uint64_t *h, const void *p, size_t n)
 }
 
 /*
+ * Faults for the periodic checks to find, in sample s of patch i of part
+ * pi: taxels whose value stays put (stuck), taxels on the rail
+ * (saturated), triangles that stop sending (dead), diagnostics words,
+ * each for a while and then healed.
+ */
+static unsigned int faults_seen;	/* fault flags run_hash() saw */
+
+static void inject_faults(struct skin_frame *f, unsigned int pi,
+			  unsigned int i, unsigned int s)
+{
+	unsigned int k, t;
+
+	for (k = 0; k < SKIN_VALUES_PER_PATCH; k++) {
+		unsigned int h = pi * 131 + i * 17 + k;
+
+		if (h % 37 == 5 && s >= 200 && s < 420)
+			f->values[k] = 230;
+		if (h % 41 == 7 && s >= 250 && s < 470)
+			f->values[k] = h % 2 ? 255 : 0;
+	}
+	if (s >= 300 && s < 360) {
+		t = (pi + i + s / 20) % SKIN_TRIANGLES;
+		f->refreshed &= (uint16_t)~(1u << t);
+	}
+	if (s >= 500 && s < 530 && (pi + i) % 3 == 0) {
+		t = (pi * 5 + i) % SKIN_TRIANGLES;
+		f->diag_valid = (uint16_t)(1u << t);
+		f->diag[t] = s < 515 ? (uint16_t)(0x10u << (s % 12)) : 0x1;
+	}
+}
+
+/*
  * A hash of every output bit (values, bytes, touched, faults, baselines)
  * of every part after every sample, and of the contacts' taxel counts,
  * over generated streams with presses.
  */
-static uint64_t run_hash(void (*tweak)(struct skin_config_comp *))
+static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
+			 bool faulty)
 {
 	enum { N_PRESS = 4, SAMPLES = 700 };
 	struct fixture fx;
@@ -424,6 +457,8 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *))
 				for (k = 0; k < SKIN_VALUES_PER_PATCH; k++)
 					f.values[k] = (uint8_t)raw_value(pi, i * SKIN_VALUES_PER_PATCH + k,
 									 s, pr, N_PRESS);
+				if (faulty)
+					inject_faults(&f, pi, i, s);
 				assert_true(skin_proc_feed(fx.p, sp->first_patch + i, &f) >= 0);
 			}
 			assert_true(skin_proc_cluster(fx.p, pi) >= 0);
@@ -436,6 +471,8 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *))
 			hash_bytes(&h, skin_proc_bytes(fx.p, pi), sp->n_taxels);
 			hash_bytes(&h, skin_proc_touched(fx.p, pi), sp->n_taxels);
 			hash_bytes(&h, skin_proc_faults(fx.p, pi), sp->n_taxels);
+			for (k = 0; k < sp->n_taxels; k++)
+				faults_seen |= skin_proc_faults(fx.p, pi)[k];
 		}
 	}
 	fixture_done(&fx);
@@ -445,6 +482,20 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *))
 static void t_skind(struct skin_config_comp *c)
 {
 	c->binarization = 0;
+}
+
+/* run_hash() on the AVX-512, the AVX2 and the portable path (those this
+ * CPU has), in h[0..2] */
+static void run_hash_paths(void (*tweak)(struct skin_config_comp *),
+			   bool faulty, uint64_t h[3])
+{
+	h[0] = run_hash(tweak, faulty);
+	assert_int_equal(setenv("SKIN_PROC_NO_AVX512", "1", 1), 0);
+	h[1] = run_hash(tweak, faulty);
+	assert_int_equal(setenv("SKIN_PROC_NO_AVX2", "1", 1), 0);
+	h[2] = run_hash(tweak, faulty);
+	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX512"), 0);
+	assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
 }
 
 /*
@@ -460,21 +511,51 @@ static void paths_identical(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
-		uint64_t best, avx2, portable;
+		uint64_t h[3];
 
-		best = run_hash(tweaks[i]);
-		assert_int_equal(setenv("SKIN_PROC_NO_AVX512", "1", 1), 0);
-		avx2 = run_hash(tweaks[i]);
-		assert_int_equal(setenv("SKIN_PROC_NO_AVX2", "1", 1), 0);
-		portable = run_hash(tweaks[i]);
-		assert_int_equal(unsetenv("SKIN_PROC_NO_AVX512"), 0);
-		assert_int_equal(unsetenv("SKIN_PROC_NO_AVX2"), 0);
+		run_hash_paths(tweaks[i], false, h);
 		print_message("# paths, case %u: %016llx %016llx %016llx\n", i,
-			      (unsigned long long)best, (unsigned long long)avx2,
-			      (unsigned long long)portable);
-		assert_true(best == avx2);
-		assert_true(best == portable);
+			      (unsigned long long)h[0], (unsigned long long)h[1],
+			      (unsigned long long)h[2]);
+		assert_true(h[0] == h[1]);
+		assert_true(h[0] == h[2]);
 	}
+}
+
+/* skind's mode with limits short enough for the stream of run_hash() to
+ * raise and clear every fault, and baselines that leave the safe range */
+static void t_faults(struct skin_config_comp *c)
+{
+	c->binarization = 0;
+	c->stuck_s = 0.5;
+	c->saturated_s = 0.3;
+	c->dead_s = 0.2;
+	c->min_baseline = 18;
+}
+
+/*
+ * The same for the periodic checks (faults, self-recalibration), whose
+ * masks are computed three ways too: the three paths agree on a stream
+ * that raises and clears faults, and the faults are there.
+ */
+static void maintain_paths_identical(void **state)
+{
+	const unsigned int kinds = SKIN_FAULT_STUCK | SKIN_FAULT_SATURATED |
+				   SKIN_FAULT_DEAD | SKIN_FAULT_DIAG;
+	uint64_t h[3];
+
+	(void)state;
+	faults_seen = 0;
+	run_hash_paths(t_faults, true, h);
+	/* every kind was raised */
+	assert_int_equal(faults_seen & kinds, kinds);
+	print_message("# maintain paths: %016llx %016llx %016llx\n",
+		      (unsigned long long)h[0], (unsigned long long)h[1],
+		      (unsigned long long)h[2]);
+	assert_true(h[0] == h[1]);
+	assert_true(h[0] == h[2]);
+	/* the hash changes when the faults are injected: they are seen */
+	assert_true(h[0] != run_hash(t_faults, false));
 }
 
 /* The comparison can fail: skind's own mode (smoothing from 0, exact
@@ -502,6 +583,7 @@ int main(void)
 		cmocka_unit_test(reference_portable_path),
 		cmocka_unit_test(reference_avx2_path),
 		cmocka_unit_test(paths_identical),
+		cmocka_unit_test(maintain_paths_identical),
 		cmocka_unit_test(reference_detects_differences),
 	};
 
