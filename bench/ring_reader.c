@@ -153,6 +153,7 @@ int main(int argc, char **argv)
 	uint64_t samples = 0, partial = 0, repeat = 0, timeout = 0;
 	uint64_t lost = 0, rx = 0, wakeups = 0;
 	struct skin_wakeup wakeup = { .frames = 0 };
+	bool moderate = false;
 	unsigned long duration = 10, tick_ms = 0;
 	unsigned int i, active;
 	int k;
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			latency = true;
+			moderate = true;
 			continue;
 		}
 		if ((strcmp(opt, "--duration") && strcmp(opt, "--tick")) ||
@@ -211,7 +213,7 @@ int main(int argc, char **argv)
 				strerror(-err));
 			return 1;
 		}
-		if (wakeup.frames) {
+		if (moderate) {
 			err = set_wakeup(d, &wakeup);
 			if (err < 0) {
 				fprintf(stderr, "ring_reader: %s: wakeup %u,%u,%u: %s\n",
@@ -320,7 +322,7 @@ int main(int argc, char **argv)
 	       samples ? cpu * 1000.0 / samples : 0.0,
 	       rx ? cpu * 1000.0 / rx : 0.0, (unsigned long long)(b1 - b0),
 	       (unsigned long long)wakeups);
-	if (wakeup.frames)
+	if (moderate)
 		printf(" wakeup_frames=%u wakeup_usecs=%u", wakeup.frames,
 		       wakeup.usecs);
 	if (latency)
