@@ -13,7 +13,7 @@
  * samples overwritten before it got to them.
  *
  *   ring_reader [--duration SEC] [--tick MS] [--wakeup N[,USEC[,FLAGS]]]
- *               [--latency] DEVICE...
+ *               [--latency] [--read] DEVICE...
  *
  * --tick MS: instead of waking on every new frame, wake every MS
  * milliseconds and drain every ring, as a control loop at a fixed rate
@@ -22,6 +22,9 @@
  * POLLIN once N frames are pending or the oldest waited USEC us.  FLAGS
  * (default 0) goes to the driver as it is, to test that it refuses what it
  * does not know.  Implies --latency.
+ * --read: one device, read with blocking read() calls of up to 64 frames
+ * instead of the mapping and epoll (each read() that returns is a wakeup):
+ * how a moderated blocking reader behaves.
  * --latency: on each drain, measure how long the frames waited since their
  * timestamp (the last CAN frame of the sample): latency_max_us and
  * latency_mean_us.  Off by default: the clock read is a cost of its own.
@@ -35,6 +38,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <signal.h>
@@ -107,7 +111,7 @@ static void on_signal(int sig)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ring_reader [--duration SEC] [--tick MS] "
-		"[--wakeup N[,USEC[,FLAGS]]] [--latency] DEVICE...\n");
+		"[--wakeup N[,USEC[,FLAGS]]] [--latency] [--read] DEVICE...\n");
 	exit(2);
 }
 
@@ -145,6 +149,79 @@ static int set_wakeup(struct dev *d, struct skin_wakeup *w)
 	return ioctl(d->map.fd, SKIN_IOC_SET_WAKEUP, w) < 0 ? -errno : 0;
 }
 
+/*
+ * --read: blocking read()s of one device until the duration is over
+ * (SIGALRM, installed without SA_RESTART, interrupts the read()) or the
+ * patch is gone (0).  lost counts the gaps in seq.
+ */
+static int read_loop(const char *path, const struct skin_wakeup *w,
+		     bool moderate, unsigned long duration)
+{
+	static struct skin_frame buf[64];
+	uint64_t samples = 0, lost = 0, wakeups = 0, last = 0, c0, cpu;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool eof = false;
+
+	if (fd < 0) {
+		fprintf(stderr, "ring_reader: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (moderate && ioctl(fd, SKIN_IOC_SET_WAKEUP, w) < 0) {
+		fprintf(stderr, "ring_reader: %s: wakeup %u,%u,%u: %s\n", path,
+			w->frames, w->usecs, w->flags, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	c0 = bench_cpu_us();
+	alarm((unsigned int)duration);
+	while (!stop && duration) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		uint64_t now = bench_now_ns();
+		size_t i;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "ring_reader: %s: read: %s\n", path,
+				strerror(errno));
+			close(fd);
+			return 1;
+		}
+		if (n == 0) {
+			eof = true;
+			break;
+		}
+		wakeups++;
+		for (i = 0; i < (size_t)n / sizeof(buf[0]); i++) {
+			const struct skin_frame *f = &buf[i];
+			uint64_t lat = now > f->timestamp_ns ?
+				       now - f->timestamp_ns : 0;
+
+			if (last && f->seq != last + 1)
+				lost += f->seq - last - 1;
+			last = f->seq;
+			samples++;
+			latency_sum_ns += lat;
+			if (lat > latency_max_ns)
+				latency_max_ns = lat;
+		}
+	}
+	cpu = bench_cpu_us() - c0;
+	close(fd);
+	if (eof)
+		fprintf(stderr, "ring_reader: %s: end of file (patch removed)\n",
+			path);
+	printf("devices=1 samples=%llu lost=%llu cpu_us=%llu "
+	       "cpu_ns_per_sample=%.0f wakeups=%llu latency_max_us=%llu "
+	       "latency_mean_us=%.0f\n",
+	       (unsigned long long)samples, (unsigned long long)lost,
+	       (unsigned long long)cpu, samples ? cpu * 1000.0 / samples : 0.0,
+	       (unsigned long long)wakeups,
+	       (unsigned long long)(latency_max_ns / 1000),
+	       samples ? latency_sum_ns / 1000.0 / samples : 0.0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct epoll_event ev[MAX_DEVICES];
@@ -153,7 +230,7 @@ int main(int argc, char **argv)
 	uint64_t samples = 0, partial = 0, repeat = 0, timeout = 0;
 	uint64_t lost = 0, rx = 0, wakeups = 0;
 	struct skin_wakeup wakeup = { .frames = 0 };
-	bool moderate = false;
+	bool moderate = false, use_read = false;
 	unsigned long duration = 10, tick_ms = 0;
 	unsigned int i, active;
 	int k;
@@ -172,6 +249,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(opt, "--latency")) {
 			latency = true;
+			continue;
+		}
+		if (!strcmp(opt, "--read")) {
+			use_read = true;
 			continue;
 		}
 		if (!strcmp(opt, "--wakeup") && a + 1 < argc) {
@@ -199,8 +280,16 @@ int main(int argc, char **argv)
 		else
 			duration = v;
 	}
-	if (a == argc || argc - a > MAX_DEVICES)
+	if (a == argc || argc - a > MAX_DEVICES || (use_read && argc - a > 1))
 		usage();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	if (use_read)
+		return read_loop(argv[a], &wakeup, moderate, duration);
 	for (; a < argc; a++) {
 		struct dev *d = &devs[ndevs];
 		int err;
@@ -233,11 +322,6 @@ int main(int argc, char **argv)
 		ndevs++;
 	}
 	active = ndevs;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 
 	b0 = bench_busy_us();
 	c0 = bench_cpu_us();

@@ -1,5 +1,6 @@
 # Wakeup moderation (SKIN_IOC_SET_WAKEUP): a reader woken once per N
-# frames gets about samples/N wakeups and every frame; the last frames of a
+# frames (epoll on the mapping, or blocking read()) gets about samples/N
+# wakeups and every frame; the last frames of a
 # stream that stops mid-batch arrive when their time bound runs out;
 # settings that make no sense are EINVAL; unplugging the interface or
 # removing the patch reaches a moderated reader at once, not after its
@@ -40,6 +41,25 @@ expect_eq "samples lost (sequence contiguous)" "$(kv /tmp/mod.out lost)" 0
 [ "$wakeups" -ge 1 ] && [ $((wakeups * 3)) -le "$samples" ] ||
 	fail "$wakeups wakeups for $samples samples with N=4"
 echo "ok: $wakeups wakeups for $samples samples (N=4)"
+
+# 1b. The same with blocking read()s (no mapping): each read() returns once
+# 4 frames are pending; 101 samples, so the last one comes by the bound.
+f0=$(stat lh frames)
+ring_reader --duration 10 --read --wakeup 4,100000 /dev/skin/lh >/tmp/read.out 2>/tmp/read.err &
+r=$!
+sleep 0.5
+taskset 1 skin_flood --rate 3200 --frames 3232 --board 14 vcan0 >/dev/null
+wait $r || fail "moderated read() reader failed: $(cat /tmp/read.err)"
+cat /tmp/read.out
+published=$(( $(stat lh frames) - f0 ))
+samples=$(kv /tmp/read.out samples)
+wakeups=$(kv /tmp/read.out wakeups)
+[ "$published" -ge 60 ] || fail "only $published samples published"
+expect_eq "samples read()" "$samples" "$published"
+expect_eq "samples lost (sequence contiguous)" "$(kv /tmp/read.out lost)" 0
+[ "$wakeups" -ge 1 ] && [ $((wakeups * 3)) -le "$samples" ] ||
+	fail "$wakeups read()s for $samples samples with N=4"
+echo "ok: $wakeups read()s for $samples samples (N=4)"
 
 # 2. The stream stops mid-batch: 6 samples with N=4 and a 500 ms bound.
 # The first 4 make a batch; the last 2, half a second later, arrive when
