@@ -6,7 +6,9 @@
  * at the next frame published after open().  read() uses the same lock-free
  * reader as user space (skin_ring_read()), so a slow reader loses frames,
  * flagged SKIN_FRAME_LOST on the next frame it gets, and never holds up the
- * writer.  mmap() maps the ring read-only.
+ * writer.  mmap() maps the ring read-only.  Each file has its own wait
+ * queue, so that it can be woken once per N frames (SKIN_IOC_SET_WAKEUP,
+ * struct skin_reader below).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
