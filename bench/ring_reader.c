@@ -12,21 +12,35 @@
  * already there).  It counts the samples, the partial ones, and the
  * samples overwritten before it got to them.
  *
- *   ring_reader [--duration SEC] [--tick MS] DEVICE...
+ *   ring_reader [--duration SEC] [--tick MS] [--wakeup N[,USEC[,FLAGS]]]
+ *               [--latency] [--read] DEVICE...
  *
  * --tick MS: instead of waking on every new frame, wake every MS
  * milliseconds and drain every ring, as a control loop at a fixed rate
  * would.
+ * --wakeup N,USEC: moderate the devices' wakeups (SKIN_IOC_SET_WAKEUP):
+ * POLLIN once N frames are pending or the oldest waited USEC us.  FLAGS
+ * (default 0) goes to the driver as it is, to test that it refuses what it
+ * does not know.  Implies --latency.
+ * --read: one device, read with blocking read() calls of up to 64 frames
+ * instead of the mapping and epoll (each read() that returns is a wakeup):
+ * how a moderated blocking reader behaves.
+ * --latency: on each drain, measure how long the frames waited since their
+ * timestamp (the last CAN frame of the sample): latency_max_us and
+ * latency_mean_us.  Off by default: the clock read is a cost of its own.
  *
  * The last line of output is key=value pairs: frames is the CAN frames the
  * driver accepted for these patches during the run (their counters in the
  * control page), lost the samples this reader missed, cpu_us its user plus
  * system time while reading (getrusage), cpu_ns_per_sample that over the
- * samples read.
+ * samples read, wakeups the epoll_wait() calls (or ticks) that returned
+ * events.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,6 +68,8 @@ struct dev {
 static struct dev devs[MAX_DEVICES];
 static unsigned int ndevs;
 static volatile sig_atomic_t stop;
+static bool latency;
+static uint64_t latency_max_ns, latency_sum_ns;
 
 static uint64_t rx_frames(const struct dev *d)
 {
@@ -64,9 +80,18 @@ static uint64_t rx_frames(const struct dev *d)
 
 static void drain(struct dev *d)
 {
+	uint64_t now = latency ? bench_now_ns() : 0;
 	struct skin_frame f;
 
 	while (skin_ring_map_next(&d->map, &f) > 0) {
+		if (latency) {
+			uint64_t lat = now > f.timestamp_ns ?
+				       now - f.timestamp_ns : 0;
+
+			latency_sum_ns += lat;
+			if (lat > latency_max_ns)
+				latency_max_ns = lat;
+		}
 		d->samples++;
 		if (f.flags & SKIN_FRAME_PARTIAL)
 			d->partial++;
@@ -85,8 +110,116 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ring_reader [--duration SEC] [--tick MS] DEVICE...\n");
+	fprintf(stderr, "usage: ring_reader [--duration SEC] [--tick MS] "
+		"[--wakeup N[,USEC[,FLAGS]]] [--latency] [--read] DEVICE...\n");
 	exit(2);
+}
+
+/* N[,USEC[,FLAGS]] */
+static int parse_wakeup(const char *arg, struct skin_wakeup *w)
+{
+	unsigned long v[3] = { 0, 0, 0 };
+	const char *p = arg;
+	unsigned int i;
+	char *end;
+
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		v[i] = strtoul(p, &end, 0);
+		if (errno || end == p || v[i] > UINT32_MAX)
+			return -1;
+		if (!*end)
+			break;
+		if (*end != ',' || i == 2)
+			return -1;
+		p = end + 1;
+	}
+	memset(w, 0, sizeof(*w));
+	w->frames = (uint32_t)v[0];
+	w->usecs = (uint32_t)v[1];
+	w->flags = (uint32_t)v[2];
+	return 0;
+}
+
+static int set_wakeup(struct dev *d, struct skin_wakeup *w)
+{
+	if (!w->flags)
+		return skin_ring_map_set_wakeup(&d->map, w->frames, w->usecs);
+	/* only to see the driver refuse flags it does not know */
+	return ioctl(d->map.fd, SKIN_IOC_SET_WAKEUP, w) < 0 ? -errno : 0;
+}
+
+/*
+ * --read: blocking read()s of one device until the duration is over
+ * (SIGALRM, installed without SA_RESTART, interrupts the read()) or the
+ * patch is gone (0).  lost counts the gaps in seq.
+ */
+static int read_loop(const char *path, const struct skin_wakeup *w,
+		     bool moderate, unsigned long duration)
+{
+	static struct skin_frame buf[64];
+	uint64_t samples = 0, lost = 0, wakeups = 0, last = 0, c0, cpu;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool eof = false;
+
+	if (fd < 0) {
+		fprintf(stderr, "ring_reader: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (moderate && ioctl(fd, SKIN_IOC_SET_WAKEUP, w) < 0) {
+		fprintf(stderr, "ring_reader: %s: wakeup %u,%u,%u: %s\n", path,
+			w->frames, w->usecs, w->flags, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	c0 = bench_cpu_us();
+	alarm((unsigned int)duration);
+	while (!stop && duration) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		uint64_t now = bench_now_ns();
+		size_t i;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "ring_reader: %s: read: %s\n", path,
+				strerror(errno));
+			close(fd);
+			return 1;
+		}
+		if (n == 0) {
+			eof = true;
+			break;
+		}
+		wakeups++;
+		for (i = 0; i < (size_t)n / sizeof(buf[0]); i++) {
+			const struct skin_frame *f = &buf[i];
+			uint64_t lat = now > f->timestamp_ns ?
+				       now - f->timestamp_ns : 0;
+
+			if (last && f->seq != last + 1)
+				lost += f->seq - last - 1;
+			last = f->seq;
+			samples++;
+			latency_sum_ns += lat;
+			if (lat > latency_max_ns)
+				latency_max_ns = lat;
+		}
+	}
+	cpu = bench_cpu_us() - c0;
+	close(fd);
+	if (eof)
+		fprintf(stderr, "ring_reader: %s: end of file (patch removed)\n",
+			path);
+	printf("devices=1 samples=%llu lost=%llu cpu_us=%llu "
+	       "cpu_ns_per_sample=%.0f wakeups=%llu latency_max_us=%llu "
+	       "latency_mean_us=%.0f\n",
+	       (unsigned long long)samples, (unsigned long long)lost,
+	       (unsigned long long)cpu, samples ? cpu * 1000.0 / samples : 0.0,
+	       (unsigned long long)wakeups,
+	       (unsigned long long)(latency_max_ns / 1000),
+	       samples ? latency_sum_ns / 1000.0 / samples : 0.0);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -95,7 +228,9 @@ int main(int argc, char **argv)
 	bool gone[MAX_DEVICES] = { false };
 	uint64_t t0, t1, deadline, c0, c1, cpu, b0, b1;
 	uint64_t samples = 0, partial = 0, repeat = 0, timeout = 0;
-	uint64_t lost = 0, rx = 0;
+	uint64_t lost = 0, rx = 0, wakeups = 0;
+	struct skin_wakeup wakeup = { .frames = 0 };
+	bool moderate = false, use_read = false;
 	unsigned long duration = 10, tick_ms = 0;
 	unsigned int i, active;
 	int k;
@@ -112,6 +247,24 @@ int main(int argc, char **argv)
 		unsigned long v;
 		char *end;
 
+		if (!strcmp(opt, "--latency")) {
+			latency = true;
+			continue;
+		}
+		if (!strcmp(opt, "--read")) {
+			use_read = true;
+			continue;
+		}
+		if (!strcmp(opt, "--wakeup") && a + 1 < argc) {
+			if (parse_wakeup(argv[++a], &wakeup)) {
+				fprintf(stderr, "ring_reader: --wakeup: bad value '%s' (N[,USEC[,FLAGS]])\n",
+					argv[a]);
+				return 2;
+			}
+			latency = true;
+			moderate = true;
+			continue;
+		}
 		if ((strcmp(opt, "--duration") && strcmp(opt, "--tick")) ||
 		    a + 1 >= argc)
 			usage();
@@ -127,8 +280,16 @@ int main(int argc, char **argv)
 		else
 			duration = v;
 	}
-	if (a == argc || argc - a > MAX_DEVICES)
+	if (a == argc || argc - a > MAX_DEVICES || (use_read && argc - a > 1))
 		usage();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	if (use_read)
+		return read_loop(argv[a], &wakeup, moderate, duration);
 	for (; a < argc; a++) {
 		struct dev *d = &devs[ndevs];
 		int err;
@@ -141,6 +302,15 @@ int main(int argc, char **argv)
 				strerror(-err));
 			return 1;
 		}
+		if (moderate) {
+			err = set_wakeup(d, &wakeup);
+			if (err < 0) {
+				fprintf(stderr, "ring_reader: %s: wakeup %u,%u,%u: %s\n",
+					d->path, wakeup.frames, wakeup.usecs,
+					wakeup.flags, strerror(-err));
+				return 1;
+			}
+		}
 		d->rx0 = rx_frames(d);
 		ev[0].events = EPOLLIN;
 		ev[0].data.u32 = ndevs;
@@ -152,11 +322,6 @@ int main(int argc, char **argv)
 		ndevs++;
 	}
 	active = ndevs;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 
 	b0 = bench_busy_us();
 	c0 = bench_cpu_us();
@@ -172,6 +337,7 @@ int main(int argc, char **argv)
 			bench_sleep_until(now + tick_ms * 1000000ull);
 			for (i = 0; i < ndevs; i++)
 				drain(&devs[i]);
+			wakeups++;
 			continue;
 		}
 		n = epoll_wait(ep, ev, ndevs,
@@ -182,6 +348,8 @@ int main(int argc, char **argv)
 			perror("ring_reader: epoll_wait");
 			return 1;
 		}
+		if (n > 0)
+			wakeups++;
 		for (k = 0; k < n; k++) {
 			uint32_t e = ev[k].events;
 
@@ -229,13 +397,22 @@ int main(int argc, char **argv)
 	printf("devices=%u samples=%llu partial=%llu repeat=%llu timeout=%llu "
 	       "lost=%llu frames=%llu wall_s=%.3f cpu_us=%llu "
 	       "cpu_ns_per_sample=%.0f cpu_ns_per_frame=%.0f "
-	       "machine_busy_us=%llu\n",
+	       "machine_busy_us=%llu wakeups=%llu",
 	       ndevs, (unsigned long long)samples,
 	       (unsigned long long)partial, (unsigned long long)repeat,
 	       (unsigned long long)timeout, (unsigned long long)lost,
 	       (unsigned long long)rx, (t1 - t0) / 1e9,
 	       (unsigned long long)cpu,
 	       samples ? cpu * 1000.0 / samples : 0.0,
-	       rx ? cpu * 1000.0 / rx : 0.0, (unsigned long long)(b1 - b0));
+	       rx ? cpu * 1000.0 / rx : 0.0, (unsigned long long)(b1 - b0),
+	       (unsigned long long)wakeups);
+	if (moderate)
+		printf(" wakeup_frames=%u wakeup_usecs=%u", wakeup.frames,
+		       wakeup.usecs);
+	if (latency)
+		printf(" latency_max_us=%llu latency_mean_us=%.0f",
+		       (unsigned long long)(latency_max_ns / 1000),
+		       samples ? latency_sum_ns / 1000.0 / samples : 0.0);
+	printf("\n");
 	return 0;
 }

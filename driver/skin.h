@@ -37,14 +37,16 @@
  * @streaming: the board was told to stream (and not told to stop), under
  *	RTNL
  * @removed: disabled or removed; readers get POLLHUP
- * @lock: serialises the receive path, the timer and statistics resets
+ * @lock: serialises the receive path, the timers (the patch's and its
+ *	readers'), statistics resets and the list of readers
  * @assembler: the staging frame
  * @ring: the writer's side of the ring
  * @ring_mem: ring memory (vmalloc_user), control page first
  * @ring_size: its size in bytes, page aligned
  * @timer: publishes a partial frame after 1.5 periods without completion
  * @timeout: 1.5 periods, in jiffies
- * @wait: readers waiting for frames
+ * @readers: the open files (struct skin_reader), under @lock; each has
+ *	its own wait queue, so that a file can moderate its wakeups
  * @start_work: sends SET_TXMODE(on) once the board had time to settle
  */
 struct skin_live {
@@ -65,7 +67,7 @@ struct skin_live {
 	size_t ring_size;
 	struct timer_list timer;
 	unsigned long timeout;
-	wait_queue_head_t wait;
+	struct list_head readers;
 	struct delayed_work start_work;
 };
 
@@ -113,6 +115,8 @@ extern struct list_head skin_lives;
 extern const struct file_operations skin_fops;
 extern const struct attribute_group *skin_dev_groups[];
 void skin_cdev_init(void);
+void skin_cdev_published(struct skin_live *live);
+void skin_cdev_wake_all(struct skin_live *live, __poll_t events);
 
 /* skin_configfs.c */
 int skin_configfs_init(void);

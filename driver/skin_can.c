@@ -82,27 +82,22 @@ static void skin_can_rx(struct sk_buff *skb, void *data)
 			published = true;
 		}
 	}
-	spin_unlock(&live->lock);
-
 	if (published)
-		wake_up_interruptible_poll(&live->wait, EPOLLIN | EPOLLRDNORM);
+		skin_cdev_published(live);
+	spin_unlock(&live->lock);
 }
 
 void skin_can_timeout(struct timer_list *t)
 {
 	struct skin_live *live = from_timer(live, t, timer);
-	bool published = false;
 
 	spin_lock(&live->lock);
 	if (skin_asm_pending(&live->assembler)) {
 		skin_publish(live, SKIN_FRAME_TIMEOUT);
 		skin_stat_inc(live, SKIN_STAT_TIMEOUTS);
-		published = true;
+		skin_cdev_published(live);
 	}
 	spin_unlock(&live->lock);
-
-	if (published)
-		wake_up_interruptible_poll(&live->wait, EPOLLIN | EPOLLRDNORM);
 }
 
 void skin_can_bind(struct skin_live *live, struct net_device *netdev)
@@ -145,7 +140,7 @@ void skin_can_unbind(struct skin_live *live)
 	WRITE_ONCE(live->netdev, NULL);
 	dev_info(&live->dev, "unbound from %s\n", netdev->name);
 	/* Pollers learn that the interface is gone. */
-	wake_up_interruptible_poll(&live->wait, EPOLLERR);
+	skin_cdev_wake_all(live, EPOLLERR);
 }
 
 static int skin_can_send(struct skin_live *live, const struct can_frame *cf)

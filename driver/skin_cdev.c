@@ -6,11 +6,14 @@
  * at the next frame published after open().  read() uses the same lock-free
  * reader as user space (skin_ring_read()), so a slow reader loses frames,
  * flagged SKIN_FRAME_LOST on the next frame it gets, and never holds up the
- * writer.  mmap() maps the ring read-only.
+ * writer.  mmap() maps the ring read-only.  Each file has its own wait
+ * queue, so that it can be woken once per N frames (SKIN_IOC_SET_WAKEUP,
+ * struct skin_reader below).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/rtnetlink.h>
@@ -22,28 +25,178 @@
 /**
  * struct skin_reader - an open file of /dev/skin/NAME
  * @live: the live patch; the file holds a reference to its device
+ * @node: in live->readers, under live->lock
+ * @wait: the file's waiters (read(), poll(), epoll)
  * @next: sequence number of the frame read() returns next
  * @lost: frames lost since the last frame returned
  * @mapped: the file was mmap()ed: poll() reports new frames by @poll_head
  * @poll_head: the head when poll() last reported POLLIN to a mapped file
+ * @wake_frames: SKIN_IOC_SET_WAKEUP: POLLIN once this many frames are
+ *	pending; 1 is unmoderated.  Written under live->lock.
+ * @wake_usecs: ... or once the oldest pending one waited this long
+ * @due: frames up to this sequence number are due for a wakeup: their
+ *	time bound ran out or they completed a batch.  Only grows; written
+ *	under live->lock.
+ * @timer_armed: @timer runs for the oldest pending frame; under live->lock
+ * @timer: the time bound of a moderated file, a soft hrtimer (softirq
+ *	context, like the writer, also on PREEMPT_RT)
  *
  * The kernel cannot know how far a reader of the mapping got, so for a
  * mapped file POLLIN means "frames were published since poll() last said
  * POLLIN": a reader that drains the ring up to the head after each POLLIN
  * never misses a wakeup.
+ *
+ * Wakeup moderation (@wake_frames > 1) keeps that contract and only delays
+ * POLLIN: it comes when @wake_frames frames are pending or when frames are
+ * @due.  The writer, which runs in softirq under live->lock and must stay
+ * O(readers) without ever waiting, decides per published frame: batch
+ * full -> mark everything up to the head due, stop the timer, wake;
+ * otherwise start the timer if it is not running.  So every frame is
+ * covered either by a wakeup that makes it due or by a timer that fires
+ * after it was published and makes it due: none is left pending without a
+ * wakeup.  The writer reads the reader's position (@next, @poll_head)
+ * without a lock; a stale position only overstates what is pending, which
+ * errs towards an early wakeup, never a missed one (and since the wakeup
+ * marks the head due, poll() agrees with it).
  */
 struct skin_reader {
 	struct skin_live *live;
+	struct list_head node;
+	wait_queue_head_t wait;
 	u64 next;
 	u64 lost;
 	bool mapped;
 	u64 poll_head;
+	u32 wake_frames;
+	u32 wake_usecs;
+	u64 due;
+	bool timer_armed;
+	struct hrtimer timer;
 };
 
 static u64 skin_head(const struct skin_live *live)
 {
 	/* pairs with the store-release of the head in skin_ring_commit() */
 	return smp_load_acquire(&live->ring.ctrl->head);
+}
+
+/* The newest frame poll() counts as delivered to @r. */
+static u64 skin_reader_seen(const struct skin_reader *r)
+{
+	if (READ_ONCE(r->mapped))
+		return READ_ONCE(r->poll_head);
+	return READ_ONCE(r->next) - 1;
+}
+
+/*
+ * Whether the frames after @seen up to @head make POLLIN for @r.  Unmoderated
+ * (wake_frames 1): any frame.  Moderated: a full batch, frames due, or a
+ * stream that ended (patch removed, interface gone) with frames pending.
+ */
+static bool skin_reader_ready(const struct skin_reader *r, u64 seen, u64 head)
+{
+	const struct skin_live *live = r->live;
+
+	if (head <= seen)
+		return false;
+	if (head - seen >= READ_ONCE(r->wake_frames))
+		return true;
+	return READ_ONCE(r->due) > seen || !READ_ONCE(live->netdev) ||
+	       READ_ONCE(live->removed);
+}
+
+/* For read(): frames to return, or end of file. */
+static bool skin_read_ready(const struct skin_reader *r)
+{
+	return skin_reader_ready(r, r->next - 1, skin_head(r->live)) ||
+	       READ_ONCE(r->live->removed);
+}
+
+/* Under live->lock. */
+static void skin_reader_stop_timer(struct skin_reader *r)
+{
+	if (r->timer_armed) {
+		/* never waits: a callback already running finds nothing to do */
+		hrtimer_try_to_cancel(&r->timer);
+		r->timer_armed = false;
+	}
+}
+
+/* Under live->lock, after frame @head was published. */
+static void skin_reader_moderate(struct skin_reader *r, u64 head)
+{
+	u64 seen = skin_reader_seen(r);
+
+	if (head <= seen)
+		return;
+	if (head - seen >= r->wake_frames) {
+		WRITE_ONCE(r->due, head);
+		skin_reader_stop_timer(r);
+		wake_up_interruptible_poll(&r->wait, EPOLLIN | EPOLLRDNORM);
+	} else if (!r->timer_armed) {
+		r->timer_armed = true;
+		hrtimer_start(&r->timer,
+			      ns_to_ktime((u64)r->wake_usecs * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+	}
+}
+
+/**
+ * skin_cdev_published() - tell the readers that frames were published
+ * @live: the live patch, under live->lock (the writer: softirq)
+ *
+ * O(readers), never sleeps, never waits for a reader.  An unmoderated file
+ * costs what a shared wait queue cost: one wakeup of its waiters.
+ */
+void skin_cdev_published(struct skin_live *live)
+{
+	u64 head = live->ring.ctrl->head;	/* the writer's own store */
+	struct skin_reader *r;
+
+	lockdep_assert_held(&live->lock);
+	list_for_each_entry(r, &live->readers, node) {
+		if (r->wake_frames <= 1)
+			wake_up_interruptible_poll(&r->wait,
+						   EPOLLIN | EPOLLRDNORM);
+		else
+			skin_reader_moderate(r, head);
+	}
+}
+
+/**
+ * skin_cdev_wake_all() - wake every reader of a patch, never moderated
+ * @live: the live patch, live->lock not held
+ * @events: why: EPOLLHUP (removed), EPOLLERR (interface gone)
+ */
+void skin_cdev_wake_all(struct skin_live *live, __poll_t events)
+{
+	struct skin_reader *r;
+
+	spin_lock_bh(&live->lock);
+	list_for_each_entry(r, &live->readers, node)
+		wake_up_interruptible_poll(&r->wait, events);
+	spin_unlock_bh(&live->lock);
+}
+
+/* The time bound of a moderated file ran out: what is pending is due. */
+static enum hrtimer_restart skin_reader_timeout(struct hrtimer *t)
+{
+	struct skin_reader *r = container_of(t, struct skin_reader, timer);
+	struct skin_live *live = r->live;
+	bool wake;
+	u64 head;
+
+	spin_lock(&live->lock);
+	r->timer_armed = false;
+	head = skin_head(live);
+	wake = head > skin_reader_seen(r);
+	if (wake)
+		WRITE_ONCE(r->due, head);
+	spin_unlock(&live->lock);
+
+	if (wake)
+		wake_up_interruptible_poll(&r->wait, EPOLLIN | EPOLLRDNORM);
+	return HRTIMER_NORESTART;
 }
 
 static int skin_open(struct inode *inode, struct file *file)
@@ -59,7 +212,14 @@ static int skin_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	get_device(&live->dev);
 	r->live = live;
+	init_waitqueue_head(&r->wait);
+	r->wake_frames = 1;
+	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	r->timer.function = skin_reader_timeout;
+	spin_lock_bh(&live->lock);
 	r->next = skin_head(live) + 1;
+	list_add_tail(&r->node, &live->readers);
+	spin_unlock_bh(&live->lock);
 	file->private_data = r;
 	return stream_open(inode, file);
 }
@@ -67,8 +227,14 @@ static int skin_open(struct inode *inode, struct file *file)
 static int skin_release(struct inode *inode, struct file *file)
 {
 	struct skin_reader *r = file->private_data;
+	struct skin_live *live = r->live;
 
-	put_device(&r->live->dev);
+	spin_lock_bh(&live->lock);
+	list_del(&r->node);
+	spin_unlock_bh(&live->lock);
+	/* Off the list, nothing starts the timer again; wait for a callback. */
+	hrtimer_cancel(&r->timer);
+	put_device(&live->dev);
 	kfree(r);
 	return 0;
 }
@@ -86,6 +252,13 @@ static ssize_t skin_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 
 	while (count - done >= sizeof(frame)) {
+		/* A moderated file blocks until its batch or bound, too. */
+		if (!done && !(file->f_flags & O_NONBLOCK)) {
+			err = wait_event_interruptible(r->wait,
+						       skin_read_ready(r));
+			if (err)
+				return err;
+		}
 		if (skin_ring_read(live->ring.ctrl, live->ring.slots, &r->next,
 				   &frame, &r->lost) == SKIN_RING_FRAME) {
 			if (r->lost) {
@@ -101,11 +274,6 @@ static ssize_t skin_read(struct file *file, char __user *buf, size_t count,
 			break;		/* what there is, or end of file */
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		err = wait_event_interruptible(live->wait,
-					       skin_head(live) >= r->next ||
-					       READ_ONCE(live->removed));
-		if (err)
-			return err;
 	}
 	return done;
 }
@@ -117,14 +285,11 @@ static __poll_t skin_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 	u64 head;
 
-	poll_wait(file, &live->wait, wait);
+	poll_wait(file, &r->wait, wait);
 	head = skin_head(live);
-	if (READ_ONCE(r->mapped)) {
-		if (head > READ_ONCE(r->poll_head)) {
+	if (skin_reader_ready(r, skin_reader_seen(r), head)) {
+		if (READ_ONCE(r->mapped))
 			WRITE_ONCE(r->poll_head, head);
-			mask |= EPOLLIN | EPOLLRDNORM;
-		}
-	} else if (head >= r->next) {
 		mask |= EPOLLIN | EPOLLRDNORM;
 	}
 	if (READ_ONCE(live->removed))
@@ -193,6 +358,44 @@ static void skin_fill_info(struct skin_live *live, struct skin_info *info)
 		info->flags |= SKIN_INFO_REMOVED;
 }
 
+/*
+ * A batch of more than half the ring would be overwritten by the frames
+ * published while its reader wakes up and drains it; a batch without a time
+ * bound would strand the last frames of a stream that stops mid-batch.
+ */
+static int skin_wakeup_check(const struct skin_live *live,
+			     const struct skin_wakeup *w)
+{
+	if (w->flags || w->reserved)
+		return -EINVAL;
+	if (!w->frames || w->frames > live->ring.ctrl->frame_count / 2)
+		return -EINVAL;
+	if (w->frames > 1 && !w->usecs)
+		return -EINVAL;
+	return 0;
+}
+
+static int skin_set_wakeup(struct skin_reader *r, const struct skin_wakeup *w)
+{
+	struct skin_live *live = r->live;
+	int err = skin_wakeup_check(live, w);
+
+	if (err)
+		return err;
+	spin_lock_bh(&live->lock);
+	WRITE_ONCE(r->wake_frames, w->frames);
+	WRITE_ONCE(r->wake_usecs, w->usecs);
+	/*
+	 * What is pending now was counted under the old setting: deliver it
+	 * (no timer runs for it any more), the new setting starts after it.
+	 */
+	skin_reader_stop_timer(r);
+	WRITE_ONCE(r->due, skin_head(live));
+	spin_unlock_bh(&live->lock);
+	wake_up_interruptible_poll(&r->wait, EPOLLIN | EPOLLRDNORM);
+	return 0;
+}
+
 static long skin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct skin_reader *r = file->private_data;
@@ -221,6 +424,22 @@ static long skin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			err = -EFAULT;
 		kfree(stats);
 		return err;
+	}
+	/* Per file, not the patch's: also for files opened read-only. */
+	case SKIN_IOC_SET_WAKEUP: {
+		struct skin_wakeup w;
+
+		if (copy_from_user(&w, uarg, sizeof(w)))
+			return -EFAULT;
+		return skin_set_wakeup(r, &w);
+	}
+	case SKIN_IOC_GET_WAKEUP: {
+		struct skin_wakeup w = {
+			.frames = READ_ONCE(r->wake_frames),
+			.usecs = READ_ONCE(r->wake_usecs),
+		};
+
+		return copy_to_user(uarg, &w, sizeof(w)) ? -EFAULT : 0;
 	}
 	}
 

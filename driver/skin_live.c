@@ -84,7 +84,7 @@ struct skin_live *skin_live_create(const char *name,
 	strscpy(live->name, name, sizeof(live->name));
 	INIT_LIST_HEAD(&live->node);
 	spin_lock_init(&live->lock);
-	init_waitqueue_head(&live->wait);
+	INIT_LIST_HEAD(&live->readers);
 	timer_setup(&live->timer, skin_can_timeout, 0);
 	INIT_DELAYED_WORK(&live->start_work, skin_can_start_work);
 	live->timeout = msecs_to_jiffies(cfg->period_ms * 3 / 2) + 1;
@@ -169,7 +169,7 @@ void skin_live_destroy(struct skin_live *live)
 	del_timer_sync(&live->timer);
 
 	WRITE_ONCE(live->removed, true);
-	wake_up_interruptible_poll(&live->wait, EPOLLHUP);
+	skin_cdev_wake_all(live, EPOLLHUP);
 	cdev_device_del(&live->cdev, &live->dev);
 	put_device(&live->dev);
 }

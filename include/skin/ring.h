@@ -7,7 +7,9 @@
  * skin_ring_read()).  It never blocks the writer; when it falls behind it
  * learns how many frames it lost.  Wait for frames with poll() on
  * skin_ring_map.fd (POLLIN) when it is a device; POLLHUP means the patch
- * is gone, POLLERR that its CAN interface is.
+ * is gone, POLLERR that its CAN interface is.  A reader that can wait for
+ * a few frames sets skin_ring_map_set_wakeup() (one wakeup per N frames,
+ * with a time bound).
  *
  *	struct skin_ring_map m;
  *	struct skin_frame f;
@@ -50,6 +52,8 @@ void skin_ring_map_close(struct skin_ring_map *m);
 const char *skin_ring_check(const struct skin_ring_ctrl *ctrl, size_t size);
 int skin_ring_map_next(struct skin_ring_map *m, struct skin_frame *out);
 uint64_t skin_ring_map_head(const struct skin_ring_map *m);
+int skin_ring_map_set_wakeup(struct skin_ring_map *m, uint32_t frames,
+			     uint32_t usecs);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,6 +125,29 @@ void skin_ring_map_close(struct skin_ring_map *m)
 		close(m->fd);
 	m->base = NULL;
 	m->fd = -1;
+}
+
+/**
+ * skin_ring_map_set_wakeup() - moderate the wakeups of a device's map
+ * @m: the map of /dev/skin/NAME
+ * @frames: POLLIN on @m->fd once this many frames are pending (1: every
+ *	frame, the default); at most half the ring
+ * @usecs: ... or once the oldest pending frame waited this long; nonzero
+ *	when @frames > 1
+ *
+ * For a mapped file "pending" is "published since poll() last reported
+ * POLLIN", so keep draining the ring to its head after each POLLIN
+ * (struct skin_wakeup in <linux/skin.h> has the whole contract).
+ *
+ * Return: 0, or -errno: -EINVAL for a setting the driver refuses,
+ * -ENOTTY when @m is a ring file (nothing wakes its readers).
+ */
+int skin_ring_map_set_wakeup(struct skin_ring_map *m, uint32_t frames,
+			     uint32_t usecs)
+{
+	struct skin_wakeup w = { .frames = frames, .usecs = usecs };
+
+	return ioctl(m->fd, SKIN_IOC_SET_WAKEUP, &w) < 0 ? -errno : 0;
 }
 
 /** skin_ring_map_head() - sequence number of the newest frame, 0 if none */

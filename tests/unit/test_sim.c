@@ -5,6 +5,7 @@
  * blob shape, clamping, absent channels, faults), the encoder through the
  * driver's decoder and assembler, and ring files read back with lib/ring
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -598,6 +599,8 @@ static void test_ring_file(void **state)
 	assert_int_equal(map.ctrl->triangles, 0x0fff);
 	assert_int_equal(map.ctrl->period_ms, 20);
 	assert_int_equal(map.ctrl->frame_count, 16);
+	/* nothing wakes the readers of a file: no moderation to set */
+	assert_int_equal(skin_ring_map_set_wakeup(&map, 4, 1000), -ENOTTY);
 	map.next = 1;
 	for (k = 1; k <= 20; k++) {
 		uint64_t t_ns = (k - 1) * 20000000ULL;

@@ -232,11 +232,43 @@ struct skin_stats {
 	__u64 stat[SKIN_STAT_MAX];
 };
 
+/**
+ * struct skin_wakeup - SKIN_IOC_SET_WAKEUP, SKIN_IOC_GET_WAKEUP: wakeup
+ *	moderation of one open file of /dev/skin/NAME
+ * @frames: POLLIN (and the return of a blocking read()) once at least this
+ *	many frames are pending for the file; 1 (the default) wakes on every
+ *	frame.  At most half the ring: a batch must leave the reader as many
+ *	slots to drain it as it took to fill, or frames are overwritten
+ *	before the wakeup that delivers them.
+ * @usecs: ... or once the oldest pending frame has waited this long, so a
+ *	stream that stops mid-batch (unplug, bus-off, end of a recording)
+ *	still delivers its last frames.  Required (nonzero) when @frames > 1;
+ *	ignored when @frames is 1.
+ * @flags: 0
+ * @reserved: 0
+ *
+ * "Pending" is what poll() counts for the file: frames not yet read() for
+ * a file read with read(); frames published since poll() last reported
+ * POLLIN for a mapped file.  POLLHUP and POLLERR are never moderated, and
+ * pending frames are reported (POLLIN) at once when the patch is removed
+ * or its interface disappears.  A reader that sets @frames > 1 trades
+ * latency (up to @usecs) for wakeups (about one per @frames frames).
+ * Invalid settings are EINVAL and leave the setting unchanged.
+ */
+struct skin_wakeup {
+	__u32 frames;
+	__u32 usecs;
+	__u32 flags;
+	__u32 reserved;
+};
+
 #define SKIN_IOC_MAGIC		0xb5
 #define SKIN_IOC_GET_INFO	_IOR(SKIN_IOC_MAGIC, 0, struct skin_info)
 #define SKIN_IOC_GET_STATS	_IOR(SKIN_IOC_MAGIC, 1, struct skin_stats)
 #define SKIN_IOC_RESET_STATS	_IO(SKIN_IOC_MAGIC, 2)
 #define SKIN_IOC_START		_IO(SKIN_IOC_MAGIC, 3) /* configure, stream */
 #define SKIN_IOC_STOP		_IO(SKIN_IOC_MAGIC, 4) /* SET_TXMODE(off) */
+#define SKIN_IOC_SET_WAKEUP	_IOW(SKIN_IOC_MAGIC, 5, struct skin_wakeup)
+#define SKIN_IOC_GET_WAKEUP	_IOR(SKIN_IOC_MAGIC, 6, struct skin_wakeup)
 
 #endif /* _UAPI_LINUX_SKIN_H */

@@ -33,21 +33,26 @@ run() {
 	# a: the rings, woken by each new sample; b: CAN_RAW, one recvmsg()
 	# per frame, as most users write it; c: recvmmsg() of up to 32 frames,
 	# the most a user could batch.  ta, tc: a and c waking every 10 ms
-	# (a 100 Hz control loop) instead of on every sample or frame.
-	tick=
-	case $side in t*) tick="--tick 10" ;; esac
-	if [ "$side" = a ] || [ "$side" = ta ]; then
+	# (a 100 Hz control loop) instead of on every sample or frame.  wa: a
+	# with wakeup moderation, woken once per 4 samples per ring, bounded
+	# at 20 ms (5.6 sample periods of 3.6 ms, so the batch fills first).
+	mode=
+	case $side in
+	t*) mode="--tick 10" ;;
+	w*) mode="--wakeup 4,20000" ;;
+	esac
+	if [ "$side" = a ] || [ "$side" = ta ] || [ "$side" = wa ]; then
 		devs=""
 		i=0
 		while [ $i -lt "$n" ]; do devs="$devs /dev/skin/b$i"; i=$((i + 1)); done
-		out=$(ring_reader --duration "$secs" $tick $devs | tail -n 1)
+		out=$(ring_reader --duration "$secs" $mode $devs | tail -n 1)
 	else
 		batch=1
 		[ "$side" != b ] && batch=32
 		ifs=""
 		i=0
 		while [ $i -lt "$n" ]; do ifs="$ifs vcan$i"; i=$((i + 1)); done
-		out=$(raw_reader --duration "$secs" --board 14 --batch $batch $tick $ifs | tail -n 1)
+		out=$(raw_reader --duration "$secs" --board 14 --batch $batch $mode $ifs | tail -n 1)
 	fi
 	wait
 	backlog_dropped=$(($(softnet_dropped) - drop0))
@@ -85,6 +90,7 @@ for n in 1 8; do
 	run $n c
 	run $n ta
 	run $n tc
+	run $n wa
 	i=0
 	while [ $i -lt $n ]; do
 		rmdir "$CFG/b$i"
