@@ -26,7 +26,7 @@ sleep 0.6		# the board's start-up commands
 f0=$(stat lh frames)
 ring_reader --duration 10 --wakeup 4,100000 /dev/skin/lh >/tmp/mod.out 2>/tmp/mod.err &
 r=$!
-sleep 0.5
+mapped $r /dev/skin/lh
 taskset 1 skin_flood --rate 3200 --frames 9600 --board 14 vcan0 >/dev/null
 wait $r || fail "moderated reader failed: $(cat /tmp/mod.err)"
 cat /tmp/mod.out
@@ -47,7 +47,7 @@ echo "ok: $wakeups wakeups for $samples samples (N=4)"
 f0=$(stat lh frames)
 ring_reader --duration 10 --read --wakeup 4,100000 /dev/skin/lh >/tmp/read.out 2>/tmp/read.err &
 r=$!
-sleep 0.5
+opened $r /dev/skin/lh
 taskset 1 skin_flood --rate 3200 --frames 3232 --board 14 vcan0 >/dev/null
 wait $r || fail "moderated read() reader failed: $(cat /tmp/read.err)"
 cat /tmp/read.out
@@ -82,7 +82,8 @@ mv /tmp/play.log /tmp/rest.log
 f0=$(stat lh frames)
 ring_reader --duration 6 --wakeup 4,500000 /dev/skin/lh >/tmp/tail.out 2>/tmp/tail.err &
 r=$!
-sleep 0.5
+mapped $r /dev/skin/lh
+sleep 0.3		# and set its moderation, the next system call
 canplayer -t -I /tmp/batch.log
 sleep 0.5		# the reader drains the batch
 canplayer -t -I /tmp/rest.log
@@ -115,7 +116,7 @@ done
 # N, a bound of 20 s): POLLERR at once, with the pending frames.
 ring_reader --duration 30 --wakeup 8,20000000 /dev/skin/lh >/tmp/unplug.out 2>/tmp/unplug.err &
 r=$!
-sleep 0.5
+mapped $r /dev/skin/lh
 for base in 10 20 30; do
 	triangle 14 0 $base
 done
@@ -138,7 +139,7 @@ vcan_add vcan0
 sleep 0.6
 ring_reader --duration 30 --wakeup 8,20000000 /dev/skin/lh >/tmp/hup.out 2>/tmp/hup.err &
 r=$!
-sleep 0.5
+mapped $r /dev/skin/lh
 triangle 14 0 70
 play
 sleep 0.3

@@ -82,6 +82,12 @@ opened() {
 	wait_until "$1 opening $2" "ls -l /proc/$1/fd 2>/dev/null | grep -q ' -> $2\$'"
 }
 
+# mapped PID PATH: wait until process PID has mapped PATH (a reader of the
+# mapping starts at the head it sees then)
+mapped() {
+	wait_until "$1 mapping $2" "grep -q ' $2\$' /proc/$1/maps 2>/dev/null"
+}
+
 # expect_eq WHAT ACTUAL EXPECTED
 expect_eq() {
 	if [ "$2" != "$3" ]; then
