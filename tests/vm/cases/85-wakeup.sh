@@ -21,45 +21,42 @@ patch_create lh interface=vcan0 address=14 ring_frames=256 period_ms=255
 patch_enable lh
 sleep 0.6		# the board's start-up commands
 
-# 1. A stream: 300 samples of 16 triangles at 100 samples/s, one wakeup per
-# 4 frames (bound 100 ms, 10 sample periods).
-f0=$(stat lh frames)
-ring_reader --duration 10 --wakeup 4,100000 /dev/skin/lh >/tmp/mod.out 2>/tmp/mod.err &
-r=$!
-mapped $r /dev/skin/lh
-taskset 1 skin_flood --rate 3200 --frames 9600 --board 14 vcan0 >/dev/null
-wait $r || fail "moderated reader failed: $(cat /tmp/mod.err)"
-cat /tmp/mod.out
-published=$(( $(stat lh frames) - f0 ))
-samples=$(kv /tmp/mod.out samples)
-wakeups=$(kv /tmp/mod.out wakeups)
-[ "$published" -ge 200 ] || fail "only $published samples published"
-expect_eq "samples read" "$samples" "$published"
-expect_eq "samples lost (sequence contiguous)" "$(kv /tmp/mod.out lost)" 0
-# ideal samples/4; the emulator's stalls only make batches larger, the
-# ends of the stream (and a bound that ran out) smaller
-[ "$wakeups" -ge 1 ] && [ $((wakeups * 3)) -le "$samples" ] ||
-	fail "$wakeups wakeups for $samples samples with N=4"
-echo "ok: $wakeups wakeups for $samples samples (N=4)"
+# moderated_stream HOW FRAMES MIN: skin_flood sends FRAMES CAN frames (16
+# triangles, 32 frames a sample, 100 samples/s) while ring_reader reads
+# them one wakeup per 4 frames (bound 100 ms, 10 sample periods), HOW
+# "mmap" (epoll on the mapping) or "read" (blocking read()s); at least MIN
+# samples must be published, every one read, none lost
+moderated_stream() {
+	f0=$(stat lh frames)
+	if [ "$1" = read ]; then
+		ring_reader --duration 10 --read --wakeup 4,100000 /dev/skin/lh >/tmp/mod.out 2>/tmp/mod.err &
+		r=$!
+		opened $r /dev/skin/lh
+	else
+		ring_reader --duration 10 --wakeup 4,100000 /dev/skin/lh >/tmp/mod.out 2>/tmp/mod.err &
+		r=$!
+		mapped $r /dev/skin/lh
+	fi
+	taskset 1 skin_flood --rate 3200 --frames "$2" --board 14 vcan0 >/dev/null
+	wait $r || fail "$1 reader failed: $(cat /tmp/mod.err)"
+	cat /tmp/mod.out
+	published=$(( $(stat lh frames) - f0 ))
+	samples=$(kv /tmp/mod.out samples)
+	wakeups=$(kv /tmp/mod.out wakeups)
+	[ "$published" -ge "$3" ] || fail "only $published samples published"
+	expect_eq "samples read ($1)" "$samples" "$published"
+	expect_eq "samples lost ($1; sequence contiguous)" "$(kv /tmp/mod.out lost)" 0
+	# ideal samples/4; the emulator's stalls only make batches larger, the
+	# ends of the stream (and a bound that ran out) smaller
+	[ "$wakeups" -ge 1 ] && [ $((wakeups * 3)) -le "$samples" ] ||
+		fail "$1: $wakeups wakeups for $samples samples with N=4"
+	echo "ok: $1: $wakeups wakeups for $samples samples (N=4)"
+}
 
-# 1b. The same with blocking read()s (no mapping): each read() returns once
-# 4 frames are pending; 101 samples, so the last one comes by the bound.
-f0=$(stat lh frames)
-ring_reader --duration 10 --read --wakeup 4,100000 /dev/skin/lh >/tmp/read.out 2>/tmp/read.err &
-r=$!
-opened $r /dev/skin/lh
-taskset 1 skin_flood --rate 3200 --frames 3232 --board 14 vcan0 >/dev/null
-wait $r || fail "moderated read() reader failed: $(cat /tmp/read.err)"
-cat /tmp/read.out
-published=$(( $(stat lh frames) - f0 ))
-samples=$(kv /tmp/read.out samples)
-wakeups=$(kv /tmp/read.out wakeups)
-[ "$published" -ge 60 ] || fail "only $published samples published"
-expect_eq "samples read()" "$samples" "$published"
-expect_eq "samples lost (sequence contiguous)" "$(kv /tmp/read.out lost)" 0
-[ "$wakeups" -ge 1 ] && [ $((wakeups * 3)) -le "$samples" ] ||
-	fail "$wakeups read()s for $samples samples with N=4"
-echo "ok: $wakeups read()s for $samples samples (N=4)"
+# 1. A stream of 300 samples read through the mapping, then 101 through
+# read() (so that the last one comes by the bound)
+moderated_stream mmap 9600 200
+moderated_stream read 3232 60
 
 # 2. The stream stops mid-batch: 6 samples with N=4 and a 500 ms bound.
 # The first 4 make a batch; the last 2, half a second later, arrive when
