@@ -159,10 +159,9 @@ static void contact_geometry(const struct skin_proc *p,
 	const struct skin_model *m = p->m;
 	const struct skin_part *sp = &m->parts[pt->index];
 	double sum_p = 0, sum_pp = 0, sum_pn = 0, nrm[3] = { 0, 0, 0 };
+	double cop[3] = { 0, 0, 0 }, geo[3] = { 0, 0, 0 };
 	unsigned int i, j, n_pos = 0;
 
-	memset(c->cop, 0, sizeof(c->cop));
-	memset(c->geo, 0, sizeof(c->geo));
 	for (i = 0; i < c->n_taxels; i++) {
 		unsigned int k = c->taxels[i];
 		const struct skin_taxel *t = &m->taxels[sp->first_taxel + k];
@@ -173,16 +172,24 @@ static void contact_geometry(const struct skin_proc *p,
 
 		sum_p += v;
 		if (t->flags & SKIN_TAXEL_HAS_POS) {
-			for (j = 0; j < 3; j++) {
-				c->cop[j] += t->pos[j] * v;
-				c->geo[j] += t->pos[j];
-				nrm[j] += t->normal[j] * v;
-			}
+			/* by hand and in locals: gcc -O2 kept the loop of 3
+			 * and stored into *c at every step */
+			cop[0] += t->pos[0] * v;
+			cop[1] += t->pos[1] * v;
+			cop[2] += t->pos[2] * v;
+			geo[0] += t->pos[0];
+			geo[1] += t->pos[1];
+			geo[2] += t->pos[2];
+			nrm[0] += t->normal[0] * v;
+			nrm[1] += t->normal[1] * v;
+			nrm[2] += t->normal[2] * v;
 			sum_pp += v;
 			sum_pn += v;
 			n_pos++;
 		}
 	}
+	memcpy(c->cop, cop, sizeof(cop));
+	memcpy(c->geo, geo, sizeof(geo));
 	c->n_with_pos = n_pos;
 	if (sum_pp != 0)
 		for (j = 0; j < 3; j++)
