@@ -34,29 +34,48 @@ static unsigned int gather_touched(const struct skin_proc *p,
 	return n;
 }
 
-/* Label the connected components of the touched taxels; returns how many. */
+/*
+ * Label the connected components of the touched taxels; returns how many.
+ * A component's number is the rank of its first taxel in @pt->order among
+ * the components' first taxels, whatever order the walk visits it in.
+ *
+ * pend holds a bit per touched taxel not yet labelled (touched[q] &&
+ * label[q] < 0: what the walk may add); it is set here from the touched
+ * lists and is all zero again on return, each bit cleared as its taxel is
+ * labelled.  A taxel's neighbours in its own patch are then three ANDs
+ * with its nb_mask, the others a short list.
+ */
 static unsigned int label_components(const struct skin_proc *p,
 				     struct proc_part *pt, unsigned int n)
 {
 	const struct skin_model *m = p->m;
 	const struct skin_part *sp = &m->parts[pt->index];
 	const unsigned int base = sp->first_taxel;
-	/* the part's own copy of the lists, unless the model's graph was
+	/* the part's own copy of the graph, unless the model's was
 	 * computed again since skin_proc_new() */
 	const bool own = pt->nb_start && m->nbr_start == pt->nb_of &&
 			 m->n_nbr == pt->nb_count;
 	const uint8_t *restrict touched = pt->touched;
+	const unsigned int *restrict order = pt->order;
 	int32_t *restrict label = pt->label;
 	unsigned int *restrict queue = pt->queue;
+	uint64_t *restrict pend = pt->pend;
 	unsigned int i, n_comp = 0;
 
+	if (pend)
+		for (i = 0; i < n; i++)
+			if (touched[order[i]])
+				pend[order[i] / 64] |= 1ull << (order[i] % 64);
 	for (i = 0; i < n; i++) {
 		unsigned int head = 0, tail = 0;
+		const int32_t c = (int32_t)n_comp;
 
-		if (label[pt->order[i]] >= 0)
+		if (label[order[i]] >= 0)
 			continue;
-		label[pt->order[i]] = (int32_t)n_comp;
-		queue[tail++] = pt->order[i];
+		label[order[i]] = c;
+		queue[tail++] = order[i];
+		if (pend)
+			pend[order[i] / 64] &= ~(1ull << (order[i] % 64));
 		while (head < tail) {
 			unsigned int k = queue[head++], e;
 
@@ -66,10 +85,30 @@ static unsigned int label_components(const struct skin_proc *p,
 				if (own) {
 					const uint32_t *nb = pt->nb + pt->nb_start[k];
 					const uint32_t *end = pt->nb + pt->nb_start[k + 1];
+					const uint64_t *restrict nm = pt->nb_mask + 3 * (size_t)k;
+					const unsigned int p0 = k / SKIN_VALUES_PER_PATCH *
+								SKIN_VALUES_PER_PATCH;
+					uint64_t *restrict pw = pend + p0 / 64;
+					unsigned int w;
 
+					for (w = 0; w < 3; w++) {
+						uint64_t x = nm[w] & pw[w];
+
+						if (!x)
+							continue;
+						pw[w] &= ~x;
+						for (; x; x &= x - 1) {
+							unsigned int q = p0 + 64 * w +
+								(unsigned int)__builtin_ctzll(x);
+
+							label[q] = c;
+							queue[tail++] = q;
+						}
+					}
 					for (; nb < end; nb++)
-						if (touched[*nb] && label[*nb] < 0) {
-							label[*nb] = (int32_t)n_comp;
+						if (pend[*nb / 64] & (1ull << (*nb % 64))) {
+							pend[*nb / 64] &= ~(1ull << (*nb % 64));
+							label[*nb] = c;
 							queue[tail++] = *nb;
 						}
 					continue;
@@ -80,8 +119,10 @@ static unsigned int label_components(const struct skin_proc *p,
 
 					if (q < pt->n && touched[q] &&
 					    label[q] < 0) {
-						label[q] = (int32_t)n_comp;
+						label[q] = c;
 						queue[tail++] = q;
+						if (pend)
+							pend[q / 64] &= ~(1ull << (q % 64));
 					}
 				}
 			} else {
@@ -91,8 +132,10 @@ static unsigned int label_components(const struct skin_proc *p,
 				     q < pt->n; q++)
 					if (touched[q] && label[q] < 0 &&
 					    !pt->has_pos[q]) {
-						label[q] = (int32_t)n_comp;
+						label[q] = c;
 						queue[tail++] = q;
+						if (pend)
+							pend[q / 64] &= ~(1ull << (q % 64));
 					}
 			}
 		}
@@ -116,10 +159,9 @@ static void contact_geometry(const struct skin_proc *p,
 	const struct skin_model *m = p->m;
 	const struct skin_part *sp = &m->parts[pt->index];
 	double sum_p = 0, sum_pp = 0, sum_pn = 0, nrm[3] = { 0, 0, 0 };
+	double cop[3] = { 0, 0, 0 }, geo[3] = { 0, 0, 0 };
 	unsigned int i, j, n_pos = 0;
 
-	memset(c->cop, 0, sizeof(c->cop));
-	memset(c->geo, 0, sizeof(c->geo));
 	for (i = 0; i < c->n_taxels; i++) {
 		unsigned int k = c->taxels[i];
 		const struct skin_taxel *t = &m->taxels[sp->first_taxel + k];
@@ -130,16 +172,24 @@ static void contact_geometry(const struct skin_proc *p,
 
 		sum_p += v;
 		if (t->flags & SKIN_TAXEL_HAS_POS) {
-			for (j = 0; j < 3; j++) {
-				c->cop[j] += t->pos[j] * v;
-				c->geo[j] += t->pos[j];
-				nrm[j] += t->normal[j] * v;
-			}
+			/* by hand and in locals: gcc -O2 kept the loop of 3
+			 * and stored into *c at every step */
+			cop[0] += t->pos[0] * v;
+			cop[1] += t->pos[1] * v;
+			cop[2] += t->pos[2] * v;
+			geo[0] += t->pos[0];
+			geo[1] += t->pos[1];
+			geo[2] += t->pos[2];
+			nrm[0] += t->normal[0] * v;
+			nrm[1] += t->normal[1] * v;
+			nrm[2] += t->normal[2] * v;
 			sum_pp += v;
 			sum_pn += v;
 			n_pos++;
 		}
 	}
+	memcpy(c->cop, cop, sizeof(cop));
+	memcpy(c->geo, geo, sizeof(geo));
 	c->n_with_pos = n_pos;
 	if (sum_pp != 0)
 		for (j = 0; j < 3; j++)

@@ -145,8 +145,15 @@ struct proc_part {
 	/* contacts */
 	uint32_t *nb_start, *nb;	/* the model's neighbour lists of the
 					 * part's taxels, part-local and
-					 * within the part (nb_*: NULL when the
-					 * model had none at creation) */
+					 * within the part but outside the
+					 * taxel's own patch (those are in
+					 * nb_mask); NULL when the model had
+					 * none at creation */
+	uint64_t *nb_mask;		/* per taxel, 3 words: its neighbours
+					 * in its own patch, a bit per slot
+					 * of the patch (NULL with nb_*) */
+	uint64_t *pend;			/* clustering scratch, 3 words per
+					 * patch: touched, not yet labelled */
 	const unsigned int *nb_of;	/* the model's nbr_start they copy */
 	unsigned int nb_count;		/* and its n_nbr */
 	int32_t *label;			/* component of a touched taxel, -1 */

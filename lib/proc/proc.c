@@ -100,7 +100,7 @@ static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
 
-	free(pt->nb_start); free(pt->nb);
+	free(pt->nb_start); free(pt->nb); free(pt->nb_mask); free(pt->pend);
 	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->mem.baseline); free(pt->initial);
 	free(pt->thr); free(pt->mem.inv_thr); free(pt->mem.smooth); free(pt->mem.d);
 	free(pt->mem.value); free(pt->byte); free(pt->touched);
@@ -118,28 +118,45 @@ static void part_free(struct proc_part *pt)
 }
 
 /*
- * The part's neighbour lists for the clustering's walk: part-local, only
- * neighbours inside the part (the walk skipped the others), so that it
- * reads one compact array and checks no bound per edge.
+ * The part's neighbour graph for the clustering's walk: part-local, only
+ * neighbours inside the part (the walk skipped the others).  Most of a
+ * taxel's neighbours are in its own patch: those are a 192-bit mask per
+ * taxel, which the walk ANDs with the patch's mask of touched taxels not
+ * yet labelled (three words instead of a test per edge); the others are
+ * a compact list, so that the walk checks no bound per edge.
  */
 static bool part_neighbours(const struct skin_model *m,
 			    const struct skin_part *sp, struct proc_part *pt)
 {
 	const unsigned int base = sp->first_taxel;
+	const size_t words = 3 * (((size_t)pt->n + SKIN_VALUES_PER_PATCH - 1) /
+				  SKIN_VALUES_PER_PATCH);
 	unsigned int k, e, n = 0;
 
 	pt->nb_start = calloc((size_t)pt->n + 1, sizeof(*pt->nb_start));
 	pt->nb = malloc(((size_t)m->nbr_start[base + pt->n] -
 			 m->nbr_start[base] + 1) * sizeof(*pt->nb));
-	if (!pt->nb_start || !pt->nb)
+	pt->nb_mask = calloc((size_t)pt->n * 3 + 1, sizeof(*pt->nb_mask));
+	pt->pend = calloc(words + 1, sizeof(*pt->pend));
+	if (!pt->nb_start || !pt->nb || !pt->nb_mask || !pt->pend)
 		return false;
 	for (k = 0; k < pt->n; k++) {
+		const unsigned int patch = k / SKIN_VALUES_PER_PATCH;
+
 		pt->nb_start[k] = n;
 		for (e = m->nbr_start[base + k]; e < m->nbr_start[base + k + 1]; e++) {
 			unsigned int q = m->nbr[e] - base;
 
-			if (q < pt->n)
+			if (q >= pt->n)
+				continue;
+			if (q / SKIN_VALUES_PER_PATCH == patch) {
+				unsigned int o = q % SKIN_VALUES_PER_PATCH;
+
+				pt->nb_mask[3 * (size_t)k + o / 64] |=
+					1ull << (o % 64);
+			} else {
 				pt->nb[n++] = q;
+			}
 		}
 	}
 	pt->nb_start[pt->n] = n;

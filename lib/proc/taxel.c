@@ -916,7 +916,11 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 			pt->hold[k] = HOLD_ON;
 			pt->hold_ns[k] = ts;
 		}
-		proc_mark(pt, k);
+		/* every change of mode, fault or hold marks the taxel: with
+		 * the hold unchanged the marks are already right (a held
+		 * taxel comes here every sample) */
+		if (pt->hold[k] != h)
+			proc_mark(pt, k);
 	}
 	out = c->binarization ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) :
 	      s > 0 ? s : 0;
