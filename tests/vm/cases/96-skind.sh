@@ -191,21 +191,19 @@ echo "--- a patch disabled and enabled again is re-attached"
 attached() {	# attached PATCH: yes or no, from skind's parts
 	q parts | awk -v p="$1" '$1 == "patch" && $3 == p { print ($8 == "attached") ? "yes" : "no" }'
 }
+wait_attached() {	# wait_attached yes|no WHY: left_hand's state, 20 s at most
+	i=0
+	until [ "$(attached left_hand)" = "$1" ]; do
+		i=$((i + 1))
+		[ $i -lt 80 ] || fail_skind "left_hand: attached is not '$1' 20 s after $2"
+		sleep 0.25
+	done
+}
 echo 0 >$CFG/left_hand/enable
-i=0
-until [ "$(attached left_hand)" = no ]; do
-	i=$((i + 1))
-	[ $i -lt 40 ] || fail_skind "left_hand not detached after its patch was disabled"
-	sleep 0.25
-done
+wait_attached no "its patch was disabled"
 echo "ok: detached (POLLHUP)"
 echo 1 >$CFG/left_hand/enable
-i=0
-until [ "$(attached left_hand)" = yes ]; do
-	i=$((i + 1))
-	[ $i -lt 40 ] || fail_skind "left_hand not attached again"
-	sleep 0.25
-done
+wait_attached yes "its patch was enabled again"
 echo "ok: attached again"
 
 kill $skind
