@@ -169,7 +169,14 @@ static uint32_t rng(void)
 struct press {
 	unsigned int part, centre, radius, left;
 	int depth;
+	unsigned int len;		/* samples in all (press_ramp) */
 };
+
+/* Presses that ramp in (wobbling) and out over RAMP samples instead of
+ * stepping: holds whose value falls back below the touch level while the
+ * smoothed value lags below it */
+static bool press_ramp;
+#define RAMP 6
 
 /* The raw value of slot k of part pi at sample s. */
 static int raw_value(unsigned int pi, unsigned int k, unsigned int s,
@@ -183,8 +190,18 @@ static int raw_value(unsigned int pi, unsigned int k, unsigned int s,
 	for (i = 0; i < n_press; i++)
 		if (pr[i].left && pr[i].part == pi &&
 		    k + pr[i].radius >= pr[i].centre &&
-		    k <= pr[i].centre + pr[i].radius)
-			v -= pr[i].depth;
+		    k <= pr[i].centre + pr[i].radius) {
+			unsigned int in = pr[i].len - pr[i].left, r = RAMP;
+
+			if (press_ramp && in < r)
+				r = in;
+			if (press_ramp && pr[i].left < r)
+				r = pr[i].left;
+			/* and wobble on the way in: 0, 0, 2, 1, 4, 3, 6 */
+			if (press_ramp && in < RAMP && in % 2)
+				r = r > 2 ? r - 2 : 0;
+			v -= press_ramp ? pr[i].depth * (int)r / RAMP : pr[i].depth;
+		}
 	return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
@@ -429,7 +446,7 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
 	struct press pr[N_PRESS];
 	struct skin_frame f;
 	uint64_t h = 1469598103934665603ull;
-	unsigned int pi, k, s, i;
+	unsigned int pi, k, s, i, r;
 
 	fixture_icub(&fx, tweak);
 	memset(pr, 0, sizeof(pr));
@@ -446,9 +463,17 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
 			pr[i].part = rng() % fx.m->n_parts;
 			pr[i].centre = rng() % fx.m->parts[pr[i].part].n_taxels;
 			pr[i].radius = rng() % 12;
-			pr[i].depth = 10 + (int)(rng() % 200);
+			r = rng();
+			/* half of them shallow when ramping: holds at the level */
+			pr[i].depth = press_ramp && r % 2 ? 20 + (int)(r / 2 % 50) :
+				      10 + (int)(r % 200);
 			pr[i].left = 5 + rng() % 200;
+			pr[i].len = pr[i].left;
 		}
+		/* baselines out of the safe range under holds */
+		if (press_ramp && s == 500)
+			assert_int_equal(skin_proc_set(fx.p, "min_baseline", "28",
+						       NULL, 0), 0);
 		for (pi = 0; pi < fx.m->n_parts; pi++) {
 			const struct skin_part *sp = &fx.m->parts[pi];
 			const struct skin_contact *c;
@@ -599,6 +624,67 @@ static void maintain_paths_identical(void **state)
 	assert_true(h[0] != run_hash(t_faults, false));
 }
 
+/* skind's mode with holds that expire (hold_max_s) and release (a wide
+ * hysteresis) within run_hash()'s ramped presses, with a slow smoothing
+ * (held taxels whose smoothed value lags below both levels); run_hash()
+ * raises min_baseline to 28 at sample 500, out of the range of most
+ * baselines, some of them held (recalibrations as holds end) */
+static void t_holds(struct skin_config_comp *c)
+{
+	c->binarization = 0;
+	c->hold_hysteresis = 6;
+	c->hold_max_s = 1;
+	c->smooth_factor = 0.9;
+	c->min_baseline = 0;
+}
+
+static void t_holds_bin(struct skin_config_comp *c)
+{
+	t_holds(c);
+	c->binarization = 1;
+	c->hold_hysteresis = 0;
+}
+
+static void t_holds_forever(struct skin_config_comp *c)
+{
+	t_holds(c);
+	c->hold_max_s = 0;
+}
+
+/*
+ * Held taxels (improvement a): starting, keeping, releasing and expiring
+ * holds give the same bits on the three paths, with and without the
+ * fault stream; and the holds do expire in this stream (the hash differs
+ * from holds that never expire).
+ */
+static void holds_paths_identical(void **state)
+{
+	void (*const tweaks[])(struct skin_config_comp *) = {
+		t_holds, t_holds_bin,
+	};
+	unsigned int i, faulty;
+
+	(void)state;
+	hash_contacts = true;
+	press_ramp = true;
+	for (faulty = 0; faulty < 2; faulty++)
+		for (i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
+			uint64_t h[3];
+
+			run_hash_paths(tweaks[i], faulty, h);
+			print_message("# holds, case %u%s: %016llx %016llx %016llx\n",
+				      i, faulty ? " faulty" : "",
+				      (unsigned long long)h[0], (unsigned long long)h[1],
+				      (unsigned long long)h[2]);
+			assert_true(h[0] == h[1]);
+			assert_true(h[0] == h[2]);
+			if (i == 0 && !faulty)
+				assert_true(h[0] != run_hash(t_holds_forever, false));
+		}
+	press_ramp = false;
+	hash_contacts = false;
+}
+
 /* The comparison can fail: skind's own mode (smoothing from 0, exact
  * mean, hold) differs from skinManager on the same streams. */
 static void t_default(struct skin_config_comp *c)
@@ -626,6 +712,7 @@ int main(void)
 		cmocka_unit_test(paths_identical),
 		cmocka_unit_test(maintain_paths_identical),
 		cmocka_unit_test(contacts_identical),
+		cmocka_unit_test(holds_paths_identical),
 		cmocka_unit_test(reference_detects_differences),
 	};
 
