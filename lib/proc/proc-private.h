@@ -40,6 +40,9 @@ enum proc_mode {
 #define HOLD_ON		0x1u	/* baseline frozen under contact */
 #define HOLD_EXPIRED	0x2u	/* held hold_max_s: drift resumes until
 				 * the contact ends */
+#define HOLD_DUE	0x4u	/* with HOLD_ON: reaches hold_max_s at
+				 * this sample, so taxel_slow() ends it
+				 * (set and cleared within one run()) */
 
 struct proc_patch {
 	unsigned int part;
@@ -63,7 +66,13 @@ struct proc_patch {
 					 * frame stores one timestamp) */
 	uint16_t tri_dead;		/* triangles flagged dead */
 	uint64_t next_check_ns;		/* next fault evaluation */
-	uint64_t spec[3];		/* slots whose taxel is special */
+	uint64_t spec[3];		/* slots whose taxel is special, but
+					 * for the held ones in held[] */
+	uint64_t held[3];		/* slots of plain running taxels under
+					 * a hold (HOLD_ON alone): the dense
+					 * pass computes them too */
+	uint64_t hold_lo, hold_hi;	/* bounds of the hold_ns of held[]:
+					 * lo <= every one <= hi */
 	uint64_t touch_bits[3];		/* slots touched at the last sample */
 	uint64_t tr_bits[3];		/* slots whose unsmoothed d was above
 					 * the touch level at the last sample */
@@ -189,23 +198,6 @@ struct skin_proc {
 	unsigned int median_hist[PROC_MAX_SKIN + 1];	/* scratch */
 };
 
-/* Whether taxel k needs the general path (taxel.c: taxel_slow). */
-static inline void proc_mark(struct proc_part *pt, unsigned int k)
-{
-	struct proc_patch *pp = &pt->patch0[k / SKIN_VALUES_PER_PATCH];
-	unsigned int o = k % SKIN_VALUES_PER_PATCH;
-	bool sp = pt->mode[k] != MODE_RUN || pt->fault[k] || pt->hold[k];
-
-	pt->special[k] = sp;
-	pt->act[k] = sp ? 0.0 : 1.0;
-	/* the slot bit of special tactile taxels (pads and absent slots are
-	 * special too, but dense() leaves them at 0 for good) */
-	if (sp && pt->kind[k] == SKIN_TAXEL_TACTILE)
-		pp->spec[o / 64] |= 1ull << (o % 64);
-	else
-		pp->spec[o / 64] &= ~(1ull << (o % 64));
-}
-
 /* Bit o of a patch's 192-slot mask */
 static inline void proc_bit_set(uint64_t *m, unsigned int o, bool on)
 {
@@ -218,6 +210,34 @@ static inline void proc_bit_set(uint64_t *m, unsigned int o, bool on)
 static inline bool proc_bit(const uint64_t *m, unsigned int o)
 {
 	return (m[o / 64] >> (o % 64)) & 1;
+}
+
+/*
+ * Whether taxel k needs the general path (taxel.c: taxel_slow): special
+ * (not the plain case) unless it is a plain running taxel whose only
+ * state is a hold, which the dense pass computes (held).
+ */
+static inline void proc_mark(struct proc_part *pt, unsigned int k)
+{
+	struct proc_patch *pp = &pt->patch0[k / SKIN_VALUES_PER_PATCH];
+	unsigned int o = k % SKIN_VALUES_PER_PATCH;
+	const bool tactile = pt->kind[k] == SKIN_TAXEL_TACTILE;
+	const bool sp = pt->mode[k] != MODE_RUN || pt->fault[k] || pt->hold[k];
+	const bool held = tactile && pt->mode[k] == MODE_RUN && !pt->fault[k] &&
+			  pt->hold[k] == HOLD_ON;
+
+	pt->special[k] = sp;
+	pt->act[k] = sp && !held ? 0.0 : 1.0;
+	/* the slot bit of special tactile taxels (pads and absent slots are
+	 * special too, but dense() leaves them at 0 for good) */
+	proc_bit_set(pp->spec, o, sp && !held && tactile);
+	proc_bit_set(pp->held, o, held);
+	if (held) {
+		if (pt->hold_ns[k] < pp->hold_lo)
+			pp->hold_lo = pt->hold_ns[k];
+		if (pt->hold_ns[k] > pp->hold_hi)
+			pp->hold_hi = pt->hold_ns[k];
+	}
 }
 
 /* proc.c */

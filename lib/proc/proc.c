@@ -345,6 +345,7 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 
 		pp->part = mp->part;
 		pp->first = first;
+		pp->hold_lo = UINT64_MAX;	/* no hold yet */
 		pp->n_slots = first >= pt->n ? 0 :
 			      pt->n - first < SKIN_VALUES_PER_PATCH ?
 			      pt->n - first : SKIN_VALUES_PER_PATCH;

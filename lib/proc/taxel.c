@@ -899,8 +899,10 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 		/* improvement a: a touched taxel's baseline stays put (no
 		 * "compensating away", icub-main #55) until d falls
 		 * hold_hysteresis below the touch level or hold_max_s passes */
-		uint8_t h = pt->hold[k];
+		const uint8_t h0 = pt->hold[k];
+		const uint8_t h = h0 & (uint8_t)~HOLD_DUE;
 
+		pt->hold[k] = h;
 		if (h & HOLD_ON) {
 			if (d <= level - hyst)
 				pt->hold[k] = 0;
@@ -917,9 +919,8 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 			pt->hold_ns[k] = ts;
 		}
 		/* every change of mode, fault or hold marks the taxel: with
-		 * the hold unchanged the marks are already right (a held
-		 * taxel comes here every sample) */
-		if (pt->hold[k] != h)
+		 * the hold unchanged the marks are already right */
+		if (pt->hold[k] != h0)
 			proc_mark(pt, k);
 	}
 	out = c->binarization ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) :
@@ -948,9 +949,12 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 /*
  * The arithmetic of every slot of a patch, dense and branch-free.  A slot
  * that is not a plain running tactile taxel (act 0: pads, absent slots,
- * taxels recalibrating, faulty or held) keeps its baseline and smoothing
- * state and gets 0 everywhere; run() sends those through taxel_slow()
- * afterwards.  Besides the arrays it returns the touched (smoothed) and
+ * taxels recalibrating, faulty or in an expired hold) keeps its baseline
+ * and smoothing state and gets 0 everywhere; run() sends those through
+ * taxel_slow() afterwards.  A plain taxel under a hold (held, act 1) is
+ * computed here as taxel_slow() would: the hold ends when d falls to
+ * level - hold_hysteresis (rel), else the baseline stays and the taxel
+ * touches down to that lower level.  Besides the arrays it returns the touched (smoothed) and
  * touched-raw (unsmoothed) slots as bit masks, from which run() builds
  * the touched list in O(touched).  This is the portable form (scalar; gcc
  * 12 does not vectorise it); dense_avx2() below computes the same doubles
@@ -958,6 +962,7 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
  */
 struct dense_io {
 	double a_new, a_old, g_free, g_touch, voff, vsign;
+	double hyst;			/* hold_hysteresis */
 	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr, *act;
 	uint64_t on[3];			/* act as bits (tactile slots but the
@@ -968,7 +973,9 @@ struct dense_io {
 	uint64_t groups;		/* proc_patch.groups */
 	uint64_t wr[3];			/* proc_patch.slots, for
 					 * dense_avx512() */
+	const uint64_t *held;		/* proc_patch.held */
 	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
+	uint64_t rel[3];		/* out: the held slots whose hold ends */
 };
 
 /*
@@ -977,7 +984,7 @@ struct dense_io {
  * word are kept in registers and stored once per word.
  */
 static inline __attribute__((always_inline))
-void dense_scalar(struct dense_io *io, const bool bin)
+void dense_scalar(struct dense_io *io, const bool bin, const bool hold)
 {
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
@@ -990,7 +997,7 @@ void dense_scalar(struct dense_io *io, const bool bin)
 	uint64_t g;
 
 	for (w = 0; w < 3; w++) {
-		uint64_t mtf = 0, mtr = 0;
+		uint64_t mtf = 0, mtr = 0, mrel = 0;
 
 		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1)
 		for (j = 64 * w + 4 * (unsigned int)__builtin_ctzll(g),
@@ -998,36 +1005,58 @@ void dense_scalar(struct dense_io *io, const bool bin)
 			const double v = io->voff + io->vsign * (double)vals[j];
 			const double b = baseline[j], sm = smooth[j], lv = level[j];
 			const bool on = act[j] > 0.5;
+			const bool hd = hold && ((io->held[w] >> (j % 64)) & 1);
+			const double lvh = lv - io->hyst;
 			double d = v - b, s, fs, out;
-			bool tf, tr;
+			bool tf, tr, stay;
 
 			d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
 			s = io->a_new * d + io->a_old * sm;
 			fs = s > 0 ? s : 0;
-			tf = on && s > lv;
+			stay = hd && d > lvh;
+			tf = (on && s > lv) || (stay && s > lvh);
 			tr = on && d > lv;
 			out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
 			out = on ? out : 0;
 			smooth[j] = on ? s : sm;
 			value[j] = out;
 			dd[j] = d;
-			baseline[j] = on ? b + (tr ? io->g_touch : io->g_free) * d *
-						   inv_thr[j] : b;
+			baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
+							d * inv_thr[j] : b;
 			byte[j] = (uint8_t)(int)(out + 0.5);
 			mtf |= (uint64_t)tf << (j % 64);
 			mtr |= (uint64_t)tr << (j % 64);
+			mrel |= (uint64_t)(hd && !stay) << (j % 64);
 		}
 		io->tf[w] = mtf;
 		io->tr[w] = mtr;
+		io->rel[w] = mrel;
 	}
 }
 
+/*
+ * One copy of the loop per case: binarized or not, and with held taxels
+ * (dense_*_held(), the rare patch) or without (the usual one, which pays
+ * nothing for holds).  The held copies are functions of their own: in
+ * one function with the others, gcc allocated the AVX2 loop's registers
+ * worse for every case (+6% instructions without any hold).
+ */
+#define DENSE_BIN(body, io, bin, hold)					\
+	do {								\
+		if (bin)						\
+			body(io, true, hold);				\
+		else							\
+			body(io, false, hold);				\
+	} while (0)
+
 static void dense(struct dense_io *io, bool bin)
 {
-	if (bin)
-		dense_scalar(io, true);
-	else
-		dense_scalar(io, false);
+	DENSE_BIN(dense_scalar, io, bin, false);
+}
+
+static void dense_held(struct dense_io *io, bool bin)
+{
+	DENSE_BIN(dense_scalar, io, bin, true);
 }
 
 #if defined(__x86_64__)
@@ -1039,7 +1068,8 @@ static void dense(struct dense_io *io, bool bin)
  * scalar code; here they are one instruction each.
  */
 __attribute__((target("avx2"), always_inline))
-static inline void dense_avx2_body(struct dense_io *io, const bool bin)
+static inline void dense_avx2_body(struct dense_io *io, const bool bin,
+				   const bool hold)
 {
 	const __m256d a_new = _mm256_set1_pd(io->a_new);
 	const __m256d a_old = _mm256_set1_pd(io->a_old);
@@ -1050,6 +1080,7 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 	const __m256d max = _mm256_set1_pd(PROC_MAX_SKIN);
 	const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
 	const __m256d touch = _mm256_set1_pd(PROC_BIN_TOUCH);
+	const __m256d hyst = _mm256_set1_pd(io->hyst);
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
@@ -1061,7 +1092,7 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 
 	/* n is a multiple of 4 here (run()): groups are whole */
 	for (w = 0; w < 3; w++) {
-		uint64_t tfw = 0, trw = 0;
+		uint64_t tfw = 0, trw = 0, relw = 0;
 
 		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
 			const unsigned int i = (unsigned int)__builtin_ctzll(g);
@@ -1074,7 +1105,8 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 			const __m256d sm = _mm256_loadu_pd(smooth + j);
 			const __m256d lv = _mm256_loadu_pd(level + j);
 			const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
-			__m256d d, s, fs, tf, tr, out, gn;
+			const unsigned int hb = hold ? (io->held[w] >> (4 * i)) & 15 : 0;
+			__m256d d, s, fs, tf, tr, out, gn, bon = on;
 			__m128i oi;
 			uint64_t mtf, mtr;
 
@@ -1085,13 +1117,26 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 			fs = _mm256_max_pd(s, zero);
 			tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
 			tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
+			if (hb) {	/* held slots (rare): as dense() */
+				const __m256d hd = _mm256_castsi256_pd(_mm256_loadu_si256(
+					(const __m256i *)lane_masks[hb]));
+				const __m256d lvh = _mm256_sub_pd(lv, hyst);
+				const __m256d stay = _mm256_and_pd(hd,
+					_mm256_cmp_pd(d, lvh, _CMP_GT_OQ));
+
+				tf = _mm256_or_pd(tf, _mm256_and_pd(stay,
+					_mm256_cmp_pd(s, lvh, _CMP_GT_OQ)));
+				bon = _mm256_andnot_pd(stay, on);
+				relw |= (uint64_t)_mm256_movemask_pd(
+					_mm256_andnot_pd(stay, hd)) << (4 * i);
+			}
 			out = bin ? _mm256_and_pd(touch, tf) : _mm256_and_pd(fs, on);
 			gn = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d),
 					   _mm256_loadu_pd(inv_thr + j));
 			_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
 			_mm256_storeu_pd(value + j, out);
 			_mm256_storeu_pd(dd + j, d);
-			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), on));
+			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), bon));
 			oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
 			oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
 			ob = _mm_cvtsi128_si32(oi);
@@ -1103,16 +1148,20 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin)
 		}
 		io->tf[w] = tfw;
 		io->tr[w] = trw;
+		io->rel[w] = relw;
 	}
 }
 
 __attribute__((target("avx2")))
 static void dense_avx2(struct dense_io *io, bool bin)
 {
-	if (bin)
-		dense_avx2_body(io, true);
-	else
-		dense_avx2_body(io, false);
+	DENSE_BIN(dense_avx2_body, io, bin, false);
+}
+
+__attribute__((target("avx2")))
+static void dense_avx2_held(struct dense_io *io, bool bin)
+{
+	DENSE_BIN(dense_avx2_body, io, bin, true);
 }
 
 /*
@@ -1132,7 +1181,8 @@ static void dense_avx2(struct dense_io *io, bool bin)
  */
 __attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off"),
 	       always_inline))
-static inline void dense_avx512_body(struct dense_io *io, const bool bin)
+static inline void dense_avx512_body(struct dense_io *io, const bool bin,
+				     const bool hold)
 {
 	const __m512d a_new = _mm512_set1_pd(io->a_new);
 	const __m512d a_old = _mm512_set1_pd(io->a_old);
@@ -1141,6 +1191,7 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 	const __m512d max = _mm512_set1_pd(PROC_MAX_SKIN);
 	const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5);
 	const __m512d touch = _mm512_set1_pd(PROC_BIN_TOUCH);
+	const __m512d hyst = _mm512_set1_pd(io->hyst);
 	const __m128i flip = _mm_set1_epi8(io->vsign < 0 ? (char)0xff : 0);
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
@@ -1150,19 +1201,23 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 	/* the masks, a byte per group, all in *io: one base register */
 	const uint8_t *wr8 = (const uint8_t *)io->wr;
 	const uint8_t *on8 = (const uint8_t *)io->on;
+	const uint8_t *hd8 = (const uint8_t *)io->held;
 	uint8_t *tf8 = (uint8_t *)io->tf, *tr8 = (uint8_t *)io->tr;
+	uint8_t *rel8 = (uint8_t *)io->rel;
 	const unsigned int nq = io->n / 8;
 	unsigned int q;
 
 	memset(io->tf, 0, sizeof(io->tf));
 	memset(io->tr, 0, sizeof(io->tr));
+	if (hold)
+		memset(io->rel, 0, sizeof(io->rel));
 	/* n is a multiple of 8 here (run()): an 8-slot group is two whole
 	 * 4-slot groups */
 	for (q = 0; q < nq; q++) {
-		const __mmask8 km = wr8[q], on = on8[q];
+		const __mmask8 km = wr8[q], on = on8[q], hd = hold ? hd8[q] : 0;
 		const unsigned int j = 8 * q;
 		__m512d raw, b, sm, lv, d, s, fs, out, gn;
-		__mmask8 tf, tr;
+		__mmask8 tf, tr, bon = on;
 
 		if (!km)	/* a triangle without tactile taxels */
 			continue;
@@ -1177,6 +1232,14 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 		fs = _mm512_max_pd(s, zero);
 		tf = _mm512_mask_cmp_pd_mask(on, s, lv, _CMP_GT_OQ);
 		tr = _mm512_mask_cmp_pd_mask(on, d, lv, _CMP_GT_OQ);
+		if (hd) {	/* held slots (rare): as dense() */
+			const __m512d lvh = _mm512_sub_pd(lv, hyst);
+			const __mmask8 stay = _mm512_mask_cmp_pd_mask(hd, d, lvh, _CMP_GT_OQ);
+
+			tf |= _mm512_mask_cmp_pd_mask(stay, s, lvh, _CMP_GT_OQ);
+			bon = on & (__mmask8)~stay;
+			rel8[q] = hd & (__mmask8)~stay;
+		}
 		out = bin ? _mm512_mask_mov_pd(zero, tf, touch) :
 		      _mm512_maskz_mov_pd(on, fs);
 		gn = _mm512_mul_pd(_mm512_mul_pd(_mm512_mask_blend_pd(tr, g_free, g_touch), d),
@@ -1184,7 +1247,7 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 		_mm512_mask_storeu_pd(smooth + j, on, s);
 		_mm512_mask_storeu_pd(value + j, km, out);
 		_mm512_mask_storeu_pd(dd + j, km, d);
-		_mm512_mask_storeu_pd(baseline + j, on, _mm512_add_pd(b, gn));
+		_mm512_mask_storeu_pd(baseline + j, bon, _mm512_add_pd(b, gn));
 		_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
 			_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
 		tf8[q] = tf;
@@ -1195,17 +1258,56 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin)
 __attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off")))
 static void dense_avx512(struct dense_io *io, bool bin)
 {
-	if (bin)
-		dense_avx512_body(io, true);
-	else
-		dense_avx512_body(io, false);
+	DENSE_BIN(dense_avx512_body, io, bin, false);
+}
+
+__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off")))
+static void dense_avx512_held(struct dense_io *io, bool bin)
+{
+	DENSE_BIN(dense_avx512_body, io, bin, true);
 }
 #endif
 
 /*
+ * The held taxels of @pp whose hold reaches hold_max_s at @ts leave the
+ * dense pass for this sample (HOLD_DUE: special), so that taxel_slow()
+ * ends their hold as it ends any other.  The bounds of the held taxels'
+ * hold_ns show, without reading them, that none is due: every one is no
+ * later than ts and the oldest less than hold_max_s old (exact in the
+ * unsigned arithmetic taxel_slow() uses); else they are read, and the
+ * bounds tightened to the remaining holds.
+ */
+static void holds_due(struct skin_proc *p, struct proc_patch *pp, uint64_t ts)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	uint64_t held[3], lo = UINT64_MAX, hi = 0, m;
+	unsigned int w;
+
+	if (!p->hold_max_ns || !(pp->held[0] | pp->held[1] | pp->held[2]) ||
+	    (pp->hold_hi <= ts && ts - pp->hold_lo < p->hold_max_ns))
+		return;
+	memcpy(held, pp->held, sizeof(held));
+	for (w = 0; w < 3; w++)
+		for (m = held[w]; m; m &= m - 1) {
+			unsigned int k = pp->first + 64 * w + (unsigned int)__builtin_ctzll(m);
+			uint64_t ns = pt->hold_ns[k];
+
+			if (ts - ns >= p->hold_max_ns) {
+				pt->hold[k] |= HOLD_DUE;
+				proc_mark(pt, k);
+				continue;
+			}
+			lo = ns < lo ? ns : lo;
+			hi = ns > hi ? ns : hi;
+		}
+	pp->hold_lo = lo;
+	pp->hold_hi = hi;
+}
+
+/*
  * The sample path of a calibrated patch: the periodic checks when due,
- * the dense arithmetic, new holds, the special taxels, and the touched
- * list from the bit masks.
+ * the dense arithmetic, new and ended holds, the special taxels, and the
+ * touched list from the bit masks.
  */
 static int run(struct skin_proc *p, struct proc_patch *pp,
 	       const struct skin_frame *f)
@@ -1218,7 +1320,8 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	const uint64_t ts = f->timestamp_ns;
 	const unsigned int first = pp->first;
 	struct dense_io io;
-	uint64_t spec[3];
+	uint64_t spec[3], held0[3];
+	bool held;
 	unsigned int w, n_touched = 0, changed = 0;
 	uint16_t diag[SKIN_TRIANGLES];
 	int ev = 0;
@@ -1229,6 +1332,8 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		if (any || pp->diag_active || ts >= pp->next_check_ns)
 			ev |= maintain(p, pp, f, any ? diag : NULL);
 	}
+	if (hold_on)
+		holds_due(p, pp, ts);
 	io.a_new = p->a_new;
 	io.a_old = p->a_old;
 	io.g_free = p->g_free;
@@ -1236,6 +1341,9 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.g_touch = hold_on ? 0 : p->g_touch;
 	io.voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
 	io.vsign = c->zero_up_raw_data ? 1 : -1;
+	io.hyst = c->hold_hysteresis;
+	io.held = pp->held;
+	held = pp->held[0] | pp->held[1] | pp->held[2];
 	io.baseline = pt->baseline + first;
 	io.smooth = pt->smooth + first;
 	io.d = pt->d + first;
@@ -1252,19 +1360,19 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	if (p->avx512 && !(io.n & 7)) {
 		for (w = 0; w < 3; w++)
 			io.on[w] = pp->tact[w] & ~pp->spec[w];
-		dense_avx512(&io, c->binarization);
+		(held ? dense_avx512_held : dense_avx512)(&io, c->binarization);
 	} else if (p->avx2 && !(io.n & 3))
-		dense_avx2(&io, c->binarization);
+		(held ? dense_avx2_held : dense_avx2)(&io, c->binarization);
 	else
 #endif
-		dense(&io, c->binarization);
+		(held ? dense_held : dense)(&io, c->binarization);
 	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
 	/* the usual patch: nothing touched, now or at the last sample, no
-	 * special taxel: no byte, hold, list or flag to update */
+	 * special or held taxel: no byte, hold, list or flag to update */
 	if (!(io.tf[0] | io.tf[1] | io.tf[2] | io.tr[0] | io.tr[1] | io.tr[2] |
 	      pp->touched_bytes[0] | pp->touched_bytes[1] | pp->touched_bytes[2] |
 	      pp->touch_bits[0] | pp->touch_bits[1] | pp->touch_bits[2] |
-	      pp->spec[0] | pp->spec[1] | pp->spec[2])) {
+	      pp->spec[0] | pp->spec[1] | pp->spec[2] | held)) {
 		pp->n_touched = 0;
 		return ev;
 	}
@@ -1279,16 +1387,34 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		pp->touched_bytes[w] = io.tf[w];
 	}
 	memcpy(spec, pp->spec, sizeof(spec));
+	memcpy(held0, pp->held, sizeof(held0));	/* the loop changes them */
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
 
 		/* plain taxels that touch start holds */
-		for (m = hold_on ? io.tr[w] : 0; m; m &= m - 1) {
+		for (m = hold_on ? io.tr[w] & ~held0[w] : 0; m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
 			pt->hold[k] = HOLD_ON;
 			pt->hold_ns[k] = ts;
 			proc_mark(pt, k);
+		}
+		/* held ones whose hold ended */
+		for (m = held ? io.rel[w] : 0; m; m &= m - 1) {
+			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
+
+			pt->hold[k] = 0;
+			proc_mark(pt, k);
+		}
+		/* and taxel_slow()'s last step for the held ones (a hold keeps
+		 * the baseline, which may have been out of range before) */
+		for (m = recal_on && held ? held0[w] & ~(io.tr[w] | io.tf[w]) : 0;
+		     m; m &= m - 1) {
+			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
+
+			if (pt->baseline[k] < c->min_baseline ||
+			    pt->baseline[k] > PROC_MAX_SKIN - c->min_baseline)
+				recal_start(pt, k);
 		}
 		/* the special taxels, through the general path */
 		for (m = spec[w]; m; m &= m - 1) {
