@@ -20,125 +20,272 @@
  * taxels of one triangle (a fingertip is one) form one group.
  */
 
+/*
+ * Concatenate the touched lists of the part's patches into @pt->order and
+ * set pend (a bit per touched taxel, for the walk) on the way.
+ */
 static unsigned int gather_touched(const struct skin_proc *p,
 				   struct proc_part *pt)
 {
+	const uint8_t *restrict touched = pt->touched;
+	unsigned int *restrict order = pt->order;
+	uint64_t *restrict pend = pt->pend;
 	unsigned int i, j, n = 0;
 
 	for (i = 0; i < pt->n_patches; i++) {
 		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
+		const unsigned int *restrict list = pp->touched;
+		const unsigned int nt = pp->n_touched;
 
-		for (j = 0; j < pp->n_touched; j++)
-			pt->order[n++] = pp->touched[j];
+		if (pend) {
+			for (j = 0; j < nt; j++) {
+				unsigned int k = list[j];
+
+				order[n + j] = k;
+				pend[k / 64] |= (uint64_t)touched[k] << (k % 64);
+			}
+		} else {
+			for (j = 0; j < nt; j++)
+				order[n + j] = list[j];
+		}
+		n += nt;
 	}
 	return n;
+}
+
+/*
+ * Ids by overlap with the previous contacts: each new contact wants the id
+ * of the previous one it shares most taxels with (ties: the smaller id;
+ * the ids of the previous contacts are distinct, so the order in which
+ * they are looked at does not matter); when two want the same (a split),
+ * the larger overlap keeps it and the other gets a new id; a merge keeps
+ * the id of its largest part.
+ *
+ * The walk counts the overlaps of a component as it labels its taxels:
+ * ovl[o] (o = -1: none) per previous contact, seen[] the distinct o in
+ * the order met.  Here, at the end of component @i, the best previous
+ * contact, its claim, and ovl all zero again.
+ */
+static void component_done(struct proc_part *pt,
+			   const struct proc_contact_buf *prev,
+			   unsigned int i, unsigned int ns)
+{
+	unsigned int *restrict ovl = pt->overlap + 1;
+	const int32_t *restrict seen = pt->seen;
+	unsigned int s, best = UINT32_MAX, best_n = 0;
+
+	for (s = 0; s < ns; s++) {
+		int32_t o = seen[s];
+		unsigned int n_o = ovl[o];
+
+		ovl[o] = 0;
+		if (o < 0)
+			continue;
+		if (n_o > best_n ||
+		    (n_o == best_n && prev->c[o].id < prev->c[best].id)) {
+			best = (unsigned int)o;
+			best_n = n_o;
+		}
+	}
+	pt->best[i] = best;
+	pt->best_n[i] = best_n;
+	if (best != UINT32_MAX) {
+		int32_t cl = pt->claim[best];
+
+		if (cl < 0 || pt->best_n[cl] < best_n)
+			pt->claim[best] = (int32_t)i;
+	}
+}
+
+/* A taxel of the component being walked: its previous owner's overlap */
+static inline unsigned int count_overlap(unsigned int *restrict ovl,
+					 int32_t *restrict seen,
+					 const int32_t *restrict prev_owner,
+					 unsigned int ns, unsigned int q)
+{
+	int32_t o = prev_owner[q];
+
+	seen[ns] = o;
+	ns += !ovl[o];
+	ovl[o]++;
+	return ns;
+}
+
+/*
+ * The walk with the part's own copy of the graph.  A component grows a
+ * patch at a time: the frontier (a 192-bit mask of the patch) ORs its
+ * taxels' nb_mask, ANDed with pend (touched, not yet labelled) that is
+ * the next frontier; the neighbours in other patches, found through the
+ * short lists, are queued as seeds of a frontier of their own patch.
+ * Every taxel of the component is a frontier bit exactly once.
+ */
+static unsigned int walk_own(struct proc_part *pt, unsigned int k,
+			     int32_t c, unsigned int *restrict queue,
+			     unsigned int *size, unsigned int ns)
+{
+	const uint64_t *restrict nbm = pt->nb_mask;
+	const uint32_t *restrict nbs = pt->nb_start;
+	const uint32_t *restrict nbl = pt->nb;
+	const int32_t *restrict prev_owner = pt->prev_owner;
+	int32_t *restrict label = pt->label;
+	int32_t *restrict seen = pt->seen;
+	unsigned int *restrict ovl = pt->overlap + 1;
+	uint64_t *restrict pend = pt->pend;
+	unsigned int head = 0, tail = 0, m = 0;
+
+	queue[tail++] = k;
+	while (head < tail) {
+		const unsigned int s = queue[head++];
+		const unsigned int p0 = s / SKIN_VALUES_PER_PATCH *
+					SKIN_VALUES_PER_PATCH;
+		uint64_t *restrict pw = pend + p0 / 64;
+		uint64_t f[3] = { 0, 0, 0 };
+
+		f[(s - p0) / 64] = 1ull << ((s - p0) % 64);
+		do {
+			uint64_t a0 = 0, a1 = 0, a2 = 0;
+			unsigned int w;
+
+			for (w = 0; w < 3; w++) {
+				uint64_t x;
+
+				for (x = f[w]; x; x &= x - 1) {
+					unsigned int q = p0 + 64 * w +
+						(unsigned int)__builtin_ctzll(x);
+					const uint64_t *nm = nbm + 3 * (size_t)q;
+					uint32_t e;
+
+					label[q] = c;
+					m++;
+					ns = count_overlap(ovl, seen, prev_owner,
+							   ns, q);
+					a0 |= nm[0];
+					a1 |= nm[1];
+					a2 |= nm[2];
+					for (e = nbs[q]; e < nbs[q + 1]; e++) {
+						uint32_t r = nbl[e];
+
+						if (pend[r / 64] & (1ull << (r % 64))) {
+							pend[r / 64] &= ~(1ull << (r % 64));
+							queue[tail++] = r;
+						}
+					}
+				}
+			}
+			f[0] = a0 & pw[0];
+			f[1] = a1 & pw[1];
+			f[2] = a2 & pw[2];
+			pw[0] &= ~f[0];
+			pw[1] &= ~f[1];
+			pw[2] &= ~f[2];
+		} while (f[0] | f[1] | f[2]);
+	}
+	*size = m;
+	return ns;
+}
+
+/* The walk through the model's graph (it was computed again since
+ * skin_proc_new(), or there is none) */
+static unsigned int walk_model(const struct skin_proc *p,
+			       struct proc_part *pt, unsigned int k,
+			       int32_t c, unsigned int *restrict queue,
+			       unsigned int *size, unsigned int ns)
+{
+	const struct skin_model *m = p->m;
+	const unsigned int base = m->parts[pt->index].first_taxel;
+	const uint8_t *restrict touched = pt->touched;
+	int32_t *restrict label = pt->label;
+	uint64_t *restrict pend = pt->pend;
+	unsigned int head = 0, tail = 0;
+
+	queue[tail++] = k;
+	while (head < tail) {
+		unsigned int e;
+
+		k = queue[head++];
+		ns = count_overlap(pt->overlap + 1, pt->seen, pt->prev_owner,
+				   ns, k);
+		if (pt->has_pos[k]) {
+			if (!m->nbr_start)
+				continue;
+			for (e = m->nbr_start[base + k];
+			     e < m->nbr_start[base + k + 1]; e++) {
+				unsigned int q = m->nbr[e] - base;
+
+				if (q < pt->n && touched[q] && label[q] < 0) {
+					label[q] = c;
+					queue[tail++] = q;
+					if (pend)
+						pend[q / 64] &= ~(1ull << (q % 64));
+				}
+			}
+		} else {
+			unsigned int t0 = k - k % SKIN_CHANNELS_PER_TRIANGLE, q;
+
+			for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
+			     q < pt->n; q++)
+				if (touched[q] && label[q] < 0 &&
+				    !pt->has_pos[q]) {
+					label[q] = c;
+					queue[tail++] = q;
+					if (pend)
+						pend[q / 64] &= ~(1ull << (q % 64));
+				}
+		}
+	}
+	*size = tail;
+	return ns;
 }
 
 /*
  * Label the connected components of the touched taxels; returns how many.
  * A component's number is the rank of its first taxel in @pt->order among
  * the components' first taxels, whatever order the walk visits it in.
+ * Per component: its size (@pt->count, then where its list starts in
+ * @cur's store), its list (empty, placed by the caller), and the best
+ * previous contact (component_done()).
  *
  * pend holds a bit per touched taxel not yet labelled (touched[q] &&
- * label[q] < 0: what the walk may add); it is set here from the touched
- * lists and is all zero again on return, each bit cleared as its taxel is
- * labelled.  A taxel's neighbours in its own patch are then three ANDs
- * with its nb_mask, the others a short list.
+ * label[q] < 0: what the walk may add); gather_touched() set it, and it is
+ * all zero again on return, each bit cleared as its taxel is labelled.
  */
 static unsigned int label_components(const struct skin_proc *p,
-				     struct proc_part *pt, unsigned int n)
+				     struct proc_part *pt, unsigned int n,
+				     const struct proc_contact_buf *prev,
+				     struct proc_contact_buf *cur)
 {
 	const struct skin_model *m = p->m;
-	const struct skin_part *sp = &m->parts[pt->index];
-	const unsigned int base = sp->first_taxel;
 	/* the part's own copy of the graph, unless the model's was
 	 * computed again since skin_proc_new() */
 	const bool own = pt->nb_start && m->nbr_start == pt->nb_of &&
 			 m->n_nbr == pt->nb_count;
-	const uint8_t *restrict touched = pt->touched;
 	const unsigned int *restrict order = pt->order;
 	int32_t *restrict label = pt->label;
-	unsigned int *restrict queue = pt->queue;
 	uint64_t *restrict pend = pt->pend;
-	unsigned int i, n_comp = 0;
+	unsigned int i, n_comp = 0, off = 0;
 
-	if (pend)
-		for (i = 0; i < n; i++)
-			if (touched[order[i]])
-				pend[order[i] / 64] |= 1ull << (order[i] % 64);
+	for (i = 0; i < prev->n; i++)
+		pt->claim[i] = -1;
 	for (i = 0; i < n; i++) {
-		unsigned int head = 0, tail = 0;
+		const unsigned int k = order[i];
 		const int32_t c = (int32_t)n_comp;
+		struct skin_contact *ct = &cur->c[n_comp];
+		unsigned int size, ns;
 
-		if (label[order[i]] >= 0)
+		if (label[k] >= 0)
 			continue;
-		label[order[i]] = c;
-		queue[tail++] = order[i];
+		label[k] = c;
 		if (pend)
-			pend[order[i] / 64] &= ~(1ull << (order[i] % 64));
-		while (head < tail) {
-			unsigned int k = queue[head++], e;
-
-			if (pt->has_pos[k]) {
-				if (!m->nbr_start)
-					continue;
-				if (own) {
-					const uint32_t *nb = pt->nb + pt->nb_start[k];
-					const uint32_t *end = pt->nb + pt->nb_start[k + 1];
-					const uint64_t *restrict nm = pt->nb_mask + 3 * (size_t)k;
-					const unsigned int p0 = k / SKIN_VALUES_PER_PATCH *
-								SKIN_VALUES_PER_PATCH;
-					uint64_t *restrict pw = pend + p0 / 64;
-					unsigned int w;
-
-					for (w = 0; w < 3; w++) {
-						uint64_t x = nm[w] & pw[w];
-
-						if (!x)
-							continue;
-						pw[w] &= ~x;
-						for (; x; x &= x - 1) {
-							unsigned int q = p0 + 64 * w +
-								(unsigned int)__builtin_ctzll(x);
-
-							label[q] = c;
-							queue[tail++] = q;
-						}
-					}
-					for (; nb < end; nb++)
-						if (pend[*nb / 64] & (1ull << (*nb % 64))) {
-							pend[*nb / 64] &= ~(1ull << (*nb % 64));
-							label[*nb] = c;
-							queue[tail++] = *nb;
-						}
-					continue;
-				}
-				for (e = m->nbr_start[base + k];
-				     e < m->nbr_start[base + k + 1]; e++) {
-					unsigned int q = m->nbr[e] - base;
-
-					if (q < pt->n && touched[q] &&
-					    label[q] < 0) {
-						label[q] = c;
-						queue[tail++] = q;
-						if (pend)
-							pend[q / 64] &= ~(1ull << (q % 64));
-					}
-				}
-			} else {
-				unsigned int t0 = k - k % SKIN_CHANNELS_PER_TRIANGLE, q;
-
-				for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
-				     q < pt->n; q++)
-					if (touched[q] && label[q] < 0 &&
-					    !pt->has_pos[q]) {
-						label[q] = c;
-						queue[tail++] = q;
-						if (pend)
-							pend[q / 64] &= ~(1ull << (q % 64));
-					}
-			}
-		}
+			pend[k / 64] &= ~(1ull << (k % 64));
+		if (own)
+			ns = walk_own(pt, k, c, pt->queue, &size, 0);
+		else
+			ns = walk_model(p, pt, k, c, pt->queue, &size, 0);
+		component_done(pt, prev, n_comp, ns);
+		ct->taxels = cur->taxels + off;
+		ct->n_taxels = size;
+		pt->count[n_comp] = off;
+		off += size;
 		n_comp++;
 	}
 	return n_comp;
@@ -156,33 +303,40 @@ static void contact_geometry(const struct skin_proc *p,
 			     const struct proc_part *pt,
 			     struct skin_contact *c)
 {
-	const struct skin_model *m = p->m;
-	const struct skin_part *sp = &m->parts[pt->index];
+	const uint8_t *restrict touched = pt->touched;
+	const uint8_t *restrict has_pos = pt->has_pos;
+	const double *restrict smooth = pt->smooth;
+	const double *restrict geom = pt->geom;
+	const unsigned int *restrict tx = c->taxels;
+	const unsigned int nt = c->n_taxels;
 	double sum_p = 0, sum_pp = 0, sum_pn = 0, nrm[3] = { 0, 0, 0 };
 	double cop[3] = { 0, 0, 0 }, geo[3] = { 0, 0, 0 };
 	unsigned int i, j, n_pos = 0;
 
-	for (i = 0; i < c->n_taxels; i++) {
-		unsigned int k = c->taxels[i];
-		const struct skin_taxel *t = &m->taxels[sp->first_taxel + k];
+	for (i = 0; i < nt; i++) {
+		unsigned int k = tx[i];
 		/* the smoothed value, not the binarized one (skinManager:
 		 * max(compensatedDataFilt, 0)); a taxel whose outputs were
 		 * zeroed since its touched list was built weighs 0 */
-		double v = pt->touched[k] && pt->smooth[k] > 0 ? pt->smooth[k] : 0;
+		double v = touched[k] && smooth[k] > 0 ? smooth[k] : 0;
 
 		sum_p += v;
-		if (t->flags & SKIN_TAXEL_HAS_POS) {
-			/* by hand and in locals: gcc -O2 kept the loop of 3
-			 * and stored into *c at every step */
-			cop[0] += t->pos[0] * v;
-			cop[1] += t->pos[1] * v;
-			cop[2] += t->pos[2] * v;
-			geo[0] += t->pos[0];
-			geo[1] += t->pos[1];
-			geo[2] += t->pos[2];
-			nrm[0] += t->normal[0] * v;
-			nrm[1] += t->normal[1] * v;
-			nrm[2] += t->normal[2] * v;
+		if (has_pos[k]) {
+			/* the model's pos and normal (pt->geom: a copy
+			 * without the taxel's other fields); by hand and in
+			 * locals: gcc -O2 kept the loop of 3 and stored into
+			 * *c at every step */
+			const double *t = geom + 6 * (size_t)k;
+
+			cop[0] += t[0] * v;
+			cop[1] += t[1] * v;
+			cop[2] += t[2] * v;
+			geo[0] += t[0];
+			geo[1] += t[1];
+			geo[2] += t[2];
+			nrm[0] += t[3] * v;
+			nrm[1] += t[4] * v;
+			nrm[2] += t[5] * v;
 			sum_pp += v;
 			sum_pn += v;
 			n_pos++;
@@ -224,7 +378,12 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 	const struct skin_part *sp = &m->parts[pt->index];
 	struct proc_contact_buf *prev = &pt->cb[pt->cur];
 	struct proc_contact_buf *cur = &pt->cb[!pt->cur];
-	unsigned int n, n_comp, i, off;
+	int32_t *restrict prev_owner = pt->prev_owner;
+	int32_t *restrict label = pt->label;
+	unsigned int *restrict pos = pt->count;
+	unsigned int *restrict store = cur->taxels;
+	const unsigned int *restrict order = pt->order;
+	unsigned int n, n_comp, i;
 
 	n = pt->state == SKIN_PROC_RUNNING ? gather_touched(p, pt) : 0;
 	if (!n && !prev->n) {	/* nothing touched, then or now */
@@ -232,77 +391,30 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 		pt->cur = !pt->cur;
 		return 0;
 	}
-	n_comp = label_components(p, pt, n);
-
-	/* taxel lists, ascending: count, offsets, place in touched order */
-	for (i = 0; i < n_comp; i++)
-		pt->count[i] = 0;
-	for (i = 0; i < n; i++)
-		pt->count[pt->label[pt->order[i]]]++;
-	for (i = 0, off = 0; i < n_comp; i++) {
-		struct skin_contact *c = &cur->c[i];
-
-		c->taxels = cur->taxels + off;
-		c->n_taxels = 0;
-		off += pt->count[i];
-	}
-	for (i = 0; i < n; i++) {
-		unsigned int k = pt->order[i];
-		struct skin_contact *c = &cur->c[pt->label[k]];
-
-		((unsigned int *)c->taxels)[c->n_taxels++] = k;
-	}
+	n_comp = label_components(p, pt, n, prev, cur);
 	cur->n = n_comp;
 
-	/*
-	 * Ids by overlap with the previous contacts: each new contact wants
-	 * the id of the previous one it shares most taxels with; when two
-	 * want the same (a split), the larger overlap keeps it and the other
-	 * gets a new id; a merge keeps the id of its largest part.
-	 */
-	for (i = 0; i < prev->n; i++) {
-		pt->claim[i] = -1;
-		pt->overlap[i] = 0;
+	/* forget the previous owners (the previous lists are one run of
+	 * the store), then place the taxels in touched order (ascending),
+	 * remember their owners and reset the labels */
+	if (prev->n) {
+		const struct skin_contact *last = &prev->c[prev->n - 1];
+		const unsigned int *restrict pl = prev->taxels;
+		const unsigned int pn = (unsigned int)(last->taxels - pl) +
+					last->n_taxels;
+
+		for (i = 0; i < pn; i++)
+			prev_owner[pl[i]] = -1;
 	}
-	for (i = 0; i < n_comp; i++) {
-		struct skin_contact *c = &cur->c[i];
-		unsigned int j, best = UINT32_MAX, best_n = 0;
+	for (i = 0; i < n; i++) {
+		const unsigned int k = order[i];
+		const int32_t c = label[k];
 
-		for (j = 0; j < c->n_taxels; j++) {
-			int32_t o = pt->prev_owner[c->taxels[j]];
-
-			if (o >= 0)
-				pt->overlap[o]++;
-		}
-		for (j = 0; j < c->n_taxels; j++) {
-			int32_t o = pt->prev_owner[c->taxels[j]];
-
-			if (o < 0 || !pt->overlap[o])
-				continue;
-			if (pt->overlap[o] > best_n ||
-			    (pt->overlap[o] == best_n &&
-			     prev->c[o].id < prev->c[best].id)) {
-				best = (unsigned int)o;
-				best_n = pt->overlap[o];
-			}
-		}
-		for (j = 0; j < c->n_taxels; j++) {
-			int32_t o = pt->prev_owner[c->taxels[j]];
-
-			if (o >= 0 && (unsigned int)o != best)
-				pt->overlap[o] = 0;
-		}
-		/* overlap[best] keeps this contact's count until claimed */
-		pt->best[i] = best;
-		pt->count[i] = best_n;
-		if (best != UINT32_MAX) {
-			int32_t cl = pt->claim[best];
-
-			if (cl < 0 || pt->count[cl] < best_n)
-				pt->claim[best] = (int32_t)i;
-			pt->overlap[best] = 0;
-		}
+		store[pos[c]++] = k;
+		prev_owner[k] = c;
+		label[k] = -1;
 	}
+
 	for (i = 0; i < n_comp; i++) {
 		struct skin_contact *c = &cur->c[i];
 		unsigned int b = pt->best[i];
@@ -319,20 +431,6 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 		c->skin_part = sp->skin_part;
 		c->link_number = sp->link_number;
 		contact_geometry(p, pt, c);
-	}
-
-	/* reset the scratch where it was set; remember the owners */
-	for (i = 0; i < prev->n; i++) {
-		unsigned int j;
-
-		for (j = 0; j < prev->c[i].n_taxels; j++)
-			pt->prev_owner[prev->c[i].taxels[j]] = -1;
-	}
-	for (i = 0; i < n; i++) {
-		unsigned int k = pt->order[i];
-
-		pt->prev_owner[k] = pt->label[k];
-		pt->label[k] = -1;
 	}
 	pt->cur = !pt->cur;
 	return (int)n_comp;

@@ -164,7 +164,15 @@ struct proc_part {
 	int32_t *claim;			/* per previous contact: the new one
 					 * that keeps its id, -1 */
 	unsigned int *best;		/* per new contact: best previous */
-	unsigned int *count;		/* per new contact: taxels */
+	unsigned int *best_n;		/* and its overlap */
+	unsigned int *count;		/* per new contact: where its next
+					 * taxel goes in the list store */
+	int32_t *seen;			/* the previous contacts one new
+					 * contact overlaps (-1: none), once */
+	double *geom;			/* per taxel: the model's pos and
+					 * normal (6 doubles), for the
+					 * geometry (the model does not
+					 * change: skin/proc.h) */
 	struct proc_contact_buf cb[2];
 	unsigned int cur;		/* cb[cur] is the current list */
 	uint64_t last_ns;

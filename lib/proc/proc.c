@@ -110,7 +110,8 @@ static void part_free(struct proc_part *pt)
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
 	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
 	free(pt->prev_owner); free(pt->overlap); free(pt->claim);
-	free(pt->best); free(pt->count);
+	free(pt->best); free(pt->best_n); free(pt->count); free(pt->seen);
+	free(pt->geom);
 	for (i = 0; i < 2; i++) {
 		free(pt->cb[i].c);
 		free(pt->cb[i].taxels);
@@ -123,7 +124,9 @@ static void part_free(struct proc_part *pt)
  * taxel's neighbours are in its own patch: those are a 192-bit mask per
  * taxel, which the walk ANDs with the patch's mask of touched taxels not
  * yet labelled (three words instead of a test per edge); the others are
- * a compact list, so that the walk checks no bound per edge.
+ * a compact list, so that the walk checks no bound per edge.  A taxel
+ * without a position has no edges: its mask is the other position-less
+ * taxels of its triangle (what the walk groups, contact.c).
  */
 static bool part_neighbours(const struct skin_model *m,
 			    const struct skin_part *sp, struct proc_part *pt)
@@ -144,6 +147,21 @@ static bool part_neighbours(const struct skin_model *m,
 		const unsigned int patch = k / SKIN_VALUES_PER_PATCH;
 
 		pt->nb_start[k] = n;
+		if (!pt->has_pos[k]) {
+			/* no edges: the walk groups the position-less
+			 * taxels of a triangle (contact.c) */
+			unsigned int t0 = k - k % SKIN_CHANNELS_PER_TRIANGLE, q;
+
+			for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
+			     q < pt->n; q++)
+				if (q != k && !pt->has_pos[q]) {
+					unsigned int o = q % SKIN_VALUES_PER_PATCH;
+
+					pt->nb_mask[3 * (size_t)k + o / 64] |=
+						1ull << (o % 64);
+				}
+			continue;
+		}
 		for (e = m->nbr_start[base + k]; e < m->nbr_start[base + k + 1]; e++) {
 			unsigned int q = m->nbr[e] - base;
 
@@ -204,7 +222,10 @@ static bool part_alloc(struct proc_part *pt)
 	pt->overlap = zalloc(n + 1, sizeof(unsigned int), &oom);
 	pt->claim = zalloc(n + 1, sizeof(int32_t), &oom);
 	pt->best = zalloc(n + 1, sizeof(unsigned int), &oom);
+	pt->best_n = zalloc(n + 1, sizeof(unsigned int), &oom);
 	pt->count = zalloc(n + 1, sizeof(unsigned int), &oom);
+	pt->seen = zalloc(n + 2, sizeof(int32_t), &oom);
+	pt->geom = zalloc(6 * n + 1, sizeof(double), &oom);
 	for (i = 0; i < 2; i++) {
 		pt->cb[i].c = zalloc(n + 1, sizeof(struct skin_contact), &oom);
 		pt->cb[i].taxels = zalloc(n, sizeof(unsigned int), &oom);
@@ -320,6 +341,12 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 			pt->kind[k] = (uint8_t)m->taxels[sp->first_taxel + k].kind;
 			pt->has_pos[k] = !!(m->taxels[sp->first_taxel + k].flags &
 					    SKIN_TAXEL_HAS_POS);
+			memcpy(pt->geom + 6 * (size_t)k,
+			       m->taxels[sp->first_taxel + k].pos,
+			       3 * sizeof(double));
+			memcpy(pt->geom + 6 * (size_t)k + 3,
+			       m->taxels[sp->first_taxel + k].normal,
+			       3 * sizeof(double));
 			if (pt->kind[k] == SKIN_TAXEL_TACTILE)
 				pt->n_tactile++;
 		}
