@@ -21,35 +21,34 @@
  */
 
 /*
- * Concatenate the touched lists of the part's patches into @pt->order and
- * set pend (a bit per touched taxel, for the walk) on the way.
+ * The touched taxels are the lists the last feed of each patch left
+ * (ascending; the part's patches in order: "touched order").  Count them,
+ * and set pend (a bit per touched taxel, for the walk) on the way; *@all:
+ * every taxel listed is still touched (none was zeroed since its feed),
+ * so that pend holds the whole lists.
  */
 static unsigned int gather_touched(const struct skin_proc *p,
-				   struct proc_part *pt)
+				   struct proc_part *pt, bool *all)
 {
 	const uint8_t *restrict touched = pt->touched;
-	unsigned int *restrict order = pt->order;
 	uint64_t *restrict pend = pt->pend;
-	unsigned int i, j, n = 0;
+	unsigned int i, j, n = 0, n_on = 0;
 
 	for (i = 0; i < pt->n_patches; i++) {
 		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
 		const unsigned int *restrict list = pp->touched;
 		const unsigned int nt = pp->n_touched;
 
-		if (pend) {
+		if (pend)
 			for (j = 0; j < nt; j++) {
-				unsigned int k = list[j];
+				unsigned int k = list[j], t = touched[k];
 
-				order[n + j] = k;
-				pend[k / 64] |= (uint64_t)touched[k] << (k % 64);
+				pend[k / 64] |= (uint64_t)t << (k % 64);
+				n_on += t;
 			}
-		} else {
-			for (j = 0; j < nt; j++)
-				order[n + j] = list[j];
-		}
 		n += nt;
 	}
+	*all = pend && n_on == n;
 	return n;
 }
 
@@ -97,14 +96,20 @@ static void component_done(struct proc_part *pt,
 	}
 }
 
-/* A taxel of the component being walked: its previous owner's overlap */
-static inline unsigned int count_overlap(unsigned int *restrict ovl,
-					 int32_t *restrict seen,
-					 const int32_t *restrict prev_owner,
-					 unsigned int ns, unsigned int q)
+/*
+ * A taxel of the component being walked: its label, and its previous
+ * owner's overlap
+ */
+static inline unsigned int visit(struct proc_part *pt,
+				 const int32_t *restrict po,
+				 int32_t *restrict lab, int32_t c,
+				 unsigned int ns, unsigned int q)
 {
-	int32_t o = prev_owner[q];
+	unsigned int *restrict ovl = pt->overlap + 1;
+	int32_t *restrict seen = pt->seen;
+	int32_t o = po[q];
 
+	lab[q] = c;
 	seen[ns] = o;
 	ns += !ovl[o];
 	ovl[o]++;
@@ -112,26 +117,25 @@ static inline unsigned int count_overlap(unsigned int *restrict ovl,
 }
 
 /*
- * The walk with the part's own copy of the graph.  A component grows a
- * patch at a time: the frontier (a 192-bit mask of the patch) ORs its
- * taxels' nb_mask, ANDed with pend (touched, not yet labelled) that is
- * the next frontier; the neighbours in other patches, found through the
- * short lists, are queued as seeds of a frontier of their own patch.
- * Every taxel of the component is a frontier bit exactly once.
+ * The walk with the part's own copy of the graph, from @k (labelled, its
+ * pend bit clear).  A component grows a patch at a time: the frontier (a
+ * 192-bit mask of the patch) ORs its taxels' nb_mask, ANDed with pend
+ * (touched, not yet labelled) that is the next frontier; the neighbours
+ * in other patches, found through the short lists, are queued as seeds
+ * of a frontier of their own patch.  Every taxel of the component is a
+ * frontier bit exactly once.  Returns the number of seen[] entries,
+ * *@size the taxels.
  */
-static unsigned int walk_own(struct proc_part *pt, unsigned int k,
-			     int32_t c, unsigned int *restrict queue,
-			     unsigned int *size, unsigned int ns)
+static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
+			     int32_t *lab, unsigned int k, int32_t c,
+			     unsigned int *size)
 {
 	const uint64_t *restrict nbm = pt->nb_mask;
 	const uint32_t *restrict nbs = pt->nb_start;
 	const uint32_t *restrict nbl = pt->nb;
-	const int32_t *restrict prev_owner = pt->prev_owner;
-	int32_t *restrict label = pt->label;
-	int32_t *restrict seen = pt->seen;
-	unsigned int *restrict ovl = pt->overlap + 1;
+	unsigned int *restrict queue = pt->queue;
 	uint64_t *restrict pend = pt->pend;
-	unsigned int head = 0, tail = 0, m = 0;
+	unsigned int head = 0, tail = 0, m = 0, ns = 0;
 
 	queue[tail++] = k;
 	while (head < tail) {
@@ -155,10 +159,8 @@ static unsigned int walk_own(struct proc_part *pt, unsigned int k,
 					const uint64_t *nm = nbm + 3 * (size_t)q;
 					uint32_t e;
 
-					label[q] = c;
 					m++;
-					ns = count_overlap(ovl, seen, prev_owner,
-							   ns, q);
+					ns = visit(pt, po, lab, c, ns, q);
 					a0 |= nm[0];
 					a1 |= nm[1];
 					a2 |= nm[2];
@@ -185,26 +187,25 @@ static unsigned int walk_own(struct proc_part *pt, unsigned int k,
 }
 
 /* The walk through the model's graph (it was computed again since
- * skin_proc_new(), or there is none) */
+ * skin_proc_new(), or there is none); as walk_own() */
 static unsigned int walk_model(const struct skin_proc *p,
-			       struct proc_part *pt, unsigned int k,
-			       int32_t c, unsigned int *restrict queue,
-			       unsigned int *size, unsigned int ns)
+			       struct proc_part *pt, const int32_t *po,
+			       int32_t *lab, unsigned int k, int32_t c,
+			       unsigned int *size)
 {
 	const struct skin_model *m = p->m;
 	const unsigned int base = m->parts[pt->index].first_taxel;
 	const uint8_t *restrict touched = pt->touched;
-	int32_t *restrict label = pt->label;
+	unsigned int *restrict queue = pt->queue;
 	uint64_t *restrict pend = pt->pend;
-	unsigned int head = 0, tail = 0;
+	unsigned int head = 0, tail = 0, ns = 0;
 
 	queue[tail++] = k;
 	while (head < tail) {
 		unsigned int e;
 
 		k = queue[head++];
-		ns = count_overlap(pt->overlap + 1, pt->seen, pt->prev_owner,
-				   ns, k);
+		ns = visit(pt, po, lab, c, ns, k);
 		if (pt->has_pos[k]) {
 			if (!m->nbr_start)
 				continue;
@@ -212,8 +213,8 @@ static unsigned int walk_model(const struct skin_proc *p,
 			     e < m->nbr_start[base + k + 1]; e++) {
 				unsigned int q = m->nbr[e] - base;
 
-				if (q < pt->n && touched[q] && label[q] < 0) {
-					label[q] = c;
+				if (q < pt->n && touched[q] && lab[q] < 0) {
+					lab[q] = c;
 					queue[tail++] = q;
 					if (pend)
 						pend[q / 64] &= ~(1ull << (q % 64));
@@ -224,9 +225,9 @@ static unsigned int walk_model(const struct skin_proc *p,
 
 			for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
 			     q < pt->n; q++)
-				if (touched[q] && label[q] < 0 &&
+				if (touched[q] && lab[q] < 0 &&
 				    !pt->has_pos[q]) {
-					label[q] = c;
+					lab[q] = c;
 					queue[tail++] = q;
 					if (pend)
 						pend[q / 64] &= ~(1ull << (q % 64));
@@ -237,20 +238,49 @@ static unsigned int walk_model(const struct skin_proc *p,
 	return ns;
 }
 
+/* Component @c from its first taxel @k, in touched order */
+static void component(const struct skin_proc *p, struct proc_part *pt,
+		      bool own, const int32_t *po, int32_t *lab,
+		      const struct proc_contact_buf *prev,
+		      struct proc_contact_buf *cur, unsigned int k,
+		      unsigned int c, unsigned int *off)
+{
+	struct skin_contact *ct = &cur->c[c];
+	unsigned int size, ns;
+
+	lab[k] = (int32_t)c;
+	if (pt->pend)
+		pt->pend[k / 64] &= ~(1ull << (k % 64));
+	if (own)
+		ns = walk_own(pt, po, lab, k, (int32_t)c, &size);
+	else
+		ns = walk_model(p, pt, po, lab, k, (int32_t)c, &size);
+	component_done(pt, prev, c, ns);
+	ct->taxels = cur->taxels + *off;
+	ct->n_taxels = size;
+	pt->count[c] = *off;
+	*off += size;
+}
+
 /*
- * Label the connected components of the touched taxels; returns how many.
- * A component's number is the rank of its first taxel in @pt->order among
- * the components' first taxels, whatever order the walk visits it in.
- * Per component: its size (@pt->count, then where its list starts in
- * @cur's store), its list (empty, placed by the caller), and the best
- * previous contact (component_done()).
+ * Label the connected components of the touched taxels (@lab, which is
+ * all -1 on entry); returns how many.  A component's number is the rank
+ * of its first taxel in touched order among the components' first
+ * taxels, whatever order the walk visits it in.  Per component: its size,
+ * where its list starts in @cur's store (@pt->count, placed by the
+ * caller), and the best previous contact (component_done(), with @po the
+ * owners in @prev).
  *
  * pend holds a bit per touched taxel not yet labelled (touched[q] &&
- * label[q] < 0: what the walk may add); gather_touched() set it, and it is
+ * lab[q] < 0: what the walk may add); gather_touched() set it, and it is
  * all zero again on return, each bit cleared as its taxel is labelled.
+ * When it held every listed taxel (@all), the first taxel of the next
+ * component is its first bit left, patch by patch; otherwise the lists
+ * are walked for the first taxel not labelled.
  */
 static unsigned int label_components(const struct skin_proc *p,
-				     struct proc_part *pt, unsigned int n,
+				     struct proc_part *pt, bool all,
+				     const int32_t *po, int32_t *lab,
 				     const struct proc_contact_buf *prev,
 				     struct proc_contact_buf *cur)
 {
@@ -259,37 +289,37 @@ static unsigned int label_components(const struct skin_proc *p,
 	 * computed again since skin_proc_new() */
 	const bool own = pt->nb_start && m->nbr_start == pt->nb_of &&
 			 m->n_nbr == pt->nb_count;
-	const unsigned int *restrict order = pt->order;
-	int32_t *restrict label = pt->label;
-	uint64_t *restrict pend = pt->pend;
-	unsigned int i, n_comp = 0, off = 0;
+	unsigned int i, j, n_comp = 0, off = 0;
 
 	for (i = 0; i < prev->n; i++)
 		pt->claim[i] = -1;
-	for (i = 0; i < n; i++) {
-		const unsigned int k = order[i];
-		const int32_t c = (int32_t)n_comp;
-		struct skin_contact *ct = &cur->c[n_comp];
-		unsigned int size, ns;
+	if (own && all) {
+		for (i = 0; i < pt->n_patches; i++) {
+			uint64_t *pw = pt->pend + 3 * (size_t)i;
 
-		if (label[k] >= 0)
-			continue;
-		label[k] = c;
-		if (pend)
-			pend[k / 64] &= ~(1ull << (k % 64));
-		if (own)
-			ns = walk_own(pt, k, c, pt->queue, &size, 0);
-		else
-			ns = walk_model(p, pt, k, c, pt->queue, &size, 0);
-		component_done(pt, prev, n_comp, ns);
-		ct->taxels = cur->taxels + off;
-		ct->n_taxels = size;
-		pt->count[n_comp] = off;
-		off += size;
-		n_comp++;
+			for (j = 0; j < 3; j++)
+				while (pw[j])
+					component(p, pt, true, po, lab, prev, cur,
+						  i * SKIN_VALUES_PER_PATCH + 64 * j +
+						  (unsigned int)__builtin_ctzll(pw[j]),
+						  n_comp++, &off);
+		}
+		return n_comp;
+	}
+	for (i = 0; i < pt->n_patches; i++) {
+		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
+
+		for (j = 0; j < pp->n_touched; j++)
+			if (lab[pp->touched[j]] < 0)
+				component(p, pt, own, po, lab, prev, cur,
+					  pp->touched[j], n_comp++, &off);
 	}
 	return n_comp;
 }
+
+/* two doubles, added and multiplied lane by lane (gcc's vector
+ * extension: SSE2's packed instructions on x86-64) */
+typedef double v2d __attribute__((vector_size(16)));
 
 static void cross(const double a[3], const double b[3], double out[3])
 {
@@ -309,8 +339,13 @@ static void contact_geometry(const struct skin_proc *p,
 	const double *restrict geom = pt->geom;
 	const unsigned int *restrict tx = c->taxels;
 	const unsigned int nt = c->n_taxels;
-	double sum_p = 0, sum_pp = 0, sum_pn = 0, nrm[3] = { 0, 0, 0 };
-	double cop[3] = { 0, 0, 0 }, geo[3] = { 0, 0, 0 };
+	/* the sums in pairs, lane by lane the same additions in the same
+	 * order as one by one: (cop0, cop1), (cop2, nrm0), (nrm1, nrm2),
+	 * (geo0, geo1), against geom's (pos0, pos1), (pos2, normal0),
+	 * (normal1, normal2) */
+	v2d s01 = { 0, 0 }, s2n0 = { 0, 0 }, sn12 = { 0, 0 }, g01 = { 0, 0 };
+	double sum_p = 0, sum_pp = 0, sum_pn, nrm[3], g2 = 0;
+	double cop[3], geo[3];
 	unsigned int i, j, n_pos = 0;
 
 	for (i = 0; i < nt; i++) {
@@ -323,25 +358,33 @@ static void contact_geometry(const struct skin_proc *p,
 		sum_p += v;
 		if (has_pos[k]) {
 			/* the model's pos and normal (pt->geom: a copy
-			 * without the taxel's other fields); by hand and in
-			 * locals: gcc -O2 kept the loop of 3 and stored into
-			 * *c at every step */
+			 * without the taxel's other fields) */
 			const double *t = geom + 6 * (size_t)k;
+			const v2d vv = { v, v };
+			v2d t01, t2n0, tn12;
 
-			cop[0] += t[0] * v;
-			cop[1] += t[1] * v;
-			cop[2] += t[2] * v;
-			geo[0] += t[0];
-			geo[1] += t[1];
-			geo[2] += t[2];
-			nrm[0] += t[3] * v;
-			nrm[1] += t[4] * v;
-			nrm[2] += t[5] * v;
+			memcpy(&t01, t, sizeof(t01));
+			memcpy(&t2n0, t + 2, sizeof(t2n0));
+			memcpy(&tn12, t + 4, sizeof(tn12));
+			s01 += t01 * vv;
+			s2n0 += t2n0 * vv;
+			sn12 += tn12 * vv;
+			g01 += t01;
+			g2 += t[2];
 			sum_pp += v;
-			sum_pn += v;
 			n_pos++;
 		}
 	}
+	sum_pn = sum_pp;
+	cop[0] = s01[0];
+	cop[1] = s01[1];
+	cop[2] = s2n0[0];
+	nrm[0] = s2n0[1];
+	nrm[1] = sn12[0];
+	nrm[2] = sn12[1];
+	geo[0] = g01[0];
+	geo[1] = g01[1];
+	geo[2] = g2;
 	memcpy(c->cop, cop, sizeof(cop));
 	memcpy(c->geo, geo, sizeof(geo));
 	c->n_with_pos = n_pos;
@@ -378,25 +421,24 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 	const struct skin_part *sp = &m->parts[pt->index];
 	struct proc_contact_buf *prev = &pt->cb[pt->cur];
 	struct proc_contact_buf *cur = &pt->cb[!pt->cur];
-	int32_t *restrict prev_owner = pt->prev_owner;
-	int32_t *restrict label = pt->label;
+	int32_t *restrict po = pt->owner[pt->cur];
+	int32_t *restrict lab = pt->owner[!pt->cur];
 	unsigned int *restrict pos = pt->count;
 	unsigned int *restrict store = cur->taxels;
-	const unsigned int *restrict order = pt->order;
-	unsigned int n, n_comp, i;
+	unsigned int n, n_comp, i, j;
+	bool all = false;
 
-	n = pt->state == SKIN_PROC_RUNNING ? gather_touched(p, pt) : 0;
+	n = pt->state == SKIN_PROC_RUNNING ? gather_touched(p, pt, &all) : 0;
 	if (!n && !prev->n) {	/* nothing touched, then or now */
 		cur->n = 0;
 		pt->cur = !pt->cur;
 		return 0;
 	}
-	n_comp = label_components(p, pt, n, prev, cur);
+	n_comp = n ? label_components(p, pt, all, po, lab, prev, cur) : 0;
 	cur->n = n_comp;
 
 	/* forget the previous owners (the previous lists are one run of
-	 * the store), then place the taxels in touched order (ascending),
-	 * remember their owners and reset the labels */
+	 * the store): all -1, for the next sample's labels */
 	if (prev->n) {
 		const struct skin_contact *last = &prev->c[prev->n - 1];
 		const unsigned int *restrict pl = prev->taxels;
@@ -404,15 +446,19 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 					last->n_taxels;
 
 		for (i = 0; i < pn; i++)
-			prev_owner[pl[i]] = -1;
+			po[pl[i]] = -1;
 	}
-	for (i = 0; i < n; i++) {
-		const unsigned int k = order[i];
-		const int32_t c = label[k];
+	/* the lists, in touched order (ascending) */
+	for (i = 0; n && i < pt->n_patches; i++) {
+		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
+		const unsigned int *restrict list = pp->touched;
+		const unsigned int nt = pp->n_touched;
 
-		store[pos[c]++] = k;
-		prev_owner[k] = c;
-		label[k] = -1;
+		for (j = 0; j < nt; j++) {
+			const unsigned int k = list[j];
+
+			store[pos[lab[k]]++] = k;
+		}
 	}
 
 	for (i = 0; i < n_comp; i++) {

@@ -156,10 +156,9 @@ struct proc_part {
 					 * patch: touched, not yet labelled */
 	const unsigned int *nb_of;	/* the model's nbr_start they copy */
 	unsigned int nb_count;		/* and its n_nbr */
-	int32_t *label;			/* component of a touched taxel, -1 */
+	int32_t *owner[2];		/* per taxel, of cb[i]: the index of
+					 * its contact there, -1 */
 	unsigned int *queue;
-	unsigned int *order;		/* touched taxels, ascending */
-	int32_t *prev_owner;		/* contact index in prev, -1 */
 	unsigned int *overlap;		/* per previous contact, scratch */
 	int32_t *claim;			/* per previous contact: the new one
 					 * that keeps its id, -1 */

@@ -108,8 +108,8 @@ static void part_free(struct proc_part *pt)
 	free(pt->fault); free(pt->fault_ns);
 	free(pt->mem.raw_ns); free(pt->mem.level); free(pt->special); free(pt->mem.act); free(pt->hist); free(pt->valid);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
-	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
-	free(pt->prev_owner); free(pt->overlap); free(pt->claim);
+	free(pt->cal_thr); free(pt->owner[0]); free(pt->owner[1]); free(pt->queue);
+	free(pt->overlap); free(pt->claim);
 	free(pt->best); free(pt->best_n); free(pt->count); free(pt->seen);
 	free(pt->geom);
 	for (i = 0; i < 2; i++) {
@@ -215,10 +215,9 @@ static bool part_alloc(struct proc_part *pt)
 	pt->recal_n = zalloc(n, sizeof(uint32_t), &oom);
 	pt->cal_baseline = zalloc(n, sizeof(double), &oom);
 	pt->cal_thr = zalloc(n, sizeof(double), &oom);
-	pt->label = zalloc(n, sizeof(int32_t), &oom);
+	pt->owner[0] = zalloc(n, sizeof(int32_t), &oom);
+	pt->owner[1] = zalloc(n, sizeof(int32_t), &oom);
 	pt->queue = zalloc(n, sizeof(unsigned int), &oom);
-	pt->order = zalloc(n, sizeof(unsigned int), &oom);
-	pt->prev_owner = zalloc(n, sizeof(int32_t), &oom);
 	pt->overlap = zalloc(n + 1, sizeof(unsigned int), &oom);
 	pt->claim = zalloc(n + 1, sizeof(int32_t), &oom);
 	pt->best = zalloc(n + 1, sizeof(unsigned int), &oom);
@@ -233,8 +232,8 @@ static bool part_alloc(struct proc_part *pt)
 	if (oom)
 		return false;
 	for (i = 0; i < n; i++) {
-		pt->label[i] = -1;
-		pt->prev_owner[i] = -1;
+		pt->owner[0][i] = -1;
+		pt->owner[1][i] = -1;
 		pt->thr[i] = PROC_MIN_TOUCH_THR;
 		pt->inv_thr[i] = 1.0 / PROC_MIN_TOUCH_THR;
 		pt->level[i] = PROC_MIN_TOUCH_THR;
