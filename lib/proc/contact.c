@@ -131,6 +131,7 @@ static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
 			     unsigned int *size)
 {
 	const uint64_t *restrict nbm = pt->nb_mask;
+	const uint64_t *restrict nbx = pt->nb_x;
 	const uint32_t *restrict nbs = pt->nb_start;
 	const uint32_t *restrict nbl = pt->nb;
 	unsigned int *restrict queue = pt->queue;
@@ -157,13 +158,19 @@ static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
 					unsigned int q = p0 + 64 * w +
 						(unsigned int)__builtin_ctzll(x);
 					const uint64_t *nm = nbm + 3 * (size_t)q;
-					uint32_t e;
 
 					m++;
 					ns = visit(pt, po, lab, c, ns, q);
 					a0 |= nm[0];
 					a1 |= nm[1];
 					a2 |= nm[2];
+				}
+				/* those with neighbours in other patches */
+				for (x = f[w] & nbx[p0 / 64 + w]; x; x &= x - 1) {
+					unsigned int q = p0 + 64 * w +
+						(unsigned int)__builtin_ctzll(x);
+					uint32_t e;
+
 					for (e = nbs[q]; e < nbs[q + 1]; e++) {
 						uint32_t r = nbl[e];
 

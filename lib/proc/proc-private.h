@@ -152,6 +152,9 @@ struct proc_part {
 	uint64_t *nb_mask;		/* per taxel, 3 words: its neighbours
 					 * in its own patch, a bit per slot
 					 * of the patch (NULL with nb_*) */
+	uint64_t *nb_x;			/* 3 words per patch: the taxels with
+					 * neighbours in other patches (NULL
+					 * with nb_*) */
 	uint64_t *pend;			/* clustering scratch, 3 words per
 					 * patch: touched, not yet labelled */
 	const unsigned int *nb_of;	/* the model's nbr_start they copy */

@@ -100,7 +100,7 @@ static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
 
-	free(pt->nb_start); free(pt->nb); free(pt->nb_mask); free(pt->pend);
+	free(pt->nb_start); free(pt->nb); free(pt->nb_mask); free(pt->nb_x); free(pt->pend);
 	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->mem.baseline); free(pt->initial);
 	free(pt->thr); free(pt->mem.inv_thr); free(pt->mem.smooth); free(pt->mem.d);
 	free(pt->mem.value); free(pt->byte); free(pt->touched);
@@ -140,8 +140,9 @@ static bool part_neighbours(const struct skin_model *m,
 	pt->nb = malloc(((size_t)m->nbr_start[base + pt->n] -
 			 m->nbr_start[base] + 1) * sizeof(*pt->nb));
 	pt->nb_mask = calloc((size_t)pt->n * 3 + 1, sizeof(*pt->nb_mask));
+	pt->nb_x = calloc(words + 1, sizeof(*pt->nb_x));
 	pt->pend = calloc(words + 1, sizeof(*pt->pend));
-	if (!pt->nb_start || !pt->nb || !pt->nb_mask || !pt->pend)
+	if (!pt->nb_start || !pt->nb || !pt->nb_mask || !pt->nb_x || !pt->pend)
 		return false;
 	for (k = 0; k < pt->n; k++) {
 		const unsigned int patch = k / SKIN_VALUES_PER_PATCH;
@@ -178,6 +179,9 @@ static bool part_neighbours(const struct skin_model *m,
 		}
 	}
 	pt->nb_start[pt->n] = n;
+	for (k = 0; k < pt->n; k++)
+		if (pt->nb_start[k + 1] != pt->nb_start[k])
+			pt->nb_x[k / 64] |= 1ull << (k % 64);
 	pt->nb_of = m->nbr_start;
 	pt->nb_count = m->n_nbr;
 	return true;
