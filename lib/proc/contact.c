@@ -22,34 +22,33 @@
 
 /*
  * The touched taxels are the lists the last feed of each patch left
- * (ascending; the part's patches in order: "touched order").  Count them,
- * and set pend (a bit per touched taxel, for the walk) on the way; *@all:
- * every taxel listed is still touched (none was zeroed since its feed),
- * so that pend holds the whole lists.
+ * (ascending; the part's patches in order: "touched order"), @n of them.
+ * Set pend (a bit per touched taxel, for the walk); *@all: every taxel
+ * listed is still touched (none was zeroed since its feed), so that pend
+ * holds the whole lists.
  */
-static unsigned int gather_touched(const struct skin_proc *p,
-				   struct proc_part *pt, bool *all)
+static void set_pend(const struct skin_proc *p, struct proc_part *pt,
+		     unsigned int n, bool *all)
 {
 	const uint8_t *restrict touched = pt->touched;
 	uint64_t *restrict pend = pt->pend;
-	unsigned int i, j, n = 0, n_on = 0;
+	unsigned int i, j, n_on = 0;
 
+	if (!pend)
+		return;
 	for (i = 0; i < pt->n_patches; i++) {
 		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
 		const unsigned int *restrict list = pp->touched;
 		const unsigned int nt = pp->n_touched;
 
-		if (pend)
-			for (j = 0; j < nt; j++) {
-				unsigned int k = list[j], t = touched[k];
+		for (j = 0; j < nt; j++) {
+			unsigned int k = list[j], t = touched[k];
 
-				pend[k / 64] |= (uint64_t)t << (k % 64);
-				n_on += t;
-			}
-		n += nt;
+			pend[k / 64] |= (uint64_t)t << (k % 64);
+			n_on += t;
+		}
 	}
-	*all = pend && n_on == n;
-	return n;
+	*all = n_on == n;
 }
 
 /*
@@ -422,7 +421,13 @@ static void contact_geometry(const struct skin_proc *p,
 		cross(c->cop, c->force, c->moment);
 }
 
-int proc_cluster(struct skin_proc *p, struct proc_part *pt)
+/*
+ * The contacts of a sample with @n touched taxels, or contacts at the
+ * last one.  Out of line: the usual part, nothing touched then or now,
+ * does not pay for its registers.
+ */
+static __attribute__((noinline)) unsigned int
+cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 {
 	const struct skin_model *m = p->m;
 	const struct skin_part *sp = &m->parts[pt->index];
@@ -432,15 +437,11 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 	int32_t *restrict lab = pt->owner[!pt->cur];
 	unsigned int *restrict pos = pt->count;
 	unsigned int *restrict store = cur->taxels;
-	unsigned int n, n_comp, i, j;
+	unsigned int n_comp, i, j;
 	bool all = false;
 
-	n = pt->state == SKIN_PROC_RUNNING ? gather_touched(p, pt, &all) : 0;
-	if (!n && !prev->n) {	/* nothing touched, then or now */
-		cur->n = 0;
-		pt->cur = !pt->cur;
-		return 0;
-	}
+	if (n)
+		set_pend(p, pt, n, &all);
 	n_comp = n ? label_components(p, pt, all, po, lab, prev, cur) : 0;
 	cur->n = n_comp;
 
@@ -485,6 +486,21 @@ int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 		c->link_number = sp->link_number;
 		contact_geometry(p, pt, c);
 	}
+	return n_comp;
+}
+
+int proc_cluster(struct skin_proc *p, struct proc_part *pt)
+{
+	unsigned int n = 0, i;
+	int n_comp = 0;
+
+	if (pt->state == SKIN_PROC_RUNNING)
+		for (i = 0; i < pt->n_patches; i++)
+			n += p->patches[pt->first_patch + i].n_touched;
+	if (n || pt->cb[pt->cur].n)
+		n_comp = (int)cluster(p, pt, n);
+	else
+		pt->cb[!pt->cur].n = 0;	/* nothing touched, then or now */
 	pt->cur = !pt->cur;
-	return (int)n_comp;
+	return n_comp;
 }
