@@ -132,8 +132,11 @@ static bool part_neighbours(const struct skin_model *m,
 			    const struct skin_part *sp, struct proc_part *pt)
 {
 	const unsigned int base = sp->first_taxel;
-	const size_t words = 3 * (((size_t)pt->n + SKIN_VALUES_PER_PATCH - 1) /
-				  SKIN_VALUES_PER_PATCH);
+	/* 3 per patch, of the part's patches (contact.c scans them all)
+	 * and of its slots (a patch past the part's slots has none) */
+	const size_t slots = ((size_t)pt->n + SKIN_VALUES_PER_PATCH - 1) /
+			     SKIN_VALUES_PER_PATCH;
+	const size_t words = 3 * (slots > pt->n_patches ? slots : pt->n_patches);
 	unsigned int k, e, n = 0;
 
 	pt->nb_start = calloc((size_t)pt->n + 1, sizeof(*pt->nb_start));
