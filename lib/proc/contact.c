@@ -62,21 +62,23 @@ static void set_pend(const struct skin_proc *p, struct proc_part *pt,
  * The walk counts the overlaps of a component as it labels its taxels:
  * ovl[o] (o = -1: none) per previous contact, seen[] the distinct o in
  * the order met.  Here, at the end of component @i, the best previous
- * contact, its claim, and ovl all zero again.
+ * contact, its claim, and ovl all zero again; returns the component's
+ * size (the sum of its overlaps, with none's).
  */
-static void component_done(struct proc_part *pt,
-			   const struct proc_contact_buf *prev,
-			   unsigned int i, unsigned int ns)
+static unsigned int component_done(struct proc_part *pt,
+				   const struct proc_contact_buf *prev,
+				   unsigned int i, unsigned int ns)
 {
 	unsigned int *restrict ovl = pt->overlap + 1;
 	const int32_t *restrict seen = pt->seen;
-	unsigned int s, best = UINT32_MAX, best_n = 0;
+	unsigned int s, best = UINT32_MAX, best_n = 0, size = 0;
 
 	for (s = 0; s < ns; s++) {
 		int32_t o = seen[s];
 		unsigned int n_o = ovl[o];
 
 		ovl[o] = 0;
+		size += n_o;
 		if (o < 0)
 			continue;
 		if (n_o > best_n ||
@@ -93,6 +95,7 @@ static void component_done(struct proc_part *pt,
 		if (cl < 0 || pt->best_n[cl] < best_n)
 			pt->claim[best] = (int32_t)i;
 	}
+	return size;
 }
 
 /*
@@ -122,12 +125,10 @@ static inline unsigned int visit(struct proc_part *pt,
  * (touched, not yet labelled) that is the next frontier; the neighbours
  * in other patches, found through the short lists, are queued as seeds
  * of a frontier of their own patch.  Every taxel of the component is a
- * frontier bit exactly once.  Returns the number of seen[] entries,
- * *@size the taxels.
+ * frontier bit exactly once.  Returns the number of seen[] entries.
  */
 static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
-			     int32_t *lab, unsigned int k, int32_t c,
-			     unsigned int *size)
+			     int32_t *lab, unsigned int k, int32_t c)
 {
 	const uint64_t *restrict nbm = pt->nb_mask;
 	const uint64_t *restrict nbx = pt->nb_x;
@@ -135,7 +136,7 @@ static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
 	const uint32_t *restrict nbl = pt->nb;
 	unsigned int *restrict queue = pt->queue;
 	uint64_t *restrict pend = pt->pend;
-	unsigned int head = 0, tail = 0, m = 0, ns = 0;
+	unsigned int head = 0, tail = 0, ns = 0;
 
 	queue[tail++] = k;
 	while (head < tail) {
@@ -158,7 +159,6 @@ static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
 						(unsigned int)__builtin_ctzll(x);
 					const uint64_t *nm = nbm + 3 * (size_t)q;
 
-					m++;
 					ns = visit(pt, po, lab, c, ns, q);
 					a0 |= nm[0];
 					a1 |= nm[1];
@@ -188,7 +188,6 @@ static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
 			pw[2] &= ~f[2];
 		} while (f[0] | f[1] | f[2]);
 	}
-	*size = m;
 	return ns;
 }
 
@@ -196,8 +195,7 @@ static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
  * skin_proc_new(), or there is none); as walk_own() */
 static unsigned int walk_model(const struct skin_proc *p,
 			       struct proc_part *pt, const int32_t *po,
-			       int32_t *lab, unsigned int k, int32_t c,
-			       unsigned int *size)
+			       int32_t *lab, unsigned int k, int32_t c)
 {
 	const struct skin_model *m = p->m;
 	const unsigned int base = m->parts[pt->index].first_taxel;
@@ -240,7 +238,6 @@ static unsigned int walk_model(const struct skin_proc *p,
 				}
 		}
 	}
-	*size = tail;
 	return ns;
 }
 
@@ -258,10 +255,10 @@ static void component(const struct skin_proc *p, struct proc_part *pt,
 	if (pt->pend)
 		pt->pend[k / 64] &= ~(1ull << (k % 64));
 	if (own)
-		ns = walk_own(pt, po, lab, k, (int32_t)c, &size);
+		ns = walk_own(pt, po, lab, k, (int32_t)c);
 	else
-		ns = walk_model(p, pt, po, lab, k, (int32_t)c, &size);
-	component_done(pt, prev, c, ns);
+		ns = walk_model(p, pt, po, lab, k, (int32_t)c);
+	size = component_done(pt, prev, c, ns);
 	ct->taxels = cur->taxels + *off;
 	ct->n_taxels = size;
 	pt->count[c] = *off;
