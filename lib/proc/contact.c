@@ -334,7 +334,7 @@ static void cross(const double a[3], const double b[3], double out[3])
 /* cop, geo, normal, pressure, force, moment of contact c */
 static void contact_geometry(const struct skin_proc *p,
 			     const struct proc_part *pt,
-			     struct skin_contact *c)
+			     struct skin_contact *c, bool all)
 {
 	const uint8_t *restrict touched = pt->touched;
 	const uint8_t *restrict has_pos = pt->has_pos;
@@ -355,8 +355,10 @@ static void contact_geometry(const struct skin_proc *p,
 		unsigned int k = tx[i];
 		/* the smoothed value, not the binarized one (skinManager:
 		 * max(compensatedDataFilt, 0)); a taxel whose outputs were
-		 * zeroed since its touched list was built weighs 0 */
-		double v = touched[k] && smooth[k] > 0 ? smooth[k] : 0;
+		 * zeroed since its touched list was built weighs 0 (@all:
+		 * there is none, set_pend() saw them all touched) */
+		double v = (all || touched[k]) && smooth[k] > 0 ?
+			   smooth[k] : 0;
 
 		sum_p += v;
 		if (has_pos[k]) {
@@ -481,7 +483,7 @@ cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 		c->body_part = sp->body_part;
 		c->skin_part = sp->skin_part;
 		c->link_number = sp->link_number;
-		contact_geometry(p, pt, c);
+		contact_geometry(p, pt, c, all);
 	}
 	return n_comp;
 }
