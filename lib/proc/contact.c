@@ -5,8 +5,13 @@
  *
  * Cost per call: O(touched taxels + their edges).  The touched taxels come
  * from the lists the last feed of each patch left (ascending), the edges
- * from the model's neighbour graph (CSR, model-wide indices).  Per-taxel
- * scratch arrays (label, prev_owner) are reset only where they were set.
+ * from the part's copy of the model's neighbour graph (proc.c:
+ * part_neighbours(): a 192-bit mask per taxel for its own patch, a list
+ * for the others), or from the model's graph itself if it was computed
+ * again since.  One walk per component labels its taxels and counts its
+ * overlaps with the previous contacts; then one pass places the lists and
+ * one per contact sums its geometry.  The per-taxel scratch (the owner
+ * arrays, pend) is reset only where it was set.
  */
 #include <math.h>
 #include <string.h>
