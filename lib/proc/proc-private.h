@@ -161,19 +161,29 @@ struct proc_part {
 	uint64_t *nb_mask;		/* per taxel, 3 words: its neighbours
 					 * in its own patch, a bit per slot
 					 * of the patch (NULL with nb_*) */
+	uint64_t *nb_x;			/* 3 words per patch: the taxels with
+					 * neighbours in other patches (NULL
+					 * with nb_*) */
 	uint64_t *pend;			/* clustering scratch, 3 words per
 					 * patch: touched, not yet labelled */
 	const unsigned int *nb_of;	/* the model's nbr_start they copy */
 	unsigned int nb_count;		/* and its n_nbr */
-	int32_t *label;			/* component of a touched taxel, -1 */
+	int32_t *owner[2];		/* per taxel, of cb[i]: the index of
+					 * its contact there, -1 */
 	unsigned int *queue;
-	unsigned int *order;		/* touched taxels, ascending */
-	int32_t *prev_owner;		/* contact index in prev, -1 */
 	unsigned int *overlap;		/* per previous contact, scratch */
 	int32_t *claim;			/* per previous contact: the new one
 					 * that keeps its id, -1 */
 	unsigned int *best;		/* per new contact: best previous */
-	unsigned int *count;		/* per new contact: taxels */
+	unsigned int *best_n;		/* and its overlap */
+	unsigned int *count;		/* per new contact: where its next
+					 * taxel goes in the list store */
+	int32_t *seen;			/* the previous contacts one new
+					 * contact overlaps (-1: none), once */
+	double *geom;			/* per taxel: the model's pos and
+					 * normal (6 doubles), for the
+					 * geometry (the model does not
+					 * change: skin/proc.h) */
 	struct proc_contact_buf cb[2];
 	unsigned int cur;		/* cb[cur] is the current list */
 	uint64_t last_ns;

@@ -100,7 +100,7 @@ static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
 
-	free(pt->nb_start); free(pt->nb); free(pt->nb_mask); free(pt->pend);
+	free(pt->nb_start); free(pt->nb); free(pt->nb_mask); free(pt->nb_x); free(pt->pend);
 	free(pt->mode); free(pt->kind); free(pt->has_pos); free(pt->mem.baseline); free(pt->initial);
 	free(pt->thr); free(pt->mem.inv_thr); free(pt->mem.smooth); free(pt->mem.d);
 	free(pt->mem.value); free(pt->byte); free(pt->touched);
@@ -108,9 +108,10 @@ static void part_free(struct proc_part *pt)
 	free(pt->fault); free(pt->fault_ns);
 	free(pt->mem.raw_ns); free(pt->mem.level); free(pt->special); free(pt->mem.act); free(pt->hist); free(pt->valid);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
-	free(pt->cal_thr); free(pt->label); free(pt->queue); free(pt->order);
-	free(pt->prev_owner); free(pt->overlap); free(pt->claim);
-	free(pt->best); free(pt->count);
+	free(pt->cal_thr); free(pt->owner[0]); free(pt->owner[1]); free(pt->queue);
+	free(pt->overlap); free(pt->claim);
+	free(pt->best); free(pt->best_n); free(pt->count); free(pt->seen);
+	free(pt->geom);
 	for (i = 0; i < 2; i++) {
 		free(pt->cb[i].c);
 		free(pt->cb[i].taxels);
@@ -123,27 +124,48 @@ static void part_free(struct proc_part *pt)
  * taxel's neighbours are in its own patch: those are a 192-bit mask per
  * taxel, which the walk ANDs with the patch's mask of touched taxels not
  * yet labelled (three words instead of a test per edge); the others are
- * a compact list, so that the walk checks no bound per edge.
+ * a compact list, so that the walk checks no bound per edge.  A taxel
+ * without a position has no edges: its mask is the other position-less
+ * taxels of its triangle (what the walk groups, contact.c).
  */
 static bool part_neighbours(const struct skin_model *m,
 			    const struct skin_part *sp, struct proc_part *pt)
 {
 	const unsigned int base = sp->first_taxel;
-	const size_t words = 3 * (((size_t)pt->n + SKIN_VALUES_PER_PATCH - 1) /
-				  SKIN_VALUES_PER_PATCH);
+	/* 3 per patch, of the part's patches (contact.c scans them all)
+	 * and of its slots (a patch past the part's slots has none) */
+	const size_t slots = ((size_t)pt->n + SKIN_VALUES_PER_PATCH - 1) /
+			     SKIN_VALUES_PER_PATCH;
+	const size_t words = 3 * (slots > pt->n_patches ? slots : pt->n_patches);
 	unsigned int k, e, n = 0;
 
 	pt->nb_start = calloc((size_t)pt->n + 1, sizeof(*pt->nb_start));
 	pt->nb = malloc(((size_t)m->nbr_start[base + pt->n] -
 			 m->nbr_start[base] + 1) * sizeof(*pt->nb));
 	pt->nb_mask = calloc((size_t)pt->n * 3 + 1, sizeof(*pt->nb_mask));
+	pt->nb_x = calloc(words + 1, sizeof(*pt->nb_x));
 	pt->pend = calloc(words + 1, sizeof(*pt->pend));
-	if (!pt->nb_start || !pt->nb || !pt->nb_mask || !pt->pend)
+	if (!pt->nb_start || !pt->nb || !pt->nb_mask || !pt->nb_x || !pt->pend)
 		return false;
 	for (k = 0; k < pt->n; k++) {
 		const unsigned int patch = k / SKIN_VALUES_PER_PATCH;
 
 		pt->nb_start[k] = n;
+		if (!pt->has_pos[k]) {
+			/* no edges: the walk groups the position-less
+			 * taxels of a triangle (contact.c) */
+			unsigned int t0 = k - k % SKIN_CHANNELS_PER_TRIANGLE, q;
+
+			for (q = t0; q < t0 + SKIN_CHANNELS_PER_TRIANGLE &&
+			     q < pt->n; q++)
+				if (q != k && !pt->has_pos[q]) {
+					unsigned int o = q % SKIN_VALUES_PER_PATCH;
+
+					pt->nb_mask[3 * (size_t)k + o / 64] |=
+						1ull << (o % 64);
+				}
+			continue;
+		}
 		for (e = m->nbr_start[base + k]; e < m->nbr_start[base + k + 1]; e++) {
 			unsigned int q = m->nbr[e] - base;
 
@@ -160,6 +182,9 @@ static bool part_neighbours(const struct skin_model *m,
 		}
 	}
 	pt->nb_start[pt->n] = n;
+	for (k = 0; k < pt->n; k++)
+		if (pt->nb_start[k + 1] != pt->nb_start[k])
+			pt->nb_x[k / 64] |= 1ull << (k % 64);
 	pt->nb_of = m->nbr_start;
 	pt->nb_count = m->n_nbr;
 	return true;
@@ -197,14 +222,16 @@ static bool part_alloc(struct proc_part *pt)
 	pt->recal_n = zalloc(n, sizeof(uint32_t), &oom);
 	pt->cal_baseline = zalloc(n, sizeof(double), &oom);
 	pt->cal_thr = zalloc(n, sizeof(double), &oom);
-	pt->label = zalloc(n, sizeof(int32_t), &oom);
+	pt->owner[0] = zalloc(n, sizeof(int32_t), &oom);
+	pt->owner[1] = zalloc(n, sizeof(int32_t), &oom);
 	pt->queue = zalloc(n, sizeof(unsigned int), &oom);
-	pt->order = zalloc(n, sizeof(unsigned int), &oom);
-	pt->prev_owner = zalloc(n, sizeof(int32_t), &oom);
 	pt->overlap = zalloc(n + 1, sizeof(unsigned int), &oom);
 	pt->claim = zalloc(n + 1, sizeof(int32_t), &oom);
 	pt->best = zalloc(n + 1, sizeof(unsigned int), &oom);
+	pt->best_n = zalloc(n + 1, sizeof(unsigned int), &oom);
 	pt->count = zalloc(n + 1, sizeof(unsigned int), &oom);
+	pt->seen = zalloc(n + 2, sizeof(int32_t), &oom);
+	pt->geom = zalloc(6 * n + 1, sizeof(double), &oom);
 	for (i = 0; i < 2; i++) {
 		pt->cb[i].c = zalloc(n + 1, sizeof(struct skin_contact), &oom);
 		pt->cb[i].taxels = zalloc(n, sizeof(unsigned int), &oom);
@@ -212,8 +239,8 @@ static bool part_alloc(struct proc_part *pt)
 	if (oom)
 		return false;
 	for (i = 0; i < n; i++) {
-		pt->label[i] = -1;
-		pt->prev_owner[i] = -1;
+		pt->owner[0][i] = -1;
+		pt->owner[1][i] = -1;
 		pt->thr[i] = PROC_MIN_TOUCH_THR;
 		pt->inv_thr[i] = 1.0 / PROC_MIN_TOUCH_THR;
 		pt->level[i] = PROC_MIN_TOUCH_THR;
@@ -320,6 +347,12 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 			pt->kind[k] = (uint8_t)m->taxels[sp->first_taxel + k].kind;
 			pt->has_pos[k] = !!(m->taxels[sp->first_taxel + k].flags &
 					    SKIN_TAXEL_HAS_POS);
+			memcpy(pt->geom + 6 * (size_t)k,
+			       m->taxels[sp->first_taxel + k].pos,
+			       3 * sizeof(double));
+			memcpy(pt->geom + 6 * (size_t)k + 3,
+			       m->taxels[sp->first_taxel + k].normal,
+			       3 * sizeof(double));
 			if (pt->kind[k] == SKIN_TAXEL_TACTILE)
 				pt->n_tactile++;
 		}
