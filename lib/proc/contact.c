@@ -284,7 +284,8 @@ static void component(const struct skin_proc *p, struct proc_part *pt,
  * all zero again on return, each bit cleared as its taxel is labelled.
  * When it held every listed taxel (@all), the first taxel of the next
  * component is its first bit left, patch by patch; otherwise the lists
- * are walked for the first taxel not labelled.
+ * are walked for the first taxel still touched and not labelled (the
+ * others are in no contact).
  */
 static unsigned int label_components(const struct skin_proc *p,
 				     struct proc_part *pt, bool all,
@@ -317,8 +318,10 @@ static unsigned int label_components(const struct skin_proc *p,
 	for (i = 0; i < pt->n_patches; i++) {
 		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
 
+		/* a listed taxel zeroed since its feed (a calibration
+		 * restored, say) is in no contact */
 		for (j = 0; j < pp->n_touched; j++)
-			if (lab[pp->touched[j]] < 0)
+			if (lab[pp->touched[j]] < 0 && pt->touched[pp->touched[j]])
 				component(p, pt, own, po, lab, prev, cur,
 					  pp->touched[j], n_comp++, &off);
 	}
@@ -339,9 +342,8 @@ static void cross(const double a[3], const double b[3], double out[3])
 /* cop, geo, normal, pressure, force, moment of contact c */
 static void contact_geometry(const struct skin_proc *p,
 			     const struct proc_part *pt,
-			     struct skin_contact *c, bool all)
+			     struct skin_contact *c)
 {
-	const uint8_t *restrict touched = pt->touched;
 	const uint8_t *restrict has_pos = pt->has_pos;
 	const double *restrict smooth = pt->smooth;
 	const double *restrict geom = pt->geom;
@@ -359,11 +361,9 @@ static void contact_geometry(const struct skin_proc *p,
 	for (i = 0; i < nt; i++) {
 		unsigned int k = tx[i];
 		/* the smoothed value, not the binarized one (skinManager:
-		 * max(compensatedDataFilt, 0)); a taxel whose outputs were
-		 * zeroed since its touched list was built weighs 0 (@all:
-		 * there is none, set_pend() saw them all touched) */
-		double v = (all || touched[k]) && smooth[k] > 0 ?
-			   smooth[k] : 0;
+		 * max(compensatedDataFilt, 0)); every taxel of a contact is
+		 * touched (label_components()) */
+		double v = smooth[k] > 0 ? smooth[k] : 0;
 
 		sum_p += v;
 		if (has_pos[k]) {
@@ -460,7 +460,8 @@ cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 		for (i = 0; i < pn; i++)
 			po[pl[i]] = -1;
 	}
-	/* the lists, in touched order (ascending) */
+	/* the lists, in touched order (ascending); without @all, of the
+	 * listed taxels still touched */
 	for (i = 0; n && i < pt->n_patches; i++) {
 		const struct proc_patch *pp = &p->patches[pt->first_patch + i];
 		const unsigned int *restrict list = pp->touched;
@@ -469,7 +470,8 @@ cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 		for (j = 0; j < nt; j++) {
 			const unsigned int k = list[j];
 
-			store[pos[lab[k]]++] = k;
+			if (all || lab[k] >= 0)
+				store[pos[lab[k]]++] = k;
 		}
 	}
 
@@ -488,7 +490,7 @@ cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 		c->body_part = sp->body_part;
 		c->skin_part = sp->skin_part;
 		c->link_number = sp->link_number;
-		contact_geometry(p, pt, c, all);
+		contact_geometry(p, pt, c);
 	}
 	return n_comp;
 }

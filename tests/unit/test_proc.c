@@ -616,6 +616,36 @@ static void contact_ids(void **state)
 	fixture_done(&fx);
 }
 
+/*
+ * A calibration restored between a feed and the clustering zeroes the
+ * outputs of taxels that feed listed as touched: the clustering finds
+ * no contact in them (and none weighs the zeroed values), and the next
+ * feed lists them again.
+ */
+static void restore_between_feed_and_cluster(void **state)
+{
+	const struct skin_contact *c;
+	struct skin_error err;
+	struct fixture fx;
+	char path[128];
+	uint64_t seq;
+
+	(void)state;
+	fixture_strip(&fx, "binarization = false\nsmooth_filter = false");
+	seq = calibrate_flat(fx.p);
+	snprintf(path, sizeof(path), "%s/cal", fx.dir);
+	assert_int_equal(skin_proc_save(fx.p, path, &err), 0);
+	feed4(fx.p, seq++, 200, 220, 240, 210);
+	assert_int_equal(skin_proc_touched(fx.p, 0)[0], 1);
+	assert_int_equal(skin_proc_restore(fx.p, path, &err), 0);
+	assert_int_equal(skin_proc_touched(fx.p, 0)[0], 0);
+	assert_int_equal(skin_proc_cluster(fx.p, 0), 0);
+	assert_int_equal(skin_proc_contacts(fx.p, 0, &c), 0);
+	feed4(fx.p, seq++, 200, 220, 240, 210);
+	assert_int_equal(skin_proc_cluster(fx.p, 0), 2);
+	fixture_done(&fx);
+}
+
 /* Position-less taxels (the fingertips): grouped per triangle. */
 static void fingertips_group_by_triangle(void **state)
 {
@@ -826,6 +856,7 @@ int main(void)
 		cmocka_unit_test(faults),
 		cmocka_unit_test(contacts_geometry),
 		cmocka_unit_test(contact_ids),
+		cmocka_unit_test(restore_between_feed_and_cluster),
 		cmocka_unit_test(fingertips_group_by_triangle),
 		cmocka_unit_test(params_by_name),
 		cmocka_unit_test(calibration_file),

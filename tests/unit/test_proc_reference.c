@@ -408,6 +408,9 @@ static void hash_bytes(uint64_t *h, const void *p, size_t n)
 static unsigned int faults_seen;	/* fault flags run_hash() saw */
 static bool hash_contacts;		/* run_hash() hashes every field of
 					 * every contact, not only counts */
+static bool graph_again;		/* run_hash() computes the model's
+					 * neighbour graph again after
+					 * skin_proc_new() */
 
 static void inject_faults(struct skin_frame *f, unsigned int pi,
 			  unsigned int i, unsigned int s)
@@ -449,6 +452,9 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
 	unsigned int pi, k, s, i, r;
 
 	fixture_icub(&fx, tweak);
+	if (graph_again)
+		assert_int_equal(skin_model_compute_neighbours(fx.m,
+				 fx.cfg->comp.max_neighbor_dist_m, NULL), 0);
 	memset(pr, 0, sizeof(pr));
 	rng_state = 7;
 	assert_int_equal(skin_proc_calibrate(fx.p, -1), 0);
@@ -588,6 +594,29 @@ static void contacts_identical(void **state)
 	hash_contacts = false;
 }
 
+/*
+ * The clustering walks the part's own copy of the neighbour graph, made
+ * at creation, or the model's graph when that was computed again since:
+ * the same contacts either way.
+ */
+static void contacts_any_graph(void **state)
+{
+	void (*const tweaks[])(struct skin_config_comp *) = { t_compat, t_skind };
+	unsigned int i;
+
+	(void)state;
+	hash_contacts = true;
+	for (i = 0; i < 2; i++) {
+		uint64_t own = run_hash(tweaks[i], false), model;
+
+		graph_again = true;
+		model = run_hash(tweaks[i], false);
+		graph_again = false;
+		assert_true(own == model);
+	}
+	hash_contacts = false;
+}
+
 /* skind's mode with limits short enough for the stream of run_hash() to
  * raise and clear every fault, and baselines that leave the safe range */
 static void t_faults(struct skin_config_comp *c)
@@ -713,6 +742,7 @@ int main(void)
 		cmocka_unit_test(maintain_paths_identical),
 		cmocka_unit_test(contacts_identical),
 		cmocka_unit_test(holds_paths_identical),
+		cmocka_unit_test(contacts_any_graph),
 		cmocka_unit_test(reference_detects_differences),
 	};
 
