@@ -497,16 +497,34 @@ cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 
 int proc_cluster(struct skin_proc *p, struct proc_part *pt)
 {
+	struct proc_contact_buf *last = &pt->cb[pt->cur];
 	unsigned int n = 0, i;
 	int n_comp = 0;
 
+	/*
+	 * No touch flag changed since the last contacts were built from a
+	 * running part's lists (a steady contact, the usual case while one
+	 * lasts): the same lists give the same components, each overlapping
+	 * its previous self whole, so the same ids; only the weights moved.
+	 * (The graph is the model's, which does not change; were it computed
+	 * again, the contacts are built again.)
+	 */
+	if (pt->state == SKIN_PROC_RUNNING && pt->clustered && !pt->touch_dirty &&
+	    pt->clustered_nbr == p->m->nbr_start) {
+		for (i = 0; i < last->n; i++)
+			contact_geometry(p, pt, &last->c[i]);
+		return (int)last->n;
+	}
 	if (pt->state == SKIN_PROC_RUNNING)
 		for (i = 0; i < pt->n_patches; i++)
 			n += p->patches[pt->first_patch + i].n_touched;
-	if (n || pt->cb[pt->cur].n)
+	if (n || last->n)
 		n_comp = (int)cluster(p, pt, n);
 	else
 		pt->cb[!pt->cur].n = 0;	/* nothing touched, then or now */
 	pt->cur = !pt->cur;
+	pt->clustered = pt->state == SKIN_PROC_RUNNING;
+	pt->clustered_nbr = p->m->nbr_start;
+	pt->touch_dirty = false;
 	return n_comp;
 }

@@ -186,6 +186,13 @@ struct proc_part {
 					 * change: skin/proc.h) */
 	struct proc_contact_buf cb[2];
 	unsigned int cur;		/* cb[cur] is the current list */
+	bool touch_dirty;		/* a touch flag or a touched list of
+					 * the part changed since cb[cur] was
+					 * built (proc_touch_dirty()) */
+	bool clustered;			/* cb[cur] was built from the lists
+					 * of a running part */
+	const unsigned int *clustered_nbr;	/* and the model's graph
+					 * (nbr_start) at that time */
 	uint64_t last_ns;
 };
 
@@ -248,6 +255,13 @@ static inline void proc_mark(struct proc_part *pt, unsigned int k)
 		if (pt->hold_ns[k] > pp->hold_hi)
 			pp->hold_hi = pt->hold_ns[k];
 	}
+}
+
+/* A touch flag or touched list of @pt changed: its contacts are to be
+ * built again (contact.c reuses them while nothing changed). */
+static inline void proc_touch_dirty(struct proc_part *pt)
+{
+	pt->touch_dirty = true;
 }
 
 /* proc.c */

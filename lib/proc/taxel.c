@@ -38,12 +38,17 @@ static inline unsigned int v_of(const struct skin_proc *p, uint8_t raw)
 
 static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 {
+	if (pt->touched[k])
+		proc_touch_dirty(pt);
 	pt->value[k] = 0;
 	pt->byte[k] = 0;
 	pt->touched[k] = 0;
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+		     k % SKIN_VALUES_PER_PATCH, false);
+	/* not touched any more: a touch at the next sample is a change */
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touch_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	pt->hold[k] = 0;
 	proc_mark(pt, k);
@@ -1320,12 +1325,14 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	const uint64_t ts = f->timestamp_ns;
 	const unsigned int first = pp->first;
 	struct dense_io io;
-	uint64_t spec[3], held0[3];
+	uint64_t spec[3], held0[3], was[3];
 	bool held;
 	unsigned int w, n_touched = 0, changed = 0;
 	uint16_t diag[SKIN_TRIANGLES];
 	int ev = 0;
 
+	/* the touch flags of the last sample, before this one zeroes any */
+	memcpy(was, pp->touch_bits, sizeof(was));
 	if (faults || recal_on) {
 		bool any = faults && diag_channels(f, diag);
 
@@ -1371,7 +1378,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	 * special or held taxel: no byte, hold, list or flag to update */
 	if (!(io.tf[0] | io.tf[1] | io.tf[2] | io.tr[0] | io.tr[1] | io.tr[2] |
 	      pp->touched_bytes[0] | pp->touched_bytes[1] | pp->touched_bytes[2] |
-	      pp->touch_bits[0] | pp->touch_bits[1] | pp->touch_bits[2] |
+	      was[0] | was[1] | was[2] |
 	      pp->spec[0] | pp->spec[1] | pp->spec[2] | held)) {
 		pp->n_touched = 0;
 		return ev;
@@ -1427,14 +1434,16 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 			if (pt->touched[k])
 				io.tf[w] |= 1ull << (o % 64);
 		}
-		changed |= io.tf[w] != pp->touch_bits[w];
+		changed |= io.tf[w] != was[w];
 		pp->touch_bits[w] = io.tf[w];
 		for (m = io.tf[w]; m; m &= m - 1)
 			pp->touched[n_touched++] = first + 64 * w +
 				(unsigned int)__builtin_ctzll(m);
 	}
-	if (changed)
+	if (changed) {
 		ev |= SKIN_PROC_EV_TOUCH;
+		proc_touch_dirty(pt);
+	}
 	pp->n_touched = n_touched;
 	return ev;
 }

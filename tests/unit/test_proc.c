@@ -620,7 +620,8 @@ static void contact_ids(void **state)
  * A calibration restored between a feed and the clustering zeroes the
  * outputs of taxels that feed listed as touched: the clustering finds
  * no contact in them (and none weighs the zeroed values), and the next
- * feed lists them again.
+ * feed, touching them again, reports the change and the contacts are
+ * built again (not the ones of a steady touch, reused).
  */
 static void restore_between_feed_and_cluster(void **state)
 {
@@ -641,7 +642,8 @@ static void restore_between_feed_and_cluster(void **state)
 	assert_int_equal(skin_proc_touched(fx.p, 0)[0], 0);
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 0);
 	assert_int_equal(skin_proc_contacts(fx.p, 0, &c), 0);
-	feed4(fx.p, seq++, 200, 220, 240, 210);
+	/* touched again: a change of the touch flags, and the contacts */
+	assert_true(feed4(fx.p, seq++, 200, 220, 240, 210) & SKIN_PROC_EV_TOUCH);
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 2);
 	fixture_done(&fx);
 }
