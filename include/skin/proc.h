@@ -233,6 +233,9 @@ struct skin_contact {
 /*
  * [RT] Build the contacts of part @part from the current touch flags, in
  * O(touched taxels + their edges), and match them to the previous ones.
+ * When no touch flag of the part changed since the last call, the
+ * contacts are the same taxels with the same ids, and only their
+ * geometry is computed again: O(touched taxels).
  * Return: the number of contacts, or -EINVAL.
  */
 int skin_proc_cluster(struct skin_proc *p, unsigned int part);
