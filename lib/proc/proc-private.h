@@ -93,6 +93,10 @@ struct proc_patch {
 	/* touch list of the last feed: part-local indices, ascending */
 	unsigned int n_touched;
 	unsigned int *touched;
+	bool list_stale;		/* touched[] is not built from
+					 * touch_bits (taxel_outputs_zero()
+					 * cleared a bit since): run()
+					 * builds it again */
 	uint64_t last_ns;
 };
 

@@ -47,9 +47,11 @@ static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 		     k % SKIN_VALUES_PER_PATCH, false);
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
-	/* not touched any more: a touch at the next sample is a change */
+	/* not touched any more: a touch at the next sample is a change, and
+	 * the patch's touched list is to be built again */
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touch_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
+	pt->patch0[k / SKIN_VALUES_PER_PATCH].list_stale = true;
 	pt->hold[k] = 0;
 	proc_mark(pt, k);
 }
@@ -1381,6 +1383,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	      was[0] | was[1] | was[2] |
 	      pp->spec[0] | pp->spec[1] | pp->spec[2] | held)) {
 		pp->n_touched = 0;
+		pp->list_stale = false;
 		return ev;
 	}
 	/* the touched bytes of the slots the pass computed (0 for the
@@ -1436,15 +1439,24 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		}
 		changed |= io.tf[w] != was[w];
 		pp->touch_bits[w] = io.tf[w];
-		for (m = io.tf[w]; m; m &= m - 1)
-			pp->touched[n_touched++] = first + 64 * w +
-				(unsigned int)__builtin_ctzll(m);
 	}
 	if (changed) {
 		ev |= SKIN_PROC_EV_TOUCH;
 		proc_touch_dirty(pt);
 	}
-	pp->n_touched = n_touched;
+	/* the touched list, unless it is the last sample's (the same flags,
+	 * and none cleared outside a feed since: a steady touch) */
+	if (changed || pp->list_stale) {
+		for (w = 0; w < 3; w++) {
+			uint64_t m;
+
+			for (m = io.tf[w]; m; m &= m - 1)
+				pp->touched[n_touched++] = first + 64 * w +
+					(unsigned int)__builtin_ctzll(m);
+		}
+		pp->n_touched = n_touched;
+		pp->list_stale = false;
+	}
 	return ev;
 }
 
