@@ -80,6 +80,11 @@ struct proc_patch {
 	uint64_t touched_bytes[3];	/* slots whose proc_part.touched[]
 					 * byte is 1: run() writes the bytes
 					 * that differ from its new mask */
+	uint64_t out_nz[3];		/* slots whose proc_part.value[] (so
+					 * byte[]) may be nonzero, a superset:
+					 * the binarized pass stores only
+					 * these and the touched ones, the
+					 * rest stay 0 */
 	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
 	uint64_t raw_lo, raw_hi;	/* bounds of the raw_ns of the tactile
 					 * slots: lo <= every one <= hi */

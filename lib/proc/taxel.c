@@ -43,6 +43,8 @@ static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 	pt->value[k] = 0;
 	pt->byte[k] = 0;
 	pt->touched[k] = 0;
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
+		     k % SKIN_VALUES_PER_PATCH, false);
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
@@ -934,6 +936,8 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 	      s > 0 ? s : 0;
 	pt->value[k] = out;
 	pt->byte[k] = (uint8_t)(out + 0.5);
+	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
+		     k % SKIN_VALUES_PER_PATCH, out != 0);
 	if (tf != pt->touched[k])
 		ev |= SKIN_PROC_EV_TOUCH;
 	pt->touched[k] = tf;
@@ -961,11 +965,14 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
  * taxel_slow() afterwards.  A plain taxel under a hold (held, act 1) is
  * computed here as taxel_slow() would: the hold ends when d falls to
  * level - hold_hysteresis (rel), else the baseline stays and the taxel
- * touches down to that lower level.  Besides the arrays it returns the touched (smoothed) and
- * touched-raw (unsmoothed) slots as bit masks, from which run() builds
- * the touched list in O(touched).  This is the portable form (scalar; gcc
- * 12 does not vectorise it); dense_avx2() below computes the same doubles
- * four at a time.
+ * touches down to that lower level.  Besides the arrays it returns the
+ * touched (smoothed) and touched-raw (unsmoothed) slots as bit masks,
+ * from which run() builds the touched list in O(touched).  Binarized, a
+ * slot's value and byte are stored only where it is touched or was not 0
+ * (proc_patch.out_nz): the others are 0 already, and the usual slot of a
+ * binarized skin is untouched, so most samples store neither array.
+ * This is the portable form (scalar; gcc 12 does not vectorise it);
+ * dense_avx2() below computes the same doubles four at a time.
  */
 struct dense_io {
 	double a_new, a_old, g_free, g_touch, voff, vsign;
@@ -981,6 +988,7 @@ struct dense_io {
 	uint64_t wr[3];			/* proc_patch.slots, for
 					 * dense_avx512() */
 	const uint64_t *held;		/* proc_patch.held */
+	uint64_t nz[3];			/* proc_patch.out_nz before the pass */
 	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
 	uint64_t rel[3];		/* out: the held slots whose hold ends */
 };
@@ -1026,11 +1034,13 @@ void dense_scalar(struct dense_io *io, const bool bin, const bool hold)
 			out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
 			out = on ? out : 0;
 			smooth[j] = on ? s : sm;
-			value[j] = out;
 			dd[j] = d;
 			baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
 							d * inv_thr[j] : b;
-			byte[j] = (uint8_t)(int)(out + 0.5);
+			if (!bin || tf || ((io->nz[w] >> (j % 64)) & 1)) {
+				value[j] = out;
+				byte[j] = (uint8_t)(int)(out + 0.5);
+			}
 			mtf |= (uint64_t)tf << (j % 64);
 			mtr |= (uint64_t)tr << (j % 64);
 			mrel |= (uint64_t)(hd && !stay) << (j % 64);
@@ -1140,16 +1150,18 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin,
 			out = bin ? _mm256_and_pd(touch, tf) : _mm256_and_pd(fs, on);
 			gn = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d),
 					   _mm256_loadu_pd(inv_thr + j));
-			_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
-			_mm256_storeu_pd(value + j, out);
-			_mm256_storeu_pd(dd + j, d);
-			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), bon));
-			oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
-			oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
-			ob = _mm_cvtsi128_si32(oi);
-			memcpy(byte + j, &ob, 4);
 			mtf = (unsigned int)_mm256_movemask_pd(tf);
 			mtr = (unsigned int)_mm256_movemask_pd(tr);
+			_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
+			_mm256_storeu_pd(dd + j, d);
+			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), bon));
+			if (!bin || mtf || ((io->nz[w] >> (4 * i)) & 15)) {
+				_mm256_storeu_pd(value + j, out);
+				oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
+				oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
+				ob = _mm_cvtsi128_si32(oi);
+				memcpy(byte + j, &ob, 4);
+			}
 			tfw |= mtf << (4 * i);
 			trw |= mtr << (4 * i);
 		}
@@ -1173,9 +1185,12 @@ static void dense_avx2_held(struct dense_io *io, bool bin)
 
 /*
  * dense_avx2() eight slots at a time, with AVX-512's mask registers: the
- * comparisons are the touch masks themselves, the blends masked stores.
- * Only the slots of triangles with tactile taxels are written (write
- * mask from the 4-slot groups), as in the other two forms.  No FMA:
+ * comparisons are the touch masks themselves.  Only the slots of
+ * triangles with tactile taxels are written (write mask from the 4-slot
+ * groups), as in the other two forms, and each array's 8 slots with one
+ * store: a store with more lanes masked off than the write mask's costs
+ * more here than blending the old values in and storing them back
+ * (PERFORMANCE.md, finding 27).  No FMA:
  * contraction is off for this function, so it computes the same doubles.
  *
  * The loop walks the patch's 8-slot groups in order, reading each group's
@@ -1209,6 +1224,7 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin,
 	const uint8_t *wr8 = (const uint8_t *)io->wr;
 	const uint8_t *on8 = (const uint8_t *)io->on;
 	const uint8_t *hd8 = (const uint8_t *)io->held;
+	const uint8_t *nz8 = (const uint8_t *)io->nz;
 	uint8_t *tf8 = (uint8_t *)io->tf, *tr8 = (uint8_t *)io->tr;
 	uint8_t *rel8 = (uint8_t *)io->rel;
 	const unsigned int nq = io->n / 8;
@@ -1251,12 +1267,17 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin,
 		      _mm512_maskz_mov_pd(on, fs);
 		gn = _mm512_mul_pd(_mm512_mul_pd(_mm512_mask_blend_pd(tr, g_free, g_touch), d),
 				   _mm512_loadu_pd(inv_thr + j));
-		_mm512_mask_storeu_pd(smooth + j, on, s);
-		_mm512_mask_storeu_pd(value + j, km, out);
+		/* whole-group stores: the lanes not to change get the value
+		 * they had (a store with lanes masked off costs more) */
+		_mm512_mask_storeu_pd(smooth + j, km, _mm512_mask_mov_pd(sm, on, s));
 		_mm512_mask_storeu_pd(dd + j, km, d);
-		_mm512_mask_storeu_pd(baseline + j, bon, _mm512_add_pd(b, gn));
-		_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
-			_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
+		_mm512_mask_storeu_pd(baseline + j, km,
+				      _mm512_mask_add_pd(b, bon, b, gn));
+		if (!bin || (km & (tf | nz8[q]))) {
+			_mm512_mask_storeu_pd(value + j, km, out);
+			_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
+				_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
+		}
 		tf8[q] = tf;
 		tr8[q] = tr;
 	}
@@ -1365,6 +1386,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	io.n = pp->n_slots;
 	io.groups = pp->groups;
 	memcpy(io.wr, pp->slots, sizeof(io.wr));
+	memcpy(io.nz, pp->out_nz, sizeof(io.nz));
 #if defined(__x86_64__)
 	if (p->avx512 && !(io.n & 7)) {
 		for (w = 0; w < 3; w++)
@@ -1376,6 +1398,12 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 #endif
 		(held ? dense_held : dense)(&io, c->binarization);
 	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
+	/* the pass's slots hold 100 where touched and 0 elsewhere when
+	 * binarized; else any value */
+	for (w = 0; w < 3; w++)
+		pp->out_nz[w] = c->binarization ?
+				(pp->out_nz[w] & ~pp->slots[w]) | io.tf[w] :
+				pp->out_nz[w] | pp->slots[w];
 	/* the usual patch: nothing touched, now or at the last sample, no
 	 * special or held taxel: no byte, hold, list or flag to update */
 	if (!(io.tf[0] | io.tf[1] | io.tf[2] | io.tr[0] | io.tr[1] | io.tr[2] |

@@ -201,6 +201,43 @@ static void binarization_and_bytes(void **state)
 	fixture_done(&fx);
 }
 
+/*
+ * Binarization switched on: an untouched taxel whose value was not 0
+ * reads 0 at the next sample (the binarized pass stores only the slots
+ * touched now or not 0 before: proc_patch.out_nz).
+ */
+static void binarization_switched_on(void **state)
+{
+	struct fixture fx;
+	const double *v;
+	const uint8_t *by;
+	uint64_t seq;
+
+	(void)state;
+	fixture_strip(&fx, "smooth_filter = false\nbinarization = false");
+	seq = calibrate_strip(fx.p);
+	v = skin_proc_values(fx.p, 0);
+	by = skin_proc_bytes(fx.p, 0);
+	/* t0: d = 23 - 15 = 8, not above 1 + 7: untouched at 8; t1: d = 20 */
+	feed4(fx.p, seq++, 232, 215, 230, 250);
+	assert_near(v[0], 8, EPS);
+	assert_int_equal(by[0], 8);
+	assert_near(v[1], 20, EPS);
+	skin_proc_set(fx.p, "binarization", "true", NULL, 0);
+	/* t0: d = 23 - 15.032 = 7.968 (binarization_and_bytes): 0; t1
+	 * touched: 100 */
+	feed4(fx.p, seq++, 232, 215, 230, 250);
+	assert_near(v[0], 0, 0);
+	assert_int_equal(by[0], 0);
+	assert_near(v[1], 100, 0);
+	assert_int_equal(by[1], 100);
+	/* t1 released: 0 again */
+	feed4(fx.p, seq++, 232, 235, 230, 250);
+	assert_near(v[1], 0, 0);
+	assert_int_equal(by[1], 0);
+	fixture_done(&fx);
+}
+
 /* zero_up_raw_data: v = raw (values grow with pressure). */
 static void zero_up(void **state)
 {
@@ -849,6 +886,7 @@ int main(void)
 		cmocka_unit_test(compat_steps),
 		cmocka_unit_test(default_steps),
 		cmocka_unit_test(binarization_and_bytes),
+		cmocka_unit_test(binarization_switched_on),
 		cmocka_unit_test(zero_up),
 		cmocka_unit_test(pads_and_absent_are_zero),
 		cmocka_unit_test(calibration_refused),

@@ -411,6 +411,10 @@ static bool hash_contacts;		/* run_hash() hashes every field of
 static bool graph_again;		/* run_hash() computes the model's
 					 * neighbour graph again after
 					 * skin_proc_new() */
+static bool toggle_bin;			/* run_hash() switches binarization
+					 * every 100 samples and checks that
+					 * binarized values follow the touch
+					 * flags */
 
 static void inject_faults(struct skin_frame *f, unsigned int pi,
 			  unsigned int i, unsigned int s)
@@ -450,8 +454,10 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
 	struct skin_frame f;
 	uint64_t h = 1469598103934665603ull;
 	unsigned int pi, k, s, i, r;
+	bool bin;
 
 	fixture_icub(&fx, tweak);
+	bin = fx.cfg->comp.binarization;
 	if (graph_again)
 		assert_int_equal(skin_model_compute_neighbours(fx.m,
 				 fx.cfg->comp.max_neighbor_dist_m, NULL), 0);
@@ -480,6 +486,12 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
 		if (press_ramp && s == 500)
 			assert_int_equal(skin_proc_set(fx.p, "min_baseline", "28",
 						       NULL, 0), 0);
+		if (toggle_bin && s % 100 == 60) {
+			bin = !bin;
+			assert_int_equal(skin_proc_set(fx.p, "binarization",
+						       bin ? "true" : "false",
+						       NULL, 0), 0);
+		}
 		for (pi = 0; pi < fx.m->n_parts; pi++) {
 			const struct skin_part *sp = &fx.m->parts[pi];
 			const struct skin_contact *c;
@@ -516,6 +528,15 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
 			hash_bytes(&h, skin_proc_bytes(fx.p, pi), sp->n_taxels);
 			hash_bytes(&h, skin_proc_touched(fx.p, pi), sp->n_taxels);
 			hash_bytes(&h, skin_proc_faults(fx.p, pi), sp->n_taxels);
+			for (k = 0; toggle_bin && bin && k < sp->n_taxels; k++) {
+				const uint8_t t = skin_proc_touched(fx.p, pi)[k];
+
+				if (skin_proc_values(fx.p, pi)[k] != (t ? 100 : 0) ||
+				    skin_proc_bytes(fx.p, pi)[k] != (t ? 100 : 0))
+					fail_msg("part %u taxel %u at sample %u: value %g, byte %u, touched %u",
+						 pi, k, s, skin_proc_values(fx.p, pi)[k],
+						 skin_proc_bytes(fx.p, pi)[k], t);
+			}
 			for (k = 0; k < sp->n_taxels; k++)
 				faults_seen |= skin_proc_faults(fx.p, pi)[k];
 		}
@@ -714,6 +735,33 @@ static void holds_paths_identical(void **state)
 	hash_contacts = false;
 }
 
+/*
+ * Binarization switched on and off while running: every binarized value
+ * and byte is 100 where touched and 0 elsewhere (the binarized pass
+ * stores only the slots that may change, proc_patch.out_nz), holds and
+ * faults included, and the three paths agree.
+ */
+static void binarization_switched(void **state)
+{
+	void (*const tweaks[])(struct skin_config_comp *) = {
+		t_faults, t_holds,
+	};
+	unsigned int i;
+
+	(void)state;
+	toggle_bin = true;
+	press_ramp = true;
+	for (i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
+		uint64_t h[3];
+
+		run_hash_paths(tweaks[i], true, h);
+		assert_true(h[0] == h[1]);
+		assert_true(h[0] == h[2]);
+	}
+	press_ramp = false;
+	toggle_bin = false;
+}
+
 /* The comparison can fail: skind's own mode (smoothing from 0, exact
  * mean, hold) differs from skinManager on the same streams. */
 static void t_default(struct skin_config_comp *c)
@@ -743,6 +791,7 @@ int main(void)
 		cmocka_unit_test(contacts_identical),
 		cmocka_unit_test(holds_paths_identical),
 		cmocka_unit_test(contacts_any_graph),
+		cmocka_unit_test(binarization_switched),
 		cmocka_unit_test(reference_detects_differences),
 	};
 
