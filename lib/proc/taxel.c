@@ -1109,6 +1109,9 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin,
 
 	/* n is a multiple of 4 here (run()): groups are whole */
 	for (w = 0; w < 3; w++) {
+		/* the word's masks in registers: io is not restrict, so a
+		 * read through it inside the loop is a load per group */
+		const uint64_t heldw = hold ? io->held[w] : 0, nzw = io->nz[w];
 		uint64_t tfw = 0, trw = 0, relw = 0;
 
 		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
@@ -1122,7 +1125,7 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin,
 			const __m256d sm = _mm256_loadu_pd(smooth + j);
 			const __m256d lv = _mm256_loadu_pd(level + j);
 			const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
-			const unsigned int hb = hold ? (io->held[w] >> (4 * i)) & 15 : 0;
+			const unsigned int hb = (heldw >> (4 * i)) & 15;
 			__m256d d, s, fs, tf, tr, out, gn, bon = on;
 			__m128i oi;
 			uint64_t mtf, mtr;
@@ -1155,7 +1158,7 @@ static inline void dense_avx2_body(struct dense_io *io, const bool bin,
 			_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
 			_mm256_storeu_pd(dd + j, d);
 			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), bon));
-			if (!bin || mtf || ((io->nz[w] >> (4 * i)) & 15)) {
+			if (!bin || ((mtf | (nzw >> (4 * i))) & 15)) {
 				_mm256_storeu_pd(value + j, out);
 				oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
 				oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
