@@ -533,6 +533,25 @@ static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
 #endif
 }
 
+#if defined(__x86_64__)
+/* raw_changed() 32 bytes at a time */
+__attribute__((target("avx2")))
+static void raw_changed_avx2(const uint8_t *a, const uint8_t *b, uint64_t out[3])
+{
+	unsigned int w;
+
+	for (w = 0; w < 3; w++) {
+		const __m256i x0 = _mm256_loadu_si256((const __m256i *)(a + 64 * w));
+		const __m256i x1 = _mm256_loadu_si256((const __m256i *)(a + 64 * w + 32));
+		const __m256i y0 = _mm256_loadu_si256((const __m256i *)(b + 64 * w));
+		const __m256i y1 = _mm256_loadu_si256((const __m256i *)(b + 64 * w + 32));
+
+		out[w] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, y0)) |
+			   (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, y1)) << 32);
+	}
+}
+#endif
+
 /*
  * Slots (bit o) of the patch's groups whose raw value has stayed for less
  * than @lim: ts - raw_ns[o] < lim, in the unsigned arithmetic maintain()
@@ -636,12 +655,68 @@ static void maintain_masks_avx2(uint64_t groups, const double *restrict b,
 /*
  * The mask work of maintain() with AVX-512, 8 slots per step, the 8-slot
  * groups' write masks (proc_patch.slots) read a byte at a time as in
- * dense_avx512(): the baselines out of [lo, hi] (@oor, NULL: not wanted),
- * the timestamps of the slots in @upd set to @ts (@upd NULL: not
- * wanted), then the slots whose raw value is younger than @lim (@young,
- * after the update; NULL: not wanted) with the oldest timestamp of the
- * @tact slots (*@oldest).  n is a multiple of 8.
+ * dense_avx512(), in one pass: the baselines out of [lo, hi] (@oor, NULL:
+ * not wanted), the timestamps of the slots in @upd set to @ts (@upd NULL:
+ * not wanted), then the slots whose raw value is younger than @lim
+ * (@young, after the update; NULL: not wanted) with the oldest timestamp
+ * of the @tact slots (*@oldest).  n is a multiple of 8.  The timestamps
+ * are blended in and each group stored whole, as dense_avx512() stores.
  */
+__attribute__((target("avx512f,avx512vl"), always_inline))
+static inline void maintain_masks_avx512_body(const uint64_t slots[3], unsigned int n,
+				  const double *restrict b, double lo, double hi,
+				  uint64_t *restrict oor,
+				  uint64_t *restrict raw_ns, const uint64_t upd[3],
+				  uint64_t ts, uint64_t lim,
+				  uint64_t *restrict young, const uint64_t tact[3],
+				  uint64_t *oldest, const bool want_oor,
+				  const bool want_young)
+{
+	const uint8_t *wr8 = (const uint8_t *)slots;
+	const uint8_t *tact8 = (const uint8_t *)tact;
+	const uint8_t *upd8 = (const uint8_t *)upd;
+	__m512i mn = _mm512_set1_epi64(-1);
+	const __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
+	const __m512i vts = _mm512_set1_epi64((long long)ts);
+	const __m512i vlim = _mm512_set1_epi64((long long)lim);
+	uint8_t *oor8 = (uint8_t *)oor, *young8 = (uint8_t *)young;
+	unsigned int q;
+
+	if (want_oor)
+		oor[0] = oor[1] = oor[2] = 0;
+	if (want_young)
+		young[0] = young[1] = young[2] = 0;
+	for (q = 0; q < n / 8; q++) {
+		const __mmask8 km = wr8[q], u = upd ? upd8[q] : 0;
+		__m512i x;
+
+		if (!km)
+			continue;
+		if (want_oor) {
+			const __m512d v = _mm512_loadu_pd(b + 8 * q);
+
+			oor8[q] = (uint8_t)(_mm512_mask_cmp_pd_mask(km, v, vlo, _CMP_LT_OQ) |
+					    _mm512_mask_cmp_pd_mask(km, v, vhi, _CMP_GT_OQ));
+		}
+		if (!want_young) {
+			if (u)
+				_mm512_storeu_si512((void *)(raw_ns + 8 * q),
+					_mm512_mask_mov_epi64(_mm512_loadu_si512(
+						(const void *)(raw_ns + 8 * q)), u, vts));
+			continue;
+		}
+		x = _mm512_mask_mov_epi64(_mm512_loadu_si512((const void *)(raw_ns + 8 * q)),
+					  u, vts);
+		if (u)
+			_mm512_storeu_si512((void *)(raw_ns + 8 * q), x);
+		young8[q] = _mm512_mask_cmplt_epu64_mask(km, _mm512_sub_epi64(vts, x), vlim);
+		mn = _mm512_mask_min_epu64(mn, tact8[q], mn, x);
+	}
+	if (want_young)
+		*oldest = _mm512_reduce_min_epu64(mn);
+}
+
+/* One copy of the pass per case (the usual: baselines and timestamps) */
 __attribute__((target("avx512f,avx512vl")))
 static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
 				  const double *restrict b, double lo, double hi,
@@ -651,48 +726,19 @@ static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
 				  uint64_t *restrict young, const uint64_t tact[3],
 				  uint64_t *oldest)
 {
-	const uint8_t *wr8 = (const uint8_t *)slots;
-	const uint8_t *tact8 = (const uint8_t *)tact;
-	__m512i mn = _mm512_set1_epi64(-1);
-	const uint8_t *upd8 = (const uint8_t *)upd;
-	const __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
-	const __m512i vts = _mm512_set1_epi64((long long)ts);
-	const __m512i vlim = _mm512_set1_epi64((long long)lim);
-	uint8_t *oor8 = (uint8_t *)oor, *young8 = (uint8_t *)young;
-	unsigned int q;
-
-	if (oor) {
-		oor[0] = oor[1] = oor[2] = 0;
-		for (q = 0; q < n / 8; q++) {
-			const __mmask8 km = wr8[q];
-			const __m512d v = _mm512_loadu_pd(b + 8 * q);
-
-			if (!km)
-				continue;
-			oor8[q] = (uint8_t)(_mm512_mask_cmp_pd_mask(km, v, vlo, _CMP_LT_OQ) |
-					    _mm512_mask_cmp_pd_mask(km, v, vhi, _CMP_GT_OQ));
-		}
+#define MM(o, y)	maintain_masks_avx512_body(slots, n, b, lo, hi, oor, raw_ns, \
+						   upd, ts, lim, young, tact, oldest, o, y)
+	if (young) {	/* needs upd (maintain()) */
+		if (oor)
+			MM(true, true);
+		else
+			MM(false, true);
+	} else if (oor) {
+		MM(true, false);
+	} else if (upd) {
+		MM(false, false);
 	}
-	if (!upd)
-		return;
-	if (!young) {	/* the timestamps alone */
-		for (q = 0; q < n / 8; q++)
-			_mm512_mask_storeu_epi64(raw_ns + 8 * q, upd8[q], vts);
-		return;
-	}
-	young[0] = young[1] = young[2] = 0;
-	for (q = 0; q < n / 8; q++) {
-		const __mmask8 km = wr8[q];
-		__m512i x;
-
-		if (!km)
-			continue;
-		_mm512_mask_storeu_epi64(raw_ns + 8 * q, upd8[q], vts);
-		x = _mm512_loadu_si512((const void *)(raw_ns + 8 * q));
-		young8[q] = _mm512_mask_cmplt_epu64_mask(km, _mm512_sub_epi64(vts, x), vlim);
-		mn = _mm512_mask_min_epu64(mn, tact8[q], mn, x);
-	}
-	*oldest = _mm512_reduce_min_epu64(mn);
+#undef MM
 }
 #endif
 
@@ -747,7 +793,12 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 			proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
 	}
 	if (faults) {
-		raw_changed(f->values, pp->last_raw, neq);
+#if defined(__x86_64__)
+		if (p->avx2)
+			raw_changed_avx2(f->values, pp->last_raw, neq);
+		else
+#endif
+			raw_changed(f->values, pp->last_raw, neq);
 		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		for (w = 0; w < 3; w++)
