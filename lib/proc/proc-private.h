@@ -26,6 +26,8 @@
 #define PROC_FORCE_SCALE	(-0.05)	/* force = -0.05 n p normal */
 #define PROC_FAULT_CHECK_NS	100000000ull	/* faults are evaluated
 						 * every 100 ms of frame time */
+#define PROC_RECENT_CHECKS	3	/* checks whose moved raw values
+					 * are a mask, not timestamps */
 #define PROC_CAL_MAX_SAMPLES	65535u	/* histogram counts are 32-bit;
 					 * far beyond any sane calibration */
 
@@ -88,6 +90,12 @@ struct proc_patch {
 	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
 	uint64_t raw_lo, raw_hi;	/* bounds of the raw_ns of the tactile
 					 * slots: lo <= every one <= hi */
+	uint64_t recent[PROC_RECENT_CHECKS][3];	/* tactile slots whose
+					 * raw value last moved at the check
+					 * at recent_ns[i] (0: the last one):
+					 * their raw_ns is that, not written
+					 * (taxel.c: raw_ns_of()) */
+	uint64_t recent_ns[PROC_RECENT_CHECKS];
 	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
 					 * last fault check */
 	uint64_t slots[3];		/* the slots of those groups */
@@ -142,7 +150,9 @@ struct proc_part {
 	uint8_t *fault;			/* SKIN_FAULT_* */
 	uint64_t *fault_ns;
 	uint64_t *raw_ns;		/* when the raw value last changed; 0
-					 * before the first sample */
+					 * before the first sample; of the
+					 * taxels in no proc_patch.recent[]
+					 * mask (taxel.c: raw_ns_of()) */
 	double *level;			/* thr + add_threshold: the touch level */
 	uint8_t *special;		/* not the plain case: recalibrating,
 					 * faulty or held (proc_mark) */

@@ -219,6 +219,7 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		pp->raw_lo = pp->raw_hi = 0;	/* every raw_ns 0 */
 		memset(pp->last_raw, 0, sizeof(pp->last_raw));
 		memcpy(pp->ns0, pp->tact, sizeof(pp->ns0));	/* raw_ns 0 */
+		memset(pp->recent, 0, sizeof(pp->recent));
 	}
 	pt->state = SKIN_PROC_RUNNING;
 	pt->calibrated = true;
@@ -351,6 +352,58 @@ static int collect(struct skin_proc *p, struct proc_patch *pp,
 	return finish_calibration(p, pt, f->timestamp_ns);
 }
 
+/*
+ * The time each tactile raw value last moved (improvement c), kept in two
+ * places.  A taxel whose value last moved at one of the patch's last
+ * PROC_RECENT_CHECKS checks is listed in that check's mask
+ * (proc_patch.recent[i], at recent_ns[i]) and its raw_ns[] is not
+ * written: a live taxel's noise moves its value at almost every check, so
+ * the checks write almost no timestamp.  raw_ns[] is written when the
+ * oldest of those checks leaves the window with the value unchanged since
+ * (raw_window_advance()), or by raw_ns_set().  raw_ns_of() reads either.
+ */
+static uint64_t raw_ns_of(const struct proc_part *pt,
+			  const struct proc_patch *pp, unsigned int o)
+{
+	unsigned int i;
+
+	for (i = 0; i < PROC_RECENT_CHECKS; i++)
+		if (proc_bit(pp->recent[i], o))
+			return pp->recent_ns[i];
+	return pt->raw_ns[pp->first + o];
+}
+
+static void raw_ns_set(struct proc_part *pt, struct proc_patch *pp,
+		       unsigned int o, uint64_t ts)
+{
+	unsigned int i;
+
+	for (i = 0; i < PROC_RECENT_CHECKS; i++)
+		proc_bit_set(pp->recent[i], o, false);
+	pt->raw_ns[pp->first + o] = ts;
+}
+
+/* A check at @ts: the slots in @upd moved (their time is @ts now) */
+static void raw_window_advance(struct proc_part *pt, struct proc_patch *pp,
+			       const uint64_t upd[3], uint64_t ts)
+{
+	const unsigned int last = PROC_RECENT_CHECKS - 1;
+	unsigned int i, w;
+	uint64_t m;
+
+	for (w = 0; w < 3; w++)
+		for (m = pp->recent[last][w] & ~upd[w]; m; m &= m - 1)
+			pt->raw_ns[pp->first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
+				pp->recent_ns[last];
+	for (i = last; i > 0; i--) {
+		pp->recent_ns[i] = pp->recent_ns[i - 1];
+		for (w = 0; w < 3; w++)
+			pp->recent[i][w] = pp->recent[i - 1][w] & ~upd[w];
+	}
+	pp->recent_ns[0] = ts;
+	memcpy(pp->recent[0], upd, sizeof(pp->recent[0]));
+}
+
 /* A tactile raw_ns[] of the patch was set to @ts: the bounds take it in */
 static void raw_bounds(struct proc_patch *pp, uint64_t ts)
 {
@@ -391,7 +444,8 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 			pt->mode[k] = MODE_RUN;
 			pt->fault[k] &= (uint8_t)~(SKIN_FAULT_SATURATED |
 						   SKIN_FAULT_CALIBRATION);
-			pt->raw_ns[k] = ts;
+			raw_ns_set(pt, &pt->patch0[k / SKIN_VALUES_PER_PATCH],
+				   k % SKIN_VALUES_PER_PATCH, ts);
 			raw_bounds(&pt->patch0[k / SKIN_VALUES_PER_PATCH], ts);
 			proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
 				     k % SKIN_VALUES_PER_PATCH, !ts);
@@ -488,8 +542,7 @@ static void store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
 /*
  * Slots (bit o) of the patch's groups whose baseline lies outside
  * [lo, hi]: the candidates for a self-recalibration.  Same comparisons
- * as maintain() makes per taxel (vector forms: maintain_masks_avx2/
- * avx512()).
+ * as maintain() makes per taxel (vector forms below).
  */
 static void baseline_out_of_range(const double *restrict b, uint64_t groups,
 				  unsigned int n, double lo, double hi,
@@ -553,192 +606,93 @@ static void raw_changed_avx2(const uint8_t *a, const uint8_t *b, uint64_t out[3]
 #endif
 
 /*
- * Slots (bit o) of the patch's groups whose raw value has stayed for less
- * than @lim: ts - raw_ns[o] < lim, in the unsigned arithmetic maintain()
- * uses.  A healthy taxel among them cannot be stuck or saturated yet, so
- * the walk need not visit it.
+ * Tactile slots (bit o) whose raw value has stayed for less than @lim:
+ * ts - raw_ns < lim, in the unsigned arithmetic maintain() uses; returns
+ * the oldest timestamp of the tactile slots.  A healthy taxel among them
+ * cannot be stuck or saturated yet, so the walk need not visit it.  The
+ * listed slots a mask at a time, the others (the quiet ones) one by one.
  */
-static void raw_young(const uint64_t *restrict raw_ns, uint64_t groups,
-		      unsigned int n, uint64_t ts, uint64_t lim,
-		      uint64_t out[3], const uint64_t tact[3], uint64_t *oldest)
+static uint64_t raw_young(const struct proc_part *pt,
+			  const struct proc_patch *pp, uint64_t ts,
+			  uint64_t lim, uint64_t young[3])
 {
-	uint64_t mn = UINT64_MAX;
-	unsigned int j, end;
+	uint64_t listed[3] = { 0, 0, 0 }, mn = UINT64_MAX, m;
+	unsigned int i, w;
 
-	out[0] = out[1] = out[2] = 0;
-	for (; groups; groups &= groups - 1)
-		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
-		     j < end && j < n; j++) {
-			out[j / 64] |= (uint64_t)(ts - raw_ns[j] < lim) << (j % 64);
-			if (proc_bit(tact, j) && raw_ns[j] < mn)
-				mn = raw_ns[j];
+	young[0] = young[1] = young[2] = 0;
+	for (i = 0; i < PROC_RECENT_CHECKS; i++) {
+		const bool in = ts - pp->recent_ns[i] < lim;
+
+		if (!(pp->recent[i][0] | pp->recent[i][1] | pp->recent[i][2]))
+			continue;
+		for (w = 0; w < 3; w++) {
+			listed[w] |= pp->recent[i][w];
+			young[w] |= in ? pp->recent[i][w] : 0;
 		}
-	*oldest = mn;
+		mn = pp->recent_ns[i] < mn ? pp->recent_ns[i] : mn;
+	}
+	for (w = 0; w < 3; w++)
+		for (m = pp->tact[w] & ~listed[w]; m; m &= m - 1) {
+			const unsigned int b = (unsigned int)__builtin_ctzll(m);
+			const uint64_t ns = pt->raw_ns[pp->first + 64 * w + b];
+
+			young[w] |= (uint64_t)(ts - ns < lim) << b;
+			mn = ns < mn ? ns : mn;
+		}
+	return mn;
 }
 
 #if defined(__x86_64__)
-/*
- * The mask work of maintain() with AVX2, one pass over the patch's groups
- * of 4: the baselines out of [lo, hi] (@oor, NULL: not wanted), the
- * timestamps of the slots in @upd set to @ts (a blend and a plain store:
- * the other lanes are stored as they were), and the slots whose raw value
- * is younger than @lim (@young, NULL: not wanted) with the oldest
- * timestamp of the @tact slots (*@oldest).  @upd NULL: no timestamps, no
- * @young.  n is a multiple of 4.
- */
+/* baseline_out_of_range() with AVX2, a group of 4 at a time; n is a
+ * multiple of 4 */
 __attribute__((target("avx2")))
-static void maintain_masks_avx2(uint64_t groups, const double *restrict b,
-				double lo, double hi, uint64_t *restrict oor,
-				uint64_t *restrict raw_ns, const uint64_t upd[3],
-				uint64_t ts, uint64_t lim,
-				uint64_t *restrict young, const uint64_t tact[3],
-				uint64_t *oldest)
+static void baseline_out_of_range_avx2(const double *restrict b, uint64_t groups,
+				       double lo, double hi, uint64_t out[3])
 {
 	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
-	/* unsigned a < b as signed (a ^ 2^63) < (b ^ 2^63) */
-	const __m256i sign = _mm256_set1_epi64x((long long)(1ull << 63));
-	const __m256i vts = _mm256_set1_epi64x((long long)ts);
-	const __m256i vlim = _mm256_xor_si256(_mm256_set1_epi64x((long long)lim), sign);
-	__m256i mn = _mm256_set1_epi64x(-1);	/* unsigned, the min so far */
-	uint64_t lanes_min[4];
 	unsigned int w;
 
 	for (w = 0; w < 3; w++) {
-		uint64_t g, mo = 0, my = 0;
+		uint64_t g, mo = 0;
 
 		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
 			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const unsigned int j = 64 * w + 4 * i;
+			const __m256d v = _mm256_loadu_pd(b + 64 * w + 4 * i);
 
-			if (oor) {
-				const __m256d v = _mm256_loadu_pd(b + j);
-
-				mo |= (uint64_t)_mm256_movemask_pd(_mm256_or_pd(
-					_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
-					_mm256_cmp_pd(v, vhi, _CMP_GT_OQ))) << (4 * i);
-			}
-			if (upd) {
-				const __m256i lanes = _mm256_loadu_si256((const __m256i *)
-					lane_masks[(upd[w] >> (4 * i)) & 15]);
-				const __m256i x = _mm256_blendv_epi8(
-					_mm256_loadu_si256((const __m256i *)(raw_ns + j)), vts, lanes);
-				const __m256i still = _mm256_xor_si256(_mm256_sub_epi64(vts, x), sign);
-				__m256i lt;
-
-				_mm256_storeu_si256((__m256i *)(raw_ns + j), x);
-				if (!young)
-					continue;
-				my |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-					_mm256_cmpgt_epi64(vlim, still))) << (4 * i);
-				/* tactile lanes below the min so far */
-				lt = _mm256_and_si256(_mm256_cmpgt_epi64(
-					_mm256_xor_si256(mn, sign), _mm256_xor_si256(x, sign)),
-					_mm256_loadu_si256((const __m256i *)
-						lane_masks[(tact[w] >> (4 * i)) & 15]));
-				mn = _mm256_blendv_epi8(mn, x, lt);
-			}
+			mo |= (uint64_t)_mm256_movemask_pd(_mm256_or_pd(
+				_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
+				_mm256_cmp_pd(v, vhi, _CMP_GT_OQ))) << (4 * i);
 		}
-		if (oor)
-			oor[w] = mo;
-		if (young)
-			young[w] = my;
-	}
-	if (young) {
-		_mm256_storeu_si256((__m256i *)lanes_min, mn);
-		*oldest = lanes_min[0];
-		for (w = 1; w < 4; w++)
-			if (lanes_min[w] < *oldest)
-				*oldest = lanes_min[w];
+		out[w] = mo;
 	}
 }
 
 /*
- * The mask work of maintain() with AVX-512, 8 slots per step, the 8-slot
+ * baseline_out_of_range() with AVX-512, 8 slots per step, the 8-slot
  * groups' write masks (proc_patch.slots) read a byte at a time as in
- * dense_avx512(), in one pass: the baselines out of [lo, hi] (@oor, NULL:
- * not wanted), the timestamps of the slots in @upd set to @ts (@upd NULL:
- * not wanted), then the slots whose raw value is younger than @lim
- * (@young, after the update; NULL: not wanted) with the oldest timestamp
- * of the @tact slots (*@oldest).  n is a multiple of 8.  The timestamps
- * are blended in and each group stored whole, as dense_avx512() stores.
+ * dense_avx512(); n is a multiple of 8.
  */
-__attribute__((target("avx512f,avx512vl"), always_inline))
-static inline void maintain_masks_avx512_body(const uint64_t slots[3], unsigned int n,
-				  const double *restrict b, double lo, double hi,
-				  uint64_t *restrict oor,
-				  uint64_t *restrict raw_ns, const uint64_t upd[3],
-				  uint64_t ts, uint64_t lim,
-				  uint64_t *restrict young, const uint64_t tact[3],
-				  uint64_t *oldest, const bool want_oor,
-				  const bool want_young)
+__attribute__((target("avx512f,avx512vl")))
+static void baseline_out_of_range_avx512(const double *restrict b,
+					 const uint64_t slots[3], unsigned int n,
+					 double lo, double hi, uint64_t out[3])
 {
 	const uint8_t *wr8 = (const uint8_t *)slots;
-	const uint8_t *tact8 = (const uint8_t *)tact;
-	const uint8_t *upd8 = (const uint8_t *)upd;
-	__m512i mn = _mm512_set1_epi64(-1);
 	const __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
-	const __m512i vts = _mm512_set1_epi64((long long)ts);
-	const __m512i vlim = _mm512_set1_epi64((long long)lim);
-	uint8_t *oor8 = (uint8_t *)oor, *young8 = (uint8_t *)young;
+	uint8_t *out8 = (uint8_t *)out;
 	unsigned int q;
 
-	if (want_oor)
-		oor[0] = oor[1] = oor[2] = 0;
-	if (want_young)
-		young[0] = young[1] = young[2] = 0;
+	out[0] = out[1] = out[2] = 0;
 	for (q = 0; q < n / 8; q++) {
-		const __mmask8 km = wr8[q], u = upd ? upd8[q] : 0;
-		__m512i x;
+		const __mmask8 km = wr8[q];
+		__m512d v;
 
 		if (!km)
 			continue;
-		if (want_oor) {
-			const __m512d v = _mm512_loadu_pd(b + 8 * q);
-
-			oor8[q] = (uint8_t)(_mm512_mask_cmp_pd_mask(km, v, vlo, _CMP_LT_OQ) |
-					    _mm512_mask_cmp_pd_mask(km, v, vhi, _CMP_GT_OQ));
-		}
-		if (!want_young) {
-			if (u)
-				_mm512_storeu_si512((void *)(raw_ns + 8 * q),
-					_mm512_mask_mov_epi64(_mm512_loadu_si512(
-						(const void *)(raw_ns + 8 * q)), u, vts));
-			continue;
-		}
-		x = _mm512_mask_mov_epi64(_mm512_loadu_si512((const void *)(raw_ns + 8 * q)),
-					  u, vts);
-		if (u)
-			_mm512_storeu_si512((void *)(raw_ns + 8 * q), x);
-		young8[q] = _mm512_mask_cmplt_epu64_mask(km, _mm512_sub_epi64(vts, x), vlim);
-		mn = _mm512_mask_min_epu64(mn, tact8[q], mn, x);
+		v = _mm512_loadu_pd(b + 8 * q);
+		out8[q] = (uint8_t)(_mm512_mask_cmp_pd_mask(km, v, vlo, _CMP_LT_OQ) |
+				    _mm512_mask_cmp_pd_mask(km, v, vhi, _CMP_GT_OQ));
 	}
-	if (want_young)
-		*oldest = _mm512_reduce_min_epu64(mn);
-}
-
-/* One copy of the pass per case (the usual: baselines and timestamps) */
-__attribute__((target("avx512f,avx512vl")))
-static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
-				  const double *restrict b, double lo, double hi,
-				  uint64_t *restrict oor,
-				  uint64_t *restrict raw_ns, const uint64_t upd[3],
-				  uint64_t ts, uint64_t lim,
-				  uint64_t *restrict young, const uint64_t tact[3],
-				  uint64_t *oldest)
-{
-#define MM(o, y)	maintain_masks_avx512_body(slots, n, b, lo, hi, oor, raw_ns, \
-						   upd, ts, lim, young, tact, oldest, o, y)
-	if (young) {	/* needs upd (maintain()) */
-		if (oor)
-			MM(true, true);
-		else
-			MM(false, true);
-	} else if (oor) {
-		MM(true, false);
-	} else if (upd) {
-		MM(false, false);
-	}
-#undef MM
 }
 #endif
 
@@ -755,12 +709,14 @@ static void maintain_masks_avx512(const uint64_t slots[3], unsigned int n,
  * taxels for which that walk does nothing: a healthy taxel of a live
  * triangle whose raw value moved within the shorter of stuck_s and
  * saturated_s, and whose baseline is in range.  The masks are vector
- * compares (maintain_masks_avx2/avx512(), or the scalar helpers), so a
+ * compares or a few words (the timestamps: raw_window_advance()), so a
  * check of a quiet patch costs a few hundred instructions, not a step per
  * taxel.
  */
-static int maintain(struct skin_proc *p, struct proc_patch *pp,
-		    const struct skin_frame *f, const uint16_t *diag)
+static __attribute__((noinline))	/* once in 5 samples: run() keeps
+					 * its registers for the rest */
+int maintain(struct skin_proc *p, struct proc_patch *pp,
+	     const struct skin_frame *f, const uint16_t *diag)
 {
 	struct proc_part *pt = &p->parts[pp->part];
 	const struct skin_config_comp *c = &p->prm;
@@ -770,8 +726,6 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const uint64_t ts = f->timestamp_ns;
 	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
 	uint64_t oor[3], neq[3], upd[3] = { 0, 0, 0 }, young[3] = { 0, 0, 0 };
-	uint64_t oldest = 0;
-	bool all_young;
 	uint64_t dead_slots[3] = { 0, 0, 0 }, m;
 	unsigned int t, w;
 	int ev = 0;
@@ -803,56 +757,36 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		for (w = 0; w < 3; w++)
 			upd[w] = (neq[w] | pp->ns0[w]) & pp->tact[w];
+		raw_window_advance(pt, pp, upd, ts);
+		if (upd[0] | upd[1] | upd[2]) {
+			pp->raw_lo = ts < pp->raw_lo ? ts : pp->raw_lo;
+			pp->raw_hi = ts > pp->raw_hi ? ts : pp->raw_hi;
+		}
+		/*
+		 * The values still too young to be stuck or saturated: all
+		 * of them when the bounds of the tactile timestamps say so
+		 * (none later than now, the oldest less than still_min ago),
+		 * without reading them; else per slot, which also finds the
+		 * oldest timestamp again (the bound tightens).
+		 */
+		if (pp->raw_hi <= ts && ts - pp->raw_lo < still_min)
+			memcpy(young, pp->tact, sizeof(young));
+		else
+			pp->raw_lo = raw_young(pt, pp, ts, still_min, young);
 	}
-	/*
-	 * The values still too young to be stuck or saturated: all of
-	 * them when the bounds of the tactile timestamps say so (after this
-	 * check's timestamps, below: none later than now, the oldest less
-	 * than still_min ago), without reading them; else per slot, which
-	 * also finds the oldest timestamp again (the bound tightens).
-	 */
-	if (faults && (upd[0] | upd[1] | upd[2])) {
-		pp->raw_lo = ts < pp->raw_lo ? ts : pp->raw_lo;
-		pp->raw_hi = ts > pp->raw_hi ? ts : pp->raw_hi;
-	}
-	all_young = pp->raw_hi <= ts && ts - pp->raw_lo < still_min;
-	/* the masks: baselines out of range, the timestamps of the raw
-	 * values that moved, and then the young values */
+	if (recal_on) {
+		/* the baselines out of range */
 #if defined(__x86_64__)
-	if (p->avx512 && !(pp->n_slots & 7))
-		maintain_masks_avx512(pp->slots, pp->n_slots,
-				      pt->baseline + pp->first, lo_b, hi_b,
-				      recal_on ? oor : NULL,
-				      pt->raw_ns + pp->first, faults ? upd : NULL,
-				      ts, still_min,
-				      faults && !all_young ? young : NULL,
-				      pp->tact, &oldest);
-	else if (p->avx2 && !(pp->n_slots & 3))
-		maintain_masks_avx2(pp->groups, pt->baseline + pp->first,
-				    lo_b, hi_b, recal_on ? oor : NULL,
-				    pt->raw_ns + pp->first, faults ? upd : NULL,
-				    ts, still_min,
-				    faults && !all_young ? young : NULL,
-				    pp->tact, &oldest);
-	else
+		if (p->avx512 && !(pp->n_slots & 7))
+			baseline_out_of_range_avx512(pt->baseline + pp->first, pp->slots,
+						     pp->n_slots, lo_b, hi_b, oor);
+		else if (p->avx2 && !(pp->n_slots & 3))
+			baseline_out_of_range_avx2(pt->baseline + pp->first, pp->groups,
+						   lo_b, hi_b, oor);
+		else
 #endif
-	{
-		if (recal_on)
 			baseline_out_of_range(pt->baseline + pp->first, pp->groups,
 					      pp->n_slots, lo_b, hi_b, oor);
-		if (faults) {
-			for (w = 0; w < 3; w++)
-				store_where(pt->raw_ns + pp->first + 64 * w, upd[w], 64, ts);
-			if (!all_young)
-				raw_young(pt->raw_ns + pp->first, pp->groups, pp->n_slots,
-					  ts, still_min, young, pp->tact, &oldest);
-		}
-	}
-	if (faults && all_young)
-		memcpy(young, pp->tact, sizeof(young));
-	else if (faults)
-		pp->raw_lo = oldest;	/* the exact oldest: a tighter bound */
-	if (recal_on)
 		for (w = 0; w < 3; w++)
 			for (m = oor[w] & pp->tact[w]; m; m &= m - 1) {
 				const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
@@ -863,6 +797,7 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 				    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
 					recal_start(pt, k);
 			}
+	}
 	if (!faults)
 		goto done;
 	for (w = 0; w < 3; w++) {
@@ -878,7 +813,7 @@ static int maintain(struct skin_proc *p, struct proc_patch *pp,
 			const unsigned int k = pp->first + o;
 			const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
 			const bool dead = pp->tri_dead & (1u << tri);
-			const uint64_t still = ts - pt->raw_ns[k];
+			const uint64_t still = ts - raw_ns_of(pt, pp, o);
 			uint8_t raw;
 			bool rail;
 			unsigned int fl;
@@ -1268,7 +1203,8 @@ static inline void dense_avx512_body(struct dense_io *io, const bool bin,
 	const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5);
 	const __m512d touch = _mm512_set1_pd(PROC_BIN_TOUCH);
 	const __m512d hyst = _mm512_set1_pd(io->hyst);
-	const __m128i flip = _mm_set1_epi8(io->vsign < 0 ? (char)0xff : 0);
+	/* a dword broadcast: a byte one needs AVX512BW, else the stack */
+	const __m128i flip = _mm_set1_epi32(io->vsign < 0 ? -1 : 0);
 	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
 	double *restrict dd = io->d, *restrict value = io->value;
 	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
