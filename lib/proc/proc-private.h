@@ -46,6 +46,31 @@ enum proc_mode {
 				 * this sample, so taxel_slow() ends it
 				 * (set and cleared within one run()) */
 
+/*
+ * The arguments of the dense pass over one patch (taxel.c: dense() and
+ * its vector forms), kept in the patch (proc_patch.io): the slices of the
+ * part's arrays, the masks and the parameters' constants are set once
+ * (proc_patch_io()), so a sample sets only its raw values and masks.
+ */
+struct dense_io {
+	double a_new, a_old, g_free, g_touch, voff, vsign;
+	double hyst;			/* hold_hysteresis */
+	double *baseline, *smooth, *d, *value;
+	const double *level, *inv_thr, *act;
+	uint64_t on[3];			/* act as bits (tactile slots but the
+					 * special ones), for dense_avx512() */
+	uint8_t *byte;
+	const uint8_t *vals;
+	unsigned int n;
+	uint64_t groups;		/* proc_patch.groups */
+	uint64_t wr[3];			/* proc_patch.slots, for
+					 * dense_avx512() */
+	const uint64_t *held;		/* proc_patch.held */
+	uint64_t nz[3];			/* proc_patch.out_nz before the pass */
+	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
+	uint64_t rel[3];		/* out: the held slots whose hold ends */
+};
+
 struct proc_patch {
 	unsigned int part;
 	unsigned int first;		/* part-local index of slot 0 */
@@ -111,6 +136,7 @@ struct proc_patch {
 					 * cleared a bit since): run()
 					 * builds it again */
 	uint64_t last_ns;
+	struct dense_io io;		/* the dense pass's arguments */
 };
 
 struct proc_contact_buf {
@@ -225,6 +251,8 @@ struct skin_proc {
 	double g_free, g_touch;		/* 0.02 x gains */
 	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
+	bool faults_on, hold_on, recal_on;	/* improvements c, a, b are
+					 * on (their switch, not compat) */
 	bool avx2;			/* the CPU has AVX2: dense_avx2() */
 	bool avx512;			/* and AVX-512 F, VL: dense_avx512() */
 	unsigned int n_parts, n_patches;
@@ -293,6 +321,7 @@ int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	      const struct skin_frame *f);
 void proc_cal_start(struct skin_proc *p, struct proc_part *pt);
 void proc_set_running(struct skin_proc *p, struct proc_part *pt);
+void proc_patch_io(struct skin_proc *p, struct proc_patch *pp);
 
 /* contact.c */
 int proc_cluster(struct skin_proc *p, struct proc_part *pt);

@@ -65,6 +65,9 @@ void proc_derive(struct skin_proc *p)
 	p->sat_ns = seconds_ns(c->saturated_s);
 	p->dead_ns = seconds_ns(c->dead_s);
 	p->hold_max_ns = seconds_ns(c->hold_max_s);
+	p->faults_on = c->fault_detection && !c->compat;
+	p->hold_on = c->hold_contacts && !c->compat;
+	p->recal_on = c->auto_recalibrate && !c->compat;
 	for (i = 0; i <= PROC_MAX_SKIN; i++)
 		p->vtab[i] = c->zero_up_raw_data ? i : PROC_MAX_SKIN - i;
 	/* the touch levels follow add_threshold */
@@ -74,6 +77,10 @@ void proc_derive(struct skin_proc *p)
 		for (k = 0; k < pt->n; k++)
 			pt->level[k] = pt->thr[k] + p->add;
 	}
+	/* and the dense pass's constants the parameters (skin_proc_new()
+	 * makes them after the patches) */
+	for (i = 0; p->patches && i < p->n_patches; i++)
+		proc_patch_io(p, &p->patches[i]);
 }
 
 static void *zalloc(size_t n, size_t size, bool *oom)
@@ -399,6 +406,7 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 				pp->groups |= 1ull << k;
 				pp->slots[k / 16] |= 0xfull << (4 * (k % 16));
 			}
+		proc_patch_io(p, pp);
 	}
 	return p;
 oom_free:

@@ -720,8 +720,7 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 {
 	struct proc_part *pt = &p->parts[pp->part];
 	const struct skin_config_comp *c = &p->prm;
-	const bool faults = c->fault_detection && !c->compat;
-	const bool recal_on = c->auto_recalibrate && !c->compat;
+	const bool faults = p->faults_on, recal_on = p->recal_on;
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
 	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
@@ -960,24 +959,8 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
  * This is the portable form (scalar; gcc 12 does not vectorise it);
  * dense_avx2() below computes the same doubles four at a time.
  */
-struct dense_io {
-	double a_new, a_old, g_free, g_touch, voff, vsign;
-	double hyst;			/* hold_hysteresis */
-	double *baseline, *smooth, *d, *value;
-	const double *level, *inv_thr, *act;
-	uint64_t on[3];			/* act as bits (tactile slots but the
-					 * special ones), for dense_avx512() */
-	uint8_t *byte;
-	const uint8_t *vals;
-	unsigned int n;
-	uint64_t groups;		/* proc_patch.groups */
-	uint64_t wr[3];			/* proc_patch.slots, for
-					 * dense_avx512() */
-	const uint64_t *held;		/* proc_patch.held */
-	uint64_t nz[3];			/* proc_patch.out_nz before the pass */
-	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
-	uint64_t rel[3];		/* out: the held slots whose hold ends */
-};
+/* struct dense_io is in proc-private.h (proc_patch.io, made once by
+ * proc_patch_io()) */
 
 /*
  * Slots j (one group of 4 at a time, only the groups of triangles with
@@ -1323,6 +1306,40 @@ static void holds_due(struct skin_proc *p, struct proc_patch *pp, uint64_t ts)
 }
 
 /*
+ * @pp's arguments of the dense pass that do not change from sample to
+ * sample: its slices of the part's arrays and masks, set once, and the
+ * parameters' constants, set again by proc_derive() when one changes.
+ */
+void proc_patch_io(struct skin_proc *p, struct proc_patch *pp)
+{
+	const struct skin_config_comp *c = &p->prm;
+	struct proc_part *pt = &p->parts[pp->part];
+	struct dense_io *io = &pp->io;
+	const unsigned int first = pp->first;
+
+	io->a_new = p->a_new;
+	io->a_old = p->a_old;
+	io->g_free = p->g_free;
+	/* with holds, a plain taxel that touches starts one: no drift */
+	io->g_touch = p->hold_on ? 0 : p->g_touch;
+	io->voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
+	io->vsign = c->zero_up_raw_data ? 1 : -1;
+	io->hyst = c->hold_hysteresis;
+	io->held = pp->held;
+	io->baseline = pt->baseline + first;
+	io->smooth = pt->smooth + first;
+	io->d = pt->d + first;
+	io->value = pt->value + first;
+	io->level = pt->level + first;
+	io->inv_thr = pt->inv_thr + first;
+	io->act = pt->act + first;
+	io->byte = pt->byte + first;
+	io->n = pp->n_slots;
+	io->groups = pp->groups;
+	memcpy(io->wr, pp->slots, sizeof(io->wr));
+}
+
+/*
  * The sample path of a calibrated patch: the periodic checks when due,
  * the dense arithmetic, new and ended holds, the special taxels, and the
  * touched list from the bit masks.
@@ -1332,12 +1349,11 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 {
 	struct proc_part *pt = &p->parts[pp->part];
 	const struct skin_config_comp *c = &p->prm;
-	const bool faults = c->fault_detection && !c->compat;
-	const bool hold_on = c->hold_contacts && !c->compat;
-	const bool recal_on = c->auto_recalibrate && !c->compat;
+	const bool faults = p->faults_on, hold_on = p->hold_on;
+	const bool recal_on = p->recal_on;
 	const uint64_t ts = f->timestamp_ns;
 	const unsigned int first = pp->first;
-	struct dense_io io;
+	struct dense_io *const io = &pp->io;
 	uint64_t spec[3], held0[3], was[3];
 	bool held;
 	unsigned int w, n_touched = 0, changed = 0;
@@ -1354,49 +1370,31 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	}
 	if (hold_on)
 		holds_due(p, pp, ts);
-	io.a_new = p->a_new;
-	io.a_old = p->a_old;
-	io.g_free = p->g_free;
-	/* with holds, a plain taxel that touches starts one: no drift */
-	io.g_touch = hold_on ? 0 : p->g_touch;
-	io.voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
-	io.vsign = c->zero_up_raw_data ? 1 : -1;
-	io.hyst = c->hold_hysteresis;
-	io.held = pp->held;
 	held = pp->held[0] | pp->held[1] | pp->held[2];
-	io.baseline = pt->baseline + first;
-	io.smooth = pt->smooth + first;
-	io.d = pt->d + first;
-	io.value = pt->value + first;
-	io.level = pt->level + first;
-	io.inv_thr = pt->inv_thr + first;
-	io.act = pt->act + first;
-	io.byte = pt->byte + first;
-	io.vals = f->values;
-	io.n = pp->n_slots;
-	io.groups = pp->groups;
-	memcpy(io.wr, pp->slots, sizeof(io.wr));
-	memcpy(io.nz, pp->out_nz, sizeof(io.nz));
+	io->vals = f->values;
+	memcpy(io->nz, pp->out_nz, sizeof(io->nz));
 #if defined(__x86_64__)
-	if (p->avx512 && !(io.n & 7)) {
+	if (p->avx512 && !(io->n & 7)) {
 		for (w = 0; w < 3; w++)
-			io.on[w] = pp->tact[w] & ~pp->spec[w];
-		(held ? dense_avx512_held : dense_avx512)(&io, c->binarization);
-	} else if (p->avx2 && !(io.n & 3))
-		(held ? dense_avx2_held : dense_avx2)(&io, c->binarization);
+			io->on[w] = pp->tact[w] & ~pp->spec[w];
+		(held ? dense_avx512_held : dense_avx512)(io, c->binarization);
+	} else if (p->avx2 && !(io->n & 3))
+		(held ? dense_avx2_held : dense_avx2)(io, c->binarization);
 	else
 #endif
-		(held ? dense_held : dense)(&io, c->binarization);
-	memcpy(pp->tr_bits, io.tr, sizeof(io.tr));	/* taxel_slow: the rest */
+		(held ? dense_held : dense)(io, c->binarization);
+	memcpy(pp->tr_bits, io->tr, sizeof(io->tr));	/* taxel_slow: the rest */
 	/* the pass's slots hold 100 where touched and 0 elsewhere when
 	 * binarized; else any value */
-	for (w = 0; w < 3; w++)
-		pp->out_nz[w] = c->binarization ?
-				(pp->out_nz[w] & ~pp->slots[w]) | io.tf[w] :
-				pp->out_nz[w] | pp->slots[w];
+	if (c->binarization)
+		for (w = 0; w < 3; w++)
+			pp->out_nz[w] = (pp->out_nz[w] & ~pp->slots[w]) | io->tf[w];
+	else
+		for (w = 0; w < 3; w++)
+			pp->out_nz[w] |= pp->slots[w];
 	/* the usual patch: nothing touched, now or at the last sample, no
 	 * special or held taxel: no byte, hold, list or flag to update */
-	if (!(io.tf[0] | io.tf[1] | io.tf[2] | io.tr[0] | io.tr[1] | io.tr[2] |
+	if (!(io->tf[0] | io->tf[1] | io->tf[2] | io->tr[0] | io->tr[1] | io->tr[2] |
 	      pp->touched_bytes[0] | pp->touched_bytes[1] | pp->touched_bytes[2] |
 	      was[0] | was[1] | was[2] |
 	      pp->spec[0] | pp->spec[1] | pp->spec[2] | held)) {
@@ -1409,10 +1407,10 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
 
-		for (m = pp->touched_bytes[w] ^ io.tf[w]; m; m &= m - 1)
+		for (m = pp->touched_bytes[w] ^ io->tf[w]; m; m &= m - 1)
 			pt->touched[first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
-				(io.tf[w] >> __builtin_ctzll(m)) & 1;
-		pp->touched_bytes[w] = io.tf[w];
+				(io->tf[w] >> __builtin_ctzll(m)) & 1;
+		pp->touched_bytes[w] = io->tf[w];
 	}
 	memcpy(spec, pp->spec, sizeof(spec));
 	memcpy(held0, pp->held, sizeof(held0));	/* the loop changes them */
@@ -1420,7 +1418,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		uint64_t m;
 
 		/* plain taxels that touch start holds */
-		for (m = hold_on ? io.tr[w] & ~held0[w] : 0; m; m &= m - 1) {
+		for (m = hold_on ? io->tr[w] & ~held0[w] : 0; m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
 			pt->hold[k] = HOLD_ON;
@@ -1428,7 +1426,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 			proc_mark(pt, k);
 		}
 		/* held ones whose hold ended */
-		for (m = held ? io.rel[w] : 0; m; m &= m - 1) {
+		for (m = held ? io->rel[w] : 0; m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
 			pt->hold[k] = 0;
@@ -1436,7 +1434,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		}
 		/* and taxel_slow()'s last step for the held ones (a hold keeps
 		 * the baseline, which may have been out of range before) */
-		for (m = recal_on && held ? held0[w] & ~(io.tr[w] | io.tf[w]) : 0;
+		for (m = recal_on && held ? held0[w] & ~(io->tr[w] | io->tf[w]) : 0;
 		     m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
@@ -1453,10 +1451,10 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
 					 ts);
 			if (pt->touched[k])
-				io.tf[w] |= 1ull << (o % 64);
+				io->tf[w] |= 1ull << (o % 64);
 		}
-		changed |= io.tf[w] != was[w];
-		pp->touch_bits[w] = io.tf[w];
+		changed |= io->tf[w] != was[w];
+		pp->touch_bits[w] = io->tf[w];
 	}
 	if (changed) {
 		ev |= SKIN_PROC_EV_TOUCH;
@@ -1468,7 +1466,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		for (w = 0; w < 3; w++) {
 			uint64_t m;
 
-			for (m = io.tf[w]; m; m &= m - 1)
+			for (m = io->tf[w]; m; m &= m - 1)
 				pp->touched[n_touched++] = first + 64 * w +
 					(unsigned int)__builtin_ctzll(m);
 		}
