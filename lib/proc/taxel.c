@@ -956,16 +956,12 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
  * slot's value and byte are stored only where it is touched or was not 0
  * (proc_patch.out_nz): the others are 0 already, and the usual slot of a
  * binarized skin is untouched, so most samples store neither array.
- * This is the portable form (scalar; gcc 12 does not vectorise it);
+ * Its arguments are a struct dense_io (proc-private.h), kept in the
+ * patch.  This is the portable form (scalar; gcc 12 does not vectorise
+ * it), over the slots j one group of 4 at a time, only the groups of
+ * triangles with tactile taxels (the others' outputs stay 0), the masks
+ * of a 64-slot word kept in registers and stored once per word;
  * dense_avx2() below computes the same doubles four at a time.
- */
-/* struct dense_io is in proc-private.h (proc_patch.io, made once by
- * proc_patch_io()) */
-
-/*
- * Slots j (one group of 4 at a time, only the groups of triangles with
- * tactile taxels: the others' outputs stay 0); the masks of a 64-slot
- * word are kept in registers and stored once per word.
  */
 static inline __attribute__((always_inline))
 void dense_scalar(struct dense_io *io, const bool bin, const bool hold)
