@@ -24,6 +24,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "skin_compat.h"
 #include "skin_core.h"
 
 /**

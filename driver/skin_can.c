@@ -89,7 +89,7 @@ static void skin_can_rx(struct sk_buff *skb, void *data)
 
 void skin_can_timeout(struct timer_list *t)
 {
-	struct skin_live *live = from_timer(live, t, timer);
+	struct skin_live *live = container_of(t, struct skin_live, timer);
 
 	spin_lock(&live->lock);
 	if (skin_asm_pending(&live->assembler)) {
@@ -149,14 +149,10 @@ static int skin_can_send(struct skin_live *live, const struct can_frame *cf)
 	struct sk_buff *skb;
 	int err;
 
-	skb = alloc_skb(sizeof(struct can_skb_priv) + CAN_MTU, GFP_KERNEL);
+	skb = skin_can_skb_alloc(netdev->ifindex, cf);
 	if (!skb) {
 		err = -ENOMEM;
 	} else {
-		can_skb_reserve(skb);
-		can_skb_prv(skb)->ifindex = netdev->ifindex;
-		can_skb_prv(skb)->skbcnt = 0;
-		skb_put_data(skb, cf, CAN_MTU);
 		skb->dev = netdev;
 		/*
 		 * Looped back, so that listeners on the host see the

@@ -19,6 +19,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "skin.h"
 
@@ -214,8 +215,8 @@ static int skin_open(struct inode *inode, struct file *file)
 	r->live = live;
 	init_waitqueue_head(&r->wait);
 	r->wake_frames = 1;
-	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	r->timer.function = skin_reader_timeout;
+	skin_hrtimer_setup(&r->timer, skin_reader_timeout, CLOCK_MONOTONIC,
+			   HRTIMER_MODE_REL_SOFT);
 	spin_lock_bh(&live->lock);
 	r->next = skin_head(live) + 1;
 	list_add_tail(&r->node, &live->readers);
@@ -312,7 +313,7 @@ static int skin_mmap(struct file *file, struct vm_area_struct *vma)
 	/* One writer, the kernel: no mapping may ever write. */
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	vma->vm_flags &= ~VM_MAYWRITE;
+	skin_vm_flags_clear(vma, VM_MAYWRITE);
 	err = remap_vmalloc_range(vma, live->ring_mem, 0);
 	if (err)
 		return err;
@@ -480,7 +481,10 @@ const struct file_operations skin_fops = {
 	.mmap		= skin_mmap,
 	.unlocked_ioctl	= skin_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
+	/*
+	 * No .llseek: stream_open() cleared FMODE_LSEEK, so lseek() fails
+	 * with ESPIPE on every kernel (no_llseek is gone in 6.12).
+	 */
 };
 
 /* sysfs: /sys/class/skin/NAME/ */

@@ -166,7 +166,7 @@ void skin_live_destroy(struct skin_live *live)
 	/* skin_can_rx() may still run on another CPU until a grace period. */
 	synchronize_net();
 	cancel_delayed_work_sync(&live->start_work);
-	del_timer_sync(&live->timer);
+	skin_timer_delete_sync(&live->timer);
 
 	WRITE_ONCE(live->removed, true);
 	skin_cdev_wake_all(live, EPOLLHUP);

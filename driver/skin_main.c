@@ -26,7 +26,7 @@ struct class *skin_class;
 dev_t skin_devt;
 
 /* /dev/skin/NAME, so that devtmpfs alone gives the devices their names */
-static char *skin_devnode(struct device *dev, umode_t *mode)
+static char *skin_devnode(SKIN_DEVNODE_CONST struct device *dev, umode_t *mode)
 {
 	return kasprintf(GFP_KERNEL, "skin/%s", dev_name(dev));
 }
@@ -38,7 +38,7 @@ static int __init skin_init(void)
 	err = alloc_chrdev_region(&skin_devt, 0, SKIN_MINORS, "skin");
 	if (err)
 		return err;
-	skin_class = class_create(THIS_MODULE, "skin");
+	skin_class = skin_class_create("skin");
 	if (IS_ERR(skin_class)) {
 		err = PTR_ERR(skin_class);
 		goto unregister_region;
