@@ -108,9 +108,12 @@ static inline int skin_timer_delete_sync(struct timer_list *timer)
 
 /*
  * A classic CAN frame in an skb for can_send(), as net/can/raw.c builds
- * one: struct can_skb_priv in the headroom.  The same from 5.15 to 6.18;
- * the CAN skb extensions that replace it came after 6.18 (docs/KERNELS.md),
- * and this is the one place to follow them.
+ * one: struct can_skb_priv in the headroom, zeroed but for the interface.
+ * Its fields are not named beyond ifindex: d4fb6514ff8e ("can: use skb
+ * hash instead of private variable in headroom") removes skbcnt, and it
+ * went to stable trees (5.15.y among them) where no version test can see
+ * it.  The CAN skb extensions that replace the headroom came after 6.18
+ * (docs/KERNELS.md); this is the one place to follow them.
  */
 static inline struct sk_buff *skin_can_skb_alloc(int ifindex,
 						 const struct can_frame *cf)
@@ -121,8 +124,8 @@ static inline struct sk_buff *skin_can_skb_alloc(int ifindex,
 	if (!skb)
 		return NULL;
 	can_skb_reserve(skb);
+	memset(can_skb_prv(skb), 0, sizeof(struct can_skb_priv));
 	can_skb_prv(skb)->ifindex = ifindex;
-	can_skb_prv(skb)->skbcnt = 0;
 	skb_put_data(skb, cf, CAN_MTU);
 	return skb;
 }
