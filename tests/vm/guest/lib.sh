@@ -106,6 +106,19 @@ expect_fail() {
 	echo "ok: $what fails"
 }
 
+# expect_error WHAT TEXT COMMAND...: the command must fail and say TEXT
+# (the words of strerror(), e.g. "out of range" for ERANGE) on stderr
+expect_error() {
+	what=$1 text=$2
+	shift 2
+	if "$@" 2>/tmp/expect_error; then
+		fail "$what: succeeded, expected '$text'"
+	fi
+	grep -q "$text" /tmp/expect_error ||
+		fail "$what: failed with '$(cat /tmp/expect_error)', expected '$text'"
+	echo "ok: $what fails: $text"
+}
+
 # stat PATCH COUNTER: a counter of a live patch, from sysfs
 stat() {
 	cat "/sys/class/skin/$1/stats/$2"
