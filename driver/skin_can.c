@@ -100,7 +100,19 @@ void skin_can_timeout(struct timer_list *t)
 	spin_unlock(&live->lock);
 }
 
-void skin_can_bind(struct skin_live *live, struct net_device *netdev)
+/**
+ * skin_can_bind() - receive from an interface
+ * @live: the live patch, not bound
+ * @netdev: a CAN interface in init_net
+ *
+ * Registers both receive filters or neither (as raw_enable_allfilters()).
+ * A failure is counted (SKIN_STAT_BIND_FAILED) and logged: when the
+ * interface appears later, nobody but the counter can hear of it.  Under
+ * RTNL.
+ *
+ * Return: 0, or the error of can_rx_register().
+ */
+int skin_can_bind(struct skin_live *live, struct net_device *netdev)
 {
 	struct net *net = dev_net(netdev);
 	int err;
@@ -119,11 +131,15 @@ void skin_can_bind(struct skin_live *live, struct net_device *netdev)
 	}
 	WRITE_ONCE(live->netdev, netdev);
 	dev_info(&live->dev, "bound to %s\n", netdev->name);
-	return;
+	return 0;
 
 fail:
+	spin_lock_bh(&live->lock);
+	skin_stat_inc(live, SKIN_STAT_BIND_FAILED);
+	spin_unlock_bh(&live->lock);
 	dev_err(&live->dev, "cannot receive from %s: error %d\n",
 		netdev->name, err);
+	return err;
 }
 
 void skin_can_unbind(struct skin_live *live)
@@ -258,6 +274,7 @@ static int skin_netdev_event(struct notifier_block *nb, unsigned long event,
 			if (live->netdev == netdev && !named)
 				skin_can_unbind(live);
 			else if (!live->netdev && named)
+				/* counted: no veto of a registration, a rename */
 				skin_can_bind(live, netdev);
 			break;
 		case NETDEV_UP:

@@ -62,6 +62,7 @@ enum skin_stat {
 	SKIN_STAT_BUS_ERROR,	/* other error frames */
 	SKIN_STAT_TX,		/* board commands sent */
 	SKIN_STAT_TX_FAILED,	/* board commands the CAN core refused */
+	SKIN_STAT_BIND_FAILED,	/* interfaces the CAN core refused to receive from */
 	SKIN_STAT_NR
 };
 
