@@ -203,22 +203,30 @@ static bool skin_can_ready(const struct skin_live *live)
  * Sends SET_BRD_CFG and SET_TRIANG_CFG now and SET_TXMODE(on) once the
  * board has settled; if the interface is absent or down, all of it when
  * the interface comes up.  Under RTNL.
+ *
+ * Return: 0 when the commands were sent, or deferred until the interface
+ * is up; else the error of the first command the CAN core refused (the
+ * rest, SET_TXMODE(on) included, are not sent; counted in tx_failed).
  */
-void skin_can_start(struct skin_live *live)
+int skin_can_start(struct skin_live *live)
 {
 	struct can_frame cmds[SKIN_CMD_MAX];
 	unsigned int i, n;
+	int err;
 
 	ASSERT_RTNL();
 	live->streaming = true;
 	if (!skin_can_ready(live))
-		return;
+		return 0;
 	n = skin_board_commands(&live->cfg, true, cmds);
-	for (i = 0; i < n - 1; i++)
-		if (skin_can_send(live, &cmds[i]))
-			return;
+	for (i = 0; i < n - 1; i++) {
+		err = skin_can_send(live, &cmds[i]);
+		if (err)
+			return err;
+	}
 	mod_delayed_work(system_wq, &live->start_work,
 			 msecs_to_jiffies(SKIN_BOARD_SETTLE_MS));
+	return 0;
 }
 
 void skin_can_start_work(struct work_struct *work)

@@ -455,18 +455,21 @@ static long skin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		spin_unlock_bh(&live->lock);
 		return 0;
 	case SKIN_IOC_START:
-	case SKIN_IOC_STOP:
+	case SKIN_IOC_STOP: {
+		int err = 0;
+
 		rtnl_lock();
 		if (READ_ONCE(live->removed)) {
 			rtnl_unlock();
 			return -ENODEV;
 		}
 		if (cmd == SKIN_IOC_START)
-			skin_can_start(live);
+			err = skin_can_start(live);	/* 0 if deferred */
 		else
 			skin_can_stop(live);
 		rtnl_unlock();
-		return 0;
+		return err;
+	}
 	}
 	return -ENOTTY;
 }

@@ -140,6 +140,7 @@ struct skin_live *skin_live_create(const char *name,
 		dev_info(&live->dev, "waiting for %s\n", cfg->ifname);
 	if (!err) {
 		list_add(&live->node, &skin_lives);
+		/* a refused command is counted (tx_failed), not fatal */
 		skin_can_start(live);
 	}
 	rtnl_unlock();

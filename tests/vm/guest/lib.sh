@@ -4,9 +4,13 @@
 CFG=/sys/kernel/config/skin
 
 # Debian's busybox-static prefers its own applets to PATH, and its ip knows
-# no vcan: use iproute2's.
+# no vcan, its tc no "root": use iproute2's.
 ip() {
 	/usr/bin/ip "$@"
+}
+
+tc() {
+	/usr/bin/tc "$@"
 }
 
 # now_ns: CLOCK_BOOTTIME (= CLOCK_MONOTONIC without suspend) in ns, 10 ms
