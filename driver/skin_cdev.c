@@ -482,6 +482,7 @@ const struct file_operations skin_fops = {
 	.poll		= skin_poll,
 	.mmap		= skin_mmap,
 	.unlocked_ioctl	= skin_ioctl,
+	/* the same layouts for 32-bit tasks (<linux/skin.h>, docs/UAPI.md) */
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 };
