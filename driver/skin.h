@@ -102,9 +102,9 @@ struct skin_live *skin_live_create(const char *name,
 void skin_live_destroy(struct skin_live *live);
 
 /* skin_can.c */
-void skin_can_bind(struct skin_live *live, struct net_device *netdev);
+int skin_can_bind(struct skin_live *live, struct net_device *netdev);
 void skin_can_unbind(struct skin_live *live);
-void skin_can_start(struct skin_live *live);
+int skin_can_start(struct skin_live *live);
 void skin_can_stop(struct skin_live *live);
 void skin_can_timeout(struct timer_list *t);
 void skin_can_start_work(struct work_struct *work);

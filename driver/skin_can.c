@@ -100,7 +100,19 @@ void skin_can_timeout(struct timer_list *t)
 	spin_unlock(&live->lock);
 }
 
-void skin_can_bind(struct skin_live *live, struct net_device *netdev)
+/**
+ * skin_can_bind() - receive from an interface
+ * @live: the live patch, not bound
+ * @netdev: a CAN interface in init_net
+ *
+ * Registers both receive filters or neither (as raw_enable_allfilters()).
+ * A failure is counted (SKIN_STAT_BIND_FAILED) and logged: when the
+ * interface appears later, nobody but the counter can hear of it.  Under
+ * RTNL.
+ *
+ * Return: 0, or the error of can_rx_register().
+ */
+int skin_can_bind(struct skin_live *live, struct net_device *netdev)
 {
 	struct net *net = dev_net(netdev);
 	int err;
@@ -119,11 +131,15 @@ void skin_can_bind(struct skin_live *live, struct net_device *netdev)
 	}
 	WRITE_ONCE(live->netdev, netdev);
 	dev_info(&live->dev, "bound to %s\n", netdev->name);
-	return;
+	return 0;
 
 fail:
+	spin_lock_bh(&live->lock);
+	skin_stat_inc(live, SKIN_STAT_BIND_FAILED);
+	spin_unlock_bh(&live->lock);
 	dev_err(&live->dev, "cannot receive from %s: error %d\n",
 		netdev->name, err);
+	return err;
 }
 
 void skin_can_unbind(struct skin_live *live)
@@ -183,22 +199,30 @@ static bool skin_can_ready(const struct skin_live *live)
  * Sends SET_BRD_CFG and SET_TRIANG_CFG now and SET_TXMODE(on) once the
  * board has settled; if the interface is absent or down, all of it when
  * the interface comes up.  Under RTNL.
+ *
+ * Return: 0 when the commands were sent, or deferred until the interface
+ * is up; else the error of the first command the CAN core refused (the
+ * rest, SET_TXMODE(on) included, are not sent; counted in tx_failed).
  */
-void skin_can_start(struct skin_live *live)
+int skin_can_start(struct skin_live *live)
 {
 	struct can_frame cmds[SKIN_CMD_MAX];
 	unsigned int i, n;
+	int err;
 
 	ASSERT_RTNL();
 	live->streaming = true;
 	if (!skin_can_ready(live))
-		return;
+		return 0;
 	n = skin_board_commands(&live->cfg, true, cmds);
-	for (i = 0; i < n - 1; i++)
-		if (skin_can_send(live, &cmds[i]))
-			return;
+	for (i = 0; i < n - 1; i++) {
+		err = skin_can_send(live, &cmds[i]);
+		if (err)
+			return err;
+	}
 	mod_delayed_work(system_wq, &live->start_work,
 			 msecs_to_jiffies(SKIN_BOARD_SETTLE_MS));
+	return 0;
 }
 
 void skin_can_start_work(struct work_struct *work)
@@ -254,6 +278,7 @@ static int skin_netdev_event(struct notifier_block *nb, unsigned long event,
 			if (live->netdev == netdev && !named)
 				skin_can_unbind(live);
 			else if (!live->netdev && named)
+				/* counted: no veto of a registration, a rename */
 				skin_can_bind(live, netdev);
 			break;
 		case NETDEV_UP:

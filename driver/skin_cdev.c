@@ -456,18 +456,21 @@ static long skin_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		spin_unlock_bh(&live->lock);
 		return 0;
 	case SKIN_IOC_START:
-	case SKIN_IOC_STOP:
+	case SKIN_IOC_STOP: {
+		int err = 0;
+
 		rtnl_lock();
 		if (READ_ONCE(live->removed)) {
 			rtnl_unlock();
 			return -ENODEV;
 		}
 		if (cmd == SKIN_IOC_START)
-			skin_can_start(live);
+			err = skin_can_start(live);	/* 0 if deferred */
 		else
 			skin_can_stop(live);
 		rtnl_unlock();
-		return 0;
+		return err;
+	}
 	}
 	return -ENOTTY;
 }
@@ -480,6 +483,7 @@ const struct file_operations skin_fops = {
 	.poll		= skin_poll,
 	.mmap		= skin_mmap,
 	.unlocked_ioctl	= skin_ioctl,
+	/* the same layouts for 32-bit tasks (<linux/skin.h>, docs/UAPI.md) */
 	.compat_ioctl	= compat_ptr_ioctl,
 	/*
 	 * No .llseek: stream_open() cleared FMODE_LSEEK, so lseek() fails

@@ -44,8 +44,9 @@ static struct skin_patch *to_patch(struct config_item *item)
 
 /*
  * The numeric attributes: fields of struct skin_patch_config of one or two bytes.
- * A store is -EINVAL when the number does not parse, -ERANGE when it
- * exceeds the field's maximum and -EBUSY while the patch is enabled.
+ * A store is -EINVAL when the number does not parse, -ERANGE when it is
+ * outside the field's range (@min, 0 unless set, .. @max) and -EBUSY while
+ * the patch is enabled.
  */
 enum skin_uint_field {
 	SKIN_F_cls, SKIN_F_address, SKIN_F_skin_part, SKIN_F_triangles,
@@ -58,6 +59,7 @@ static const struct skin_uint_desc {
 	size_t size;
 	unsigned int max;
 	bool hex;
+	unsigned int min;
 } skin_uint_fields[] = {
 	[SKIN_F_cls] = {
 		offsetof(struct skin_patch_config, cls),
@@ -77,7 +79,8 @@ static const struct skin_uint_desc {
 	},
 	[SKIN_F_period_ms] = {
 		offsetof(struct skin_patch_config, period_ms),
-		sizeof_field(struct skin_patch_config, period_ms), 255, false
+		sizeof_field(struct skin_patch_config, period_ms), 255, false,
+		.min = 1
 	},
 	[SKIN_F_skin_type] = {
 		offsetof(struct skin_patch_config, skin_type),
@@ -120,7 +123,7 @@ static ssize_t skin_uint_store(struct config_item *item, const char *page,
 	err = kstrtouint(page, 0, &val);
 	if (err)
 		return err;
-	if (val > d->max)
+	if (val < d->min || val > d->max)
 		return -ERANGE;
 	mutex_lock(&patch->lock);
 	if (patch->live)

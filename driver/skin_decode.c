@@ -31,6 +31,7 @@ static const char * const skin_stat_names[SKIN_STAT_NR] = {
 	[SKIN_STAT_BUS_ERROR]	= "bus_errors",
 	[SKIN_STAT_TX]		= "tx_commands",
 	[SKIN_STAT_TX_FAILED]	= "tx_failed",
+	[SKIN_STAT_BIND_FAILED]	= "bind_failed",
 };
 
 /**

@@ -67,7 +67,9 @@ static struct skin_live *skin_live_conflict(const struct skin_patch_config *cfg)
  * @cfg: its configuration, valid (skin_patch_config_check())
  *
  * Return: the live patch, or an ERR_PTR: -EEXIST when another live patch
- * has the same interface, class and board address.
+ * has the same interface, class and board address; the error of
+ * can_rx_register() when the interface exists and refuses the receive
+ * filters (nothing is left of the patch then).
  */
 struct skin_live *skin_live_create(const char *name,
 				   const struct skin_patch_config *cfg)
@@ -131,15 +133,26 @@ struct skin_live *skin_live_create(const char *name,
 		goto unlock;
 
 	rtnl_lock();
-	list_add(&live->node, &skin_lives);
 	netdev = __dev_get_by_name(&init_net, cfg->ifname);
 	if (netdev && netdev->type == ARPHRD_CAN)
-		skin_can_bind(live, netdev);
+		err = skin_can_bind(live, netdev);
 	else
 		dev_info(&live->dev, "waiting for %s\n", cfg->ifname);
-	skin_can_start(live);
+	if (!err) {
+		list_add(&live->node, &skin_lives);
+		/* a refused command is counted (tx_failed), not fatal */
+		skin_can_start(live);
+	}
 	rtnl_unlock();
 	mutex_unlock(&skin_lives_mutex);
+	if (err) {
+		/*
+		 * Undone as a disable does it: a reader may have opened the
+		 * device meanwhile.  Not on skin_lives: its node is empty.
+		 */
+		skin_live_destroy(live);
+		return ERR_PTR(err);
+	}
 	return live;
 
 unlock:

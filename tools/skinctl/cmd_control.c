@@ -3,7 +3,8 @@
  * skinctl start|stop|reset DEVICE - control a patch's board and counters
  *
  * start: SKIN_IOC_START, the board's configuration and SET_TXMODE(on)
- *        (sent when the interface is up, or as soon as it comes up)
+ *        (sent when the interface is up, or as soon as it comes up);
+ *        fails with the error of a command the CAN core refused
  * stop:  SKIN_IOC_STOP, SET_TXMODE(off)
  * reset: SKIN_IOC_RESET_STATS, every counter to 0
  * The device is opened for writing: the driver allows these only then.

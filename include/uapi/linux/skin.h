@@ -62,6 +62,7 @@ enum skin_stat {
 	SKIN_STAT_BUS_ERROR,	/* other error frames */
 	SKIN_STAT_TX,		/* board commands sent */
 	SKIN_STAT_TX_FAILED,	/* board commands the CAN core refused */
+	SKIN_STAT_BIND_FAILED,	/* interfaces the CAN core refused to receive from */
 	SKIN_STAT_NR
 };
 
@@ -92,8 +93,8 @@ enum skin_stat {
  *	Channels not refreshed keep their last value, noLoad before the first.
  */
 struct skin_frame {
-	__u64 seq;
-	__u64 timestamp_ns;
+	__aligned_u64 seq;
+	__aligned_u64 timestamp_ns;
 	__u16 refreshed;
 	__u16 flags;
 	__u16 diag_valid;
@@ -150,8 +151,14 @@ struct skin_frame {
  * The copy is frame N when s1 == s2 == N.  Otherwise the writer has lapped
  * the reader (or is writing the slot): frames older than
  * head - frame_count + 1 are gone, and the reader continues from there,
- * counting the ones it lost.  An 8-byte @head and @seq need 64-bit loads;
- * the ABI targets 64-bit user space.
+ * counting the ones it lost.  @head and @seq are 8 bytes: a 32-bit reader
+ * must load each with one 64-bit atomic load, never as two halves;
+ * __atomic_load_n() on these __aligned_u64 fields is one on i386.
+ *
+ * 32-bit programs (i386, x32) use every structure here as it is: each
+ * 64-bit field is an __aligned_u64 at a multiple of 8, and each size a
+ * multiple of 8, so i386 (whose plain __u64 is 4-byte aligned in a
+ * structure) has the offsets, sizes and ioctl numbers of x86_64.
  */
 struct skin_ring_ctrl {
 	__u32 magic;
@@ -160,8 +167,8 @@ struct skin_ring_ctrl {
 	__u32 frame_count_log2;
 	__u32 frame_count;
 	__u32 data_offset;
-	__u64 data_size;
-	__u64 head;
+	__aligned_u64 data_size;
+	__aligned_u64 head;
 	char name[SKIN_NAME_LEN];
 	char ifname[SKIN_IFNAME_LEN];
 	__u8 cls;
@@ -172,7 +179,7 @@ struct skin_ring_ctrl {
 	__u16 period_ms;
 	__u8 no_load;
 	__u8 reserved1[7];
-	__u64 stats[SKIN_STAT_MAX];
+	__aligned_u64 stats[SKIN_STAT_MAX];
 };
 
 /**
@@ -200,7 +207,7 @@ struct skin_info {
 	__u32 frame_size;
 	__u32 frame_count;
 	__u32 flags;
-	__u64 head;
+	__aligned_u64 head;
 	char name[SKIN_NAME_LEN];
 	char ifname[SKIN_IFNAME_LEN];
 	__u8 cls;
@@ -229,7 +236,7 @@ struct skin_info {
 struct skin_stats {
 	__u32 count;
 	__u32 reserved;
-	__u64 stat[SKIN_STAT_MAX];
+	__aligned_u64 stat[SKIN_STAT_MAX];
 };
 
 /**

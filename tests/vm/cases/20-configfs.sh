@@ -29,6 +29,15 @@ expect_fail "triangles 0x10000" sh -c "echo 0x10000 > $CFG/lh/triangles"
 expect_fail "ring of 3 frames" sh -c "echo 3 > $CFG/lh/ring_frames"
 expect_fail "ring of 131072 frames" sh -c "echo 131072 > $CFG/lh/ring_frames"
 expect_fail "ring of 1 frame" sh -c "echo 1 > $CFG/lh/ring_frames"
+# the board period is 1..255 ms: 0 is refused where it is written
+expect_error "period 0" "out of range" sh -c "echo 0 > $CFG/lh/period_ms"
+expect_eq "period unchanged by 0" "$(cat $CFG/lh/period_ms)" 50
+expect_error "period 256" "out of range" sh -c "echo 256 > $CFG/lh/period_ms"
+echo 1 >"$CFG/lh/period_ms"
+expect_eq "period 1" "$(cat $CFG/lh/period_ms)" 1
+echo 255 >"$CFG/lh/period_ms"
+expect_eq "period 255" "$(cat $CFG/lh/period_ms)" 255
+expect_error "address 16: out of range" "out of range" sh -c "echo 16 > $CFG/lh/address"
 expect_fail "interface a/b" sh -c "echo a/b > $CFG/lh/interface"
 expect_fail "interface of 16 characters" sh -c "echo abcdefghijklmnop > $CFG/lh/interface"
 

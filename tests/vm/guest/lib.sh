@@ -4,9 +4,13 @@
 CFG=/sys/kernel/config/skin
 
 # Debian's busybox-static prefers its own applets to PATH, and its ip knows
-# no vcan: use iproute2's.
+# no vcan, its tc no "root": use iproute2's.
 ip() {
 	/usr/bin/ip "$@"
+}
+
+tc() {
+	/usr/bin/tc "$@"
 }
 
 # now_ns: CLOCK_BOOTTIME (= CLOCK_MONOTONIC without suspend) in ns, 10 ms
@@ -104,6 +108,19 @@ expect_fail() {
 		fail "$what: succeeded, expected a failure"
 	fi
 	echo "ok: $what fails"
+}
+
+# expect_error WHAT TEXT COMMAND...: the command must fail and say TEXT
+# (the words of strerror(), e.g. "out of range" for ERANGE) on stderr
+expect_error() {
+	what=$1 text=$2
+	shift 2
+	if "$@" 2>/tmp/expect_error; then
+		fail "$what: succeeded, expected '$text'"
+	fi
+	grep -q "$text" /tmp/expect_error ||
+		fail "$what: failed with '$(cat /tmp/expect_error)', expected '$text'"
+	echo "ok: $what fails: $text"
 }
 
 # stat PATCH COUNTER: a counter of a live patch, from sysfs
