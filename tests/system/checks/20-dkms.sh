@@ -5,7 +5,8 @@
 kver=$(uname -r)
 version=$(dpkg-query -W -f='${Version}' skin-dkms)
 dkms status skin
-dkms status -m skin -v "$version" -k "$kver" | grep -q ': installed' ||
+# (not grep -q: dkms would complain about the closed pipe)
+dkms status -m skin -v "$version" -k "$kver" | grep ': installed' >/dev/null ||
 	fail "dkms: skin/$version not installed for $kver"
 ko=$(modinfo -n skin)
 echo "modinfo -n skin: $ko"
@@ -15,3 +16,8 @@ case "$ko" in
 esac
 expect_eq "vermagic's kernel" "$(modinfo -F vermagic skin | cut -d' ' -f1)" "$kver"
 [ -f "/usr/src/skin-$version/dkms.conf" ] || fail "no /usr/src/skin-$version/dkms.conf"
+# how long the build took (make.log: the start on its second line, the end
+# its last write)
+log=/var/lib/dkms/skin/$version/$kver/x86_64/log/make.log
+[ -f "$log" ] || fail "no $log"
+echo "DKMS's make for $kver: $(( $(stat -c %Y "$log") - $(date -d "$(sed -n 2p "$log")" +%s) ))s"

@@ -35,3 +35,5 @@ expect_fail "bob's skinctl dump" runuser -u bob -- skinctl dump -n 1 --timeout 2
 
 kill $sim
 wait $sim || true
+echo 0 >"$CFG/left_hand/enable"
+rmdir "$CFG/left_hand"
