@@ -37,7 +37,9 @@
  * same name and marks the old one SKIN_SHM_RETIRED: a reader seeing that
  * flag (or a header generation it did not map) opens the name again, or
  * asks the socket for a new fd.  The old mapping stays valid until
- * unmapped.
+ * unmapped.  A skind that starts marks whatever object it replaces under
+ * the name SKIN_SHM_RETIRED too, so the object of a skind that was killed
+ * (kill -9, a crash) is retired as soon as its successor publishes.
  *
  * Seqlock contract, per part (one writer: skind; any number of readers;
  * the writer never waits for a reader):
