@@ -180,6 +180,8 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 	h->pid = (uint32_t)getpid();
 	h->created_ns = realtime_ns();
 	h->period_ms = s->config->comp.period_ms;
+	h->heartbeat_ms = SKIND_HEARTBEAT_MS;
+	h->instance = d->instance;
 
 	size = descs;
 	pd = (struct skin_shm_part_desc *)((char *)s->shm_base + sizeof(*h));
@@ -264,6 +266,21 @@ void shm_publish_part(struct skind_part *p)
 }
 
 /**
+ * shm_heartbeat() - say that skind runs (skin/shm.h, heartbeat)
+ * @s: the skin whose object is live
+ *
+ * From a timer every SKIND_HEARTBEAT_MS, at housekeeping priority: a
+ * heartbeat that stops means the whole loop stopped, not just the input.
+ */
+void shm_heartbeat(struct skind_skin *s)
+{
+	struct skin_shm_header *h = s->shm_base;
+
+	if (h)
+		__atomic_fetch_add(&h->heartbeat, 1, __ATOMIC_RELAXED);
+}
+
+/**
  * shm_retire() - mark a skin's object replaced and let go of it
  * @s: the skin
  * @unlink_name: remove the name too (skind stops)
@@ -309,4 +326,7 @@ _Static_assert(sizeof(struct skin_shm_part_desc) == 104, "shm part descriptor AB
 _Static_assert(sizeof(struct skin_shm_part) == 72, "shm part head ABI");
 _Static_assert(sizeof(struct skin_shm_contact) == 168, "shm contact ABI");
 _Static_assert(offsetof(struct skin_shm_part_desc, offset) == 56, "shm part offset");
+_Static_assert(offsetof(struct skin_shm_header, heartbeat_ms) == 60 &&
+	       offsetof(struct skin_shm_header, instance) == 64 &&
+	       offsetof(struct skin_shm_header, heartbeat) == 72, "shm header 1.1");
 _Static_assert(offsetof(struct skin_shm_contact, first_taxel) == 152, "shm contact taxels");

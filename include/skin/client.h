@@ -89,6 +89,9 @@ struct skin_shm_map {
 	const void *base;
 	size_t size;
 	const struct skin_shm_header *hdr;
+	/* skin_shm_check()'s: the heartbeat last seen, and when it moved */
+	uint64_t beat;
+	uint64_t beat_ns;		/* CLOCK_MONOTONIC, the reader's */
 };
 
 /* Map by name (@path NULL: SKIN_SHM_PATH).  0 or -errno (-EPROTO: not a
@@ -102,6 +105,16 @@ void skin_shm_close(struct skin_shm_map *m);
 
 /* Whether skind replaced (reload) or left the object: map it again. */
 bool skin_shm_retired(const struct skin_shm_map *m);
+/*
+ * What the object says of its writer (skin/shm.h): 0 live; -ESTALE
+ * retired (a reload, skind stopped, or its successor found it left live
+ * after a crash): close it and map the name again, or ask the socket;
+ * -ETIMEDOUT the heartbeat has not moved for SKIN_SHM_STALE_BEATS beats
+ * (skind killed, stopped or hung): the data is old, keep the mapping and
+ * keep calling, a successor retires it.  Call it every so often (each
+ * read is fine): it notes when the heartbeat last moved.
+ */
+int skin_shm_check(struct skin_shm_map *m);
 unsigned int skin_shm_n_parts(const struct skin_shm_map *m);
 const struct skin_shm_part_desc *skin_shm_part(const struct skin_shm_map *m,
 					       unsigned int part);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <skin/client.h>
@@ -92,6 +93,34 @@ void skin_shm_close(struct skin_shm_map *m)
 bool skin_shm_retired(const struct skin_shm_map *m)
 {
 	return __atomic_load_n(&m->hdr->state, __ATOMIC_ACQUIRE) & SKIN_SHM_RETIRED;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int skin_shm_check(struct skin_shm_map *m)
+{
+	uint64_t beat, now, ms;
+
+	if (skin_shm_retired(m))
+		return -ESTALE;
+	ms = m->hdr->heartbeat_ms;
+	if (m->hdr->version_minor < 1 || !ms)
+		return 0;		/* a writer without a heartbeat */
+	beat = __atomic_load_n(&m->hdr->heartbeat, __ATOMIC_RELAXED);
+	now = mono_ns();
+	if (beat != m->beat || !m->beat_ns) {
+		m->beat = beat;
+		m->beat_ns = now;
+		return 0;
+	}
+	return now - m->beat_ns > SKIN_SHM_STALE_BEATS * ms * 1000000ull ?
+		-ETIMEDOUT : 0;
 }
 
 unsigned int skin_shm_n_parts(const struct skin_shm_map *m)

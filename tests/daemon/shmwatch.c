@@ -6,11 +6,14 @@
  *	shmwatch SHM PART SECONDS
  *
  * Maps SHM by name, copies PART under its seqlock every 10 ms, and maps
- * the name again whenever the object says it should (SKIN_SHM_RETIRED).
- * One line per event, flushed at once:
+ * the name again whenever the object says it should (SKIN_SHM_RETIRED);
+ * watches the writer's heartbeat (skin_shm_check()).  One line per event,
+ * flushed at once:
  *
- *	mapped pid P generation G
+ *	mapped pid P generation G instance I
  *	retired
+ *	stale			(the heartbeat stopped: skind dead or hung)
+ *	beating			(it moves again)
  *	gone			(the name cannot be mapped; tried again)
  *
  * and "end reads N" after SECONDS.
@@ -42,7 +45,7 @@ static void nap(void)
 int main(int argc, char **argv)
 {
 	struct skin_shm_map m = { .fd = -1 };
-	bool mapped = false, gone = false;
+	bool mapped = false, gone = false, stale = false;
 	unsigned long reads = 0;
 	void *buf = NULL;
 	double end;
@@ -55,10 +58,15 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	end = now_s() + atof(argv[3]);
 	while (now_s() < end) {
-		if (mapped && skin_shm_retired(&m)) {
+		int c = mapped ? skin_shm_check(&m) : 0;
+
+		if (c == -ESTALE) {
 			printf("retired\n");
 			skin_shm_close(&m);
 			mapped = false;
+		} else if ((c == -ETIMEDOUT) != stale) {
+			stale = !stale;
+			printf("%s\n", stale ? "stale" : "beating");
 		}
 		if (!mapped) {
 			int r = skin_shm_open(&m, argv[1]);
@@ -71,6 +79,7 @@ int main(int argc, char **argv)
 				continue;
 			}
 			gone = false;
+			stale = false;
 			mapped = true;
 			part = skin_shm_find_part(&m, argv[2]);
 			if (part < 0) {
@@ -81,8 +90,9 @@ int main(int argc, char **argv)
 			buf = malloc(skin_shm_part(&m, (unsigned int)part)->size);
 			if (!buf)
 				return 1;
-			printf("mapped pid %u generation %llu\n", m.hdr->pid,
-			       (unsigned long long)m.hdr->generation);
+			printf("mapped pid %u generation %llu instance %016llx\n",
+			       m.hdr->pid, (unsigned long long)m.hdr->generation,
+			       (unsigned long long)m.hdr->instance);
 		}
 		if (!skin_shm_read_part(&m, (unsigned int)part, buf, 1000))
 			reads++;

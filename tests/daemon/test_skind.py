@@ -704,16 +704,33 @@ def t_kill9_shm(env):
     vl = Lines(fd)
     try:
         assert wl.read_until(lambda o: b"mapped" in o), wl.out
-        assert ("mapped pid %d generation 1" % d.p.pid) in wl.lines(), wl.out
+        first = [l for l in wl.lines() if l.startswith("mapped pid %d generation 1 instance " % d.p.pid)]
+        assert len(first) == 1 and not first[0].endswith(" 0000000000000000"), wl.out
         assert vl.read_until(lambda o: b"contacts 0" in o), vl.out[-2000:]
+        # a live skind is never taken for dead
+        time.sleep(3)
+        wl.read_until(lambda o: False, 0.1)
+        assert b"stale" not in wl.out and b"not responding" not in vl.out, wl.out
         d.stop(signal.SIGKILL)
         env.daemon = None
+        t0 = time.monotonic()
+        # no successor yet: the heartbeat stops (skin/shm.h: 4 x 500 ms)
+        wmark, vmark = len(wl.out), len(vl.out)
+        assert wl.read_until(lambda o: b"stale" in o, 5, wmark), wl.out[wmark:]
+        print("# shm.h reader saw the heartbeat stop in %.2f s" % (time.monotonic() - t0))
+        assert vl.read_until(lambda o: b"[skind not responding]" in o, 5, vmark), \
+            vl.out[vmark:][-2000:]
+        assert b"retired" not in wl.out[wmark:], wl.out[wmark:]
         wmark, vmark = len(wl.out), len(vl.out)
         d2 = env.start(["--admin-group", "daemon"])
         t0 = time.monotonic()
-        want = ("mapped pid %d generation 1" % d2.p.pid).encode()
+        want = ("mapped pid %d generation 1 instance " % d2.p.pid).encode()
         # within a bounded time of the new skind's start, not "never"
         assert wl.read_until(lambda o: want in o, 5, wmark), wl.out[wmark:]
+        # generations start at 1 again; the instance tells the objects apart
+        wl.read_until(lambda o: o.endswith(b"\n"), 1, wmark)
+        second = [l for l in wl.lines(wmark) if l.startswith(want.decode())]
+        assert second and second[0].split()[-1] != first[0].split()[-1], (first, second)
         print("# shm.h reader followed the restart in %.2f s" % (time.monotonic() - t0))
         assert b"retired" in wl.out[wmark:], wl.out[wmark:]
         d2.ready()
