@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +63,15 @@ static int on_status(sd_event_source *s, uint64_t usec, void *data)
 		d->rt_overloads_logged = d->rt_overloads;
 	}
 	sd_event_source_set_time(s, usec + STATUS_PERIOD_US);
+	return 0;
+}
+
+static int on_heartbeat(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct skind *d = data;
+
+	shm_heartbeat(d->skin);
+	sd_event_source_set_time(s, usec + SKIND_HEARTBEAT_MS * 1000ull);
 	return 0;
 }
 
@@ -153,6 +163,10 @@ int main(int argc, char **argv)
 	}
 	sd_event_set_watchdog(d.event, true);
 	d.start_ns = now_ns();
+	/* skin_shm_header.instance: (instance, generation) never repeats */
+	while (!d.instance)
+		if (getrandom(&d.instance, sizeof(d.instance), GRND_NONBLOCK) != sizeof(d.instance))
+			d.instance = now_ns() ^ ((uint64_t)getpid() << 32);
 
 	d.skin = skin_build(&d, true, &err);
 	if (!d.skin) {
@@ -188,6 +202,15 @@ int main(int argc, char **argv)
 		sd_event_source_set_priority(d.status_timer, SKIND_PRIO_HOUSEKEEPING);
 		sd_event_source_set_enabled(d.status_timer, SD_EVENT_ON);
 	}
+	r = sd_event_add_time_relative(d.event, &d.heartbeat, CLOCK_MONOTONIC,
+				       SKIND_HEARTBEAT_MS * 1000ull, 1000, on_heartbeat, &d);
+	if (r >= 0) {
+		sd_event_source_set_priority(d.heartbeat, SKIND_PRIO_HOUSEKEEPING);
+		sd_event_source_set_enabled(d.heartbeat, SD_EVENT_ON);
+	} else {
+		log_warn("heartbeat timer: %s; shm readers will take skind for hung",
+			 strerror(-r));
+	}
 	skind_update_status(&d);
 	log_notice("ready: %u parts, %u patches, config %s, rings in %s",
 		   d.skin->n_parts, d.skin->n_patches, d.opt.config_path,
@@ -202,6 +225,7 @@ out:
 	input_stop(&d);
 	server_stop(&d);
 	d.status_timer = sd_event_source_disable_unref(d.status_timer);
+	d.heartbeat = sd_event_source_disable_unref(d.heartbeat);
 	d.fanout = sd_event_source_disable_unref(d.fanout);
 	if (d.skin) {
 		input_detach_skin(d.skin);

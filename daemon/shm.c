@@ -56,6 +56,59 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The object that holds the name now, unless it is ours: opened before the
+ * rename, marked retired after it (retire_replaced()), so that its readers,
+ * mapping the name again, find the new object at once.  A skind killed
+ * (kill -9, a crash, the watchdog's SIGABRT) could not mark its object
+ * retired, and its readers would go on reading a dead object for ever.
+ * Only a regular file with skind's magic is touched, and only its state
+ * word; a reload's old object (@ours) is retired by skind_reload() once
+ * the new skin runs.  Return: a descriptor or -1.
+ */
+static int open_replaced(const char *path, int ours)
+{
+	struct stat st, o;
+	uint32_t magic;
+	int fd;
+
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			log_warn("shm: %s: %s; its readers may not notice that it is replaced",
+				 path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(struct skin_shm_header) ||
+	    pread(fd, &magic, sizeof(magic), 0) != sizeof(magic) ||
+	    magic != SKIN_SHM_MAGIC ||
+	    (ours >= 0 && !fstat(ours, &o) && o.st_dev == st.st_dev &&
+	     o.st_ino == st.st_ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void retire_replaced(int fd)
+{
+	struct skin_shm_header *h;
+
+	if (fd < 0)
+		return;
+	h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h != MAP_FAILED) {
+		if (!(__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) & SKIN_SHM_RETIRED)) {
+			log_notice("shm: the object of skind %u (generation %llu) was left live; marked retired",
+				   h->pid, (unsigned long long)h->generation);
+			__atomic_store_n(&h->state, SKIN_SHM_RETIRED, __ATOMIC_RELEASE);
+		}
+		munmap(h, sizeof(*h));
+	}
+	close(fd);
+}
+
 /**
  * shm_create() - lay out the object of a skin and give it its name
  * @d: the daemon
@@ -76,6 +129,7 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 	size_t size = descs;
 	unsigned int i;
 	char proc[64];
+	int old;
 
 	for (i = 0; i < s->n_parts; i++) {
 		struct skin_shm_part_desc tmp;
@@ -126,6 +180,8 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 	h->pid = (uint32_t)getpid();
 	h->created_ns = realtime_ns();
 	h->period_ms = s->config->comp.period_ms;
+	h->heartbeat_ms = SKIND_HEARTBEAT_MS;
+	h->instance = d->instance;
 
 	size = descs;
 	pd = (struct skin_shm_part_desc *)((char *)s->shm_base + sizeof(*h));
@@ -156,11 +212,15 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 		memcpy(p->shm_raw, p->raw, p->n_taxels);
 	}
 	__atomic_store_n(&h->state, SKIN_SHM_LIVE, __ATOMIC_RELEASE);
+	old = open_replaced(d->opt.shm_path, d->skin ? d->skin->shm_fd : -1);
 	if (rename(s->shm_tmp, d->opt.shm_path) < 0) {
 		snprintf(err->text, sizeof(err->text), "shm: %s: %s",
 			 d->opt.shm_path, strerror(errno));
+		if (old >= 0)
+			close(old);
 		goto fail;
 	}
+	retire_replaced(old);
 	s->shm_tmp[0] = 0;
 	return 0;
 
@@ -203,6 +263,21 @@ void shm_publish_part(struct skind_part *p)
 	       p->n_contact_taxels * sizeof(uint32_t));
 
 	__atomic_store_n(&sp->seq, seq + 2, __ATOMIC_RELEASE);	/* data, then even */
+}
+
+/**
+ * shm_heartbeat() - say that skind runs (skin/shm.h, heartbeat)
+ * @s: the skin whose object is live
+ *
+ * From a timer every SKIND_HEARTBEAT_MS, at housekeeping priority: a
+ * heartbeat that stops means the whole loop stopped, not just the input.
+ */
+void shm_heartbeat(struct skind_skin *s)
+{
+	struct skin_shm_header *h = s->shm_base;
+
+	if (h)
+		__atomic_fetch_add(&h->heartbeat, 1, __ATOMIC_RELAXED);
 }
 
 /**
@@ -251,4 +326,7 @@ _Static_assert(sizeof(struct skin_shm_part_desc) == 104, "shm part descriptor AB
 _Static_assert(sizeof(struct skin_shm_part) == 72, "shm part head ABI");
 _Static_assert(sizeof(struct skin_shm_contact) == 168, "shm contact ABI");
 _Static_assert(offsetof(struct skin_shm_part_desc, offset) == 56, "shm part offset");
+_Static_assert(offsetof(struct skin_shm_header, heartbeat_ms) == 60 &&
+	       offsetof(struct skin_shm_header, instance) == 64 &&
+	       offsetof(struct skin_shm_header, heartbeat) == 72, "shm header 1.1");
 _Static_assert(offsetof(struct skin_shm_contact, first_taxel) == 152, "shm contact taxels");

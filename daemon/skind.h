@@ -34,6 +34,7 @@
 
 #define SKIND_VERSION		"0.1.0"
 #define SKIND_PROTOCOL_VERSION	1
+#define SKIND_HEARTBEAT_MS	500	/* skin_shm_header.heartbeat_ms */
 
 #define SKIND_PRIO_RT		SD_EVENT_PRIORITY_IMPORTANT	/* -100 */
 #define SKIND_PRIO_FANOUT	(-50)
@@ -198,6 +199,7 @@ struct skind {
 	struct skind_skin *skin;
 	struct skind_server *server;
 	uint64_t generation;
+	uint64_t instance;		/* random: skin_shm_header.instance */
 	uint64_t start_ns;
 	uint64_t next_contact_id;
 
@@ -212,6 +214,7 @@ struct skind {
 	sd_event_source *rescan;	/* timer: attach missing patches */
 	sd_event_source *inotify;	/* the ring directory */
 	sd_event_source *status_timer;
+	sd_event_source *heartbeat;	/* timer: shm_heartbeat() */
 	char last_status[256];
 };
 
@@ -249,6 +252,7 @@ unsigned int pipeline_events(struct skind_part *p);
 int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err);
 void shm_publish_part(struct skind_part *p);
 void shm_retire(struct skind_skin *s, bool unlink_name);
+void shm_heartbeat(struct skind_skin *s);
 
 /* fanout.c */
 int fanout_init(struct skind *d);

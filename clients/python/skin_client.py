@@ -35,11 +35,12 @@ SHM_PATH = "/run/skin/skind.shm"
 # include/skin/shm.h, little endian, natural alignment (sizes checked in C)
 SHM_MAGIC = 0x48534B53
 SHM_VERSION_MAJOR = 1
-HEADER = struct.Struct("<IHHIIIIQQIIQI7I")          # 88 bytes
+HEADER = struct.Struct("<IHHIIIIQQIIQIIQQ2I")       # 88 bytes (1.1)
 PART_DESC = struct.Struct("<32sIIiIIIQQIIIII3I")    # 104 bytes
 PART_HEAD = struct.Struct("<QQQQQIIIIQQ")           # 72 bytes
 CONTACT = struct.Struct("<Q3d3d3d3d3dd2dII2I")      # 168 bytes
 SHM_RETIRED = 1 << 1
+SHM_STALE_BEATS = 4
 TAXEL_TOUCHED = 1 << 0
 
 
@@ -215,7 +216,8 @@ class Shm:
         h = HEADER.unpack_from(self.mm, 0)
         (magic, vmaj, self.version_minor, self.header_size, self.desc_size,
          self.contact_size, self.n_parts, self.size, self.generation, _state,
-         self.pid, self.created_ns, self.period_ms) = h[:13]
+         self.pid, self.created_ns, self.period_ms, self.heartbeat_ms,
+         self.instance) = h[:15]
         if magic != SHM_MAGIC or vmaj != SHM_VERSION_MAJOR or self.size > size:
             raise ValueError("not a skind shm object of version %d" % SHM_VERSION_MAJOR)
         self.parts = []
@@ -235,6 +237,11 @@ class Shm:
     def retired(self):
         """skind replaced this object (reload) or stopped: map it again."""
         return bool(HEADER.unpack_from(self.mm, 0)[9] & SHM_RETIRED)
+
+    def heartbeat(self):
+        """skind adds 1 every heartbeat_ms while it runs (0 ms: no heartbeat);
+        unchanged for SHM_STALE_BEATS beats: skind is dead or hung."""
+        return HEADER.unpack_from(self.mm, 0)[15]
 
     def part_index(self, name):
         for i, p in enumerate(self.parts):

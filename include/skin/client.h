@@ -89,10 +89,22 @@ struct skin_shm_map {
 	const void *base;
 	size_t size;
 	const struct skin_shm_header *hdr;
+	/* skin_shm_check()'s: the heartbeat last seen, and when it moved */
+	uint64_t beat;
+	uint64_t beat_ns;		/* CLOCK_MONOTONIC, the reader's */
+	/* what skin_shm_map_fd() checked, copied: the library uses these,
+	 * never the mapping's own, so a writer that changed them afterwards
+	 * could not lead it out of bounds */
+	unsigned int n_parts;
+	uint32_t contact_size;
+	struct skin_shm_part_desc *parts;
 };
 
 /* Map by name (@path NULL: SKIN_SHM_PATH).  0 or -errno (-EPROTO: not a
- * skind object, or of another major version). */
+ * skind object, of another major version, or with sizes, offsets or
+ * counts out of bounds or misaligned; -EFBIG: larger than this process can
+ * map).  Whatever the file holds, what the functions below return lies
+ * inside the mapping or the caller's copy of a part. */
 int skin_shm_open(struct skin_shm_map *m, const char *path);
 /* Map a descriptor (owned by @m from here on, even on failure). */
 int skin_shm_map_fd(struct skin_shm_map *m, int fd);
@@ -102,6 +114,16 @@ void skin_shm_close(struct skin_shm_map *m);
 
 /* Whether skind replaced (reload) or left the object: map it again. */
 bool skin_shm_retired(const struct skin_shm_map *m);
+/*
+ * What the object says of its writer (skin/shm.h): 0 live; -ESTALE
+ * retired (a reload, skind stopped, or its successor found it left live
+ * after a crash): close it and map the name again, or ask the socket;
+ * -ETIMEDOUT the heartbeat has not moved for SKIN_SHM_STALE_BEATS beats
+ * (skind killed, stopped or hung): the data is old, keep the mapping and
+ * keep calling, a successor retires it.  Call it every so often (each
+ * read is fine): it notes when the heartbeat last moved.
+ */
+int skin_shm_check(struct skin_shm_map *m);
 unsigned int skin_shm_n_parts(const struct skin_shm_map *m);
 const struct skin_shm_part_desc *skin_shm_part(const struct skin_shm_map *m,
 					       unsigned int part);
@@ -117,7 +139,13 @@ int skin_shm_find_part(const struct skin_shm_map *m, const char *name);
 int skin_shm_read_part(const struct skin_shm_map *m, unsigned int part,
 		       void *buf, unsigned int tries);
 
-/* Views into a copy made by skin_shm_read_part(). */
+/*
+ * Views into a copy made by skin_shm_read_part(): each array holds the
+ * descriptor's n_taxels entries, contacts max_contacts (NULL past them).
+ * The counts in the copy's head (n_contacts, n_contact_taxels) and a
+ * contact's first_taxel and n_taxels are the writer's: check them against
+ * those bounds before indexing.
+ */
 const struct skin_shm_part *skin_shm_head(const void *buf);
 const float *skin_shm_values(const struct skin_shm_map *m, unsigned int part,
 			     const void *buf);

@@ -37,7 +37,24 @@
  * same name and marks the old one SKIN_SHM_RETIRED: a reader seeing that
  * flag (or a header generation it did not map) opens the name again, or
  * asks the socket for a new fd.  The old mapping stays valid until
- * unmapped.
+ * unmapped.  A skind that starts marks whatever object it replaces under
+ * the name SKIN_SHM_RETIRED too, so the object of a skind that was killed
+ * (kill -9, a crash) is retired as soon as its successor publishes.
+ *
+ * A dead or hung writer (since 1.1): skind adds 1 to @heartbeat every
+ * @heartbeat_ms while it runs.  A reader that sees @heartbeat unchanged,
+ * by its own clock, for SKIN_SHM_STALE_BEATS x heartbeat_ms may take the
+ * writer for dead or hung: the data is old.  That is a hint, not an
+ * order (a stopped or starved skind beats again): keep the mapping and
+ * keep checking; SKIN_SHM_RETIRED is what says to map the name again.
+ * @heartbeat_ms 0 (a 1.0 writer): no heartbeat; judge nothing by it.
+ * @instance is random and differs for every skind process (0 from a 1.0
+ * writer), so (instance, generation) names one object: generations start
+ * at 1 again after a restart.
+ *
+ * Reserved fields are 0; a minor version may give one a meaning in which
+ * 0 means "not provided" (1.1: heartbeat_ms, instance, heartbeat), so the
+ * header keeps its size and an older reader its strides.
  *
  * Seqlock contract, per part (one writer: skind; any number of readers;
  * the writer never waits for a reader):
@@ -70,10 +87,11 @@ extern "C" {
 
 #define SKIN_SHM_MAGIC		0x48534b53u	/* "SKSH", little endian */
 #define SKIN_SHM_VERSION_MAJOR	1
-#define SKIN_SHM_VERSION_MINOR	0
+#define SKIN_SHM_VERSION_MINOR	1
 #define SKIN_SHM_PATH		"/run/skin/skind.shm"
 #define SKIN_SHM_NAME_LEN	32
 #define SKIN_SHM_ALIGN		64		/* part blocks: a cache line */
+#define SKIN_SHM_STALE_BEATS	4		/* heartbeats missed: writer gone */
 
 /* skin_shm_header.state */
 #define SKIN_SHM_LIVE		(1u << 0)	/* skind writes this object */
@@ -95,6 +113,10 @@ extern "C" {
  * @pid: skind's process id
  * @created_ns: CLOCK_REALTIME when this object was laid out
  * @period_ms: skind's publishing period (skind.conf [skind] period_ms)
+ * @heartbeat_ms: @heartbeat's period (since 1.1; 0: no heartbeat)
+ * @instance: random, one per skind process (since 1.1; 0: unknown)
+ * @heartbeat: +1 every @heartbeat_ms while skind runs (since 1.1; relaxed
+ *	order: a counter, it guards no data)
  * @reserved: 0
  */
 struct skin_shm_header {
@@ -111,7 +133,10 @@ struct skin_shm_header {
 	uint32_t pid;
 	uint64_t created_ns;
 	uint32_t period_ms;
-	uint32_t reserved[7];
+	uint32_t heartbeat_ms;
+	uint64_t instance;
+	uint64_t heartbeat;
+	uint32_t reserved[2];
 };
 
 /**

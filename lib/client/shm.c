@@ -6,29 +6,54 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <skin/client.h>
 
-static const char *check(const struct skin_shm_header *h, size_t size)
+/* Everything the header says that the reader relies on. */
+static bool header_ok(const struct skin_shm_header *h, size_t size)
 {
 	if (size < sizeof(*h) || h->magic != SKIN_SHM_MAGIC)
-		return "not a skind shm object";
+		return false;
 	if (h->version_major != SKIN_SHM_VERSION_MAJOR)
-		return "another major version";
-	if (h->header_size < sizeof(*h) ||
+		return false;
+	/* strides: at least ours, and keeping 8-byte fields aligned */
+	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
 	    h->part_desc_size < sizeof(struct skin_shm_part_desc) ||
-	    h->contact_size < sizeof(struct skin_shm_contact) || h->size > size ||
-	    (uint64_t)h->header_size + (uint64_t)h->n_parts * h->part_desc_size > size)
-		return "inconsistent sizes";
-	return NULL;
+	    h->part_desc_size % 8 ||
+	    h->contact_size < sizeof(struct skin_shm_contact) ||
+	    h->contact_size % 8 || h->size > size)
+		return false;
+	return (uint64_t)h->header_size +
+	       (uint64_t)h->n_parts * h->part_desc_size <= size;
+}
+
+/* A part's block and its arrays lie inside the object, aligned. */
+static bool part_ok(const struct skin_shm_part_desc *d, uint32_t contact_size,
+		    size_t size)
+{
+	uint64_t n = d->n_taxels;
+
+	return d->offset <= size && d->size <= size - d->offset &&
+	       d->offset % 8 == 0 &&
+	       d->size >= sizeof(struct skin_shm_part) &&
+	       d->values_off % 4 == 0 && d->contacts_off % 8 == 0 &&
+	       d->contact_taxels_off % 4 == 0 &&
+	       d->values_off + n * 4 <= d->size &&
+	       d->raw_off + n <= d->size && d->flags_off + n <= d->size &&
+	       d->contacts_off + (uint64_t)d->max_contacts * contact_size <= d->size &&
+	       d->contact_taxels_off + n * 4 <= d->size;
 }
 
 int skin_shm_map_fd(struct skin_shm_map *m, int fd)
 {
+	struct skin_shm_header h;
 	struct stat st;
 	unsigned int i;
 	void *base;
@@ -37,23 +62,33 @@ int skin_shm_map_fd(struct skin_shm_map *m, int fd)
 	m->fd = fd;
 	if (fstat(fd, &st) < 0)
 		goto fail_errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(h))
+		goto fail_proto;
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		skin_shm_close(m);
+		return -EFBIG;
+	}
 	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		goto fail_errno;
 	m->base = base;
 	m->size = (size_t)st.st_size;
 	m->hdr = base;
-	if (check(m->hdr, m->size))
+	/* checked on a copy, and used from the copy */
+	memcpy(&h, base, sizeof(h));
+	if (!header_ok(&h, m->size))
 		goto fail_proto;
-	for (i = 0; i < m->hdr->n_parts; i++) {
-		const struct skin_shm_part_desc *d = skin_shm_part(m, i);
-
-		if (d->offset + d->size > m->size ||
-		    d->contact_taxels_off + (uint64_t)d->n_taxels * 4 > d->size ||
-		    d->contacts_off + (uint64_t)d->max_contacts * m->hdr->contact_size >
-		    d->size || d->values_off + (uint64_t)d->n_taxels * 4 > d->size ||
-		    d->raw_off + (uint64_t)d->n_taxels > d->size ||
-		    d->flags_off + (uint64_t)d->n_taxels > d->size)
+	m->n_parts = h.n_parts;
+	m->contact_size = h.contact_size;
+	m->parts = calloc(h.n_parts ? h.n_parts : 1, sizeof(*m->parts));
+	if (!m->parts) {
+		skin_shm_close(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < h.n_parts; i++) {
+		memcpy(&m->parts[i], (const char *)base + h.header_size +
+		       (size_t)i * h.part_desc_size, sizeof(m->parts[i]));
+		if (!part_ok(&m->parts[i], h.contact_size, m->size))
 			goto fail_proto;
 	}
 	return 0;
@@ -85,6 +120,7 @@ void skin_shm_close(struct skin_shm_map *m)
 		munmap((void *)m->base, m->size);
 	if (m->fd >= 0)
 		close(m->fd);
+	free(m->parts);
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 }
@@ -94,25 +130,52 @@ bool skin_shm_retired(const struct skin_shm_map *m)
 	return __atomic_load_n(&m->hdr->state, __ATOMIC_ACQUIRE) & SKIN_SHM_RETIRED;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int skin_shm_check(struct skin_shm_map *m)
+{
+	uint64_t beat, now, ms;
+
+	if (skin_shm_retired(m))
+		return -ESTALE;
+	ms = m->hdr->heartbeat_ms;
+	if (m->hdr->version_minor < 1 || !ms)
+		return 0;		/* a writer without a heartbeat */
+	beat = __atomic_load_n(&m->hdr->heartbeat, __ATOMIC_RELAXED);
+	now = mono_ns();
+	if (beat != m->beat || !m->beat_ns) {
+		m->beat = beat;
+		m->beat_ns = now;
+		return 0;
+	}
+	return now - m->beat_ns > SKIN_SHM_STALE_BEATS * ms * 1000000ull ?
+		-ETIMEDOUT : 0;
+}
+
 unsigned int skin_shm_n_parts(const struct skin_shm_map *m)
 {
-	return m->hdr->n_parts;
+	return m->n_parts;
 }
 
 const struct skin_shm_part_desc *skin_shm_part(const struct skin_shm_map *m,
 					       unsigned int part)
 {
-	if (part >= m->hdr->n_parts)
+	if (part >= m->n_parts)
 		return NULL;
-	return (const struct skin_shm_part_desc *)((const char *)m->base +
-		m->hdr->header_size + (size_t)part * m->hdr->part_desc_size);
+	return &m->parts[part];
 }
 
 int skin_shm_find_part(const struct skin_shm_map *m, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->hdr->n_parts; i++)
+	for (i = 0; i < m->n_parts; i++)
 		if (!strncmp(skin_shm_part(m, i)->name, name, SKIN_SHM_NAME_LEN))
 			return (int)i;
 	return -1;
@@ -148,36 +211,43 @@ const struct skin_shm_part *skin_shm_head(const void *buf)
 	return buf;
 }
 
+/* @buf + the offset @field of part @part's descriptor; NULL for no part */
+#define VIEW(m, part, buf, field) ({					\
+	const struct skin_shm_part_desc *d_ = skin_shm_part(m, part);	\
+	d_ ? (const char *)(buf) + d_->field : NULL; })
+
 const float *skin_shm_values(const struct skin_shm_map *m, unsigned int part,
 			     const void *buf)
 {
-	return (const float *)((const char *)buf + skin_shm_part(m, part)->values_off);
+	return (const float *)VIEW(m, part, buf, values_off);
 }
 
 const uint8_t *skin_shm_raw(const struct skin_shm_map *m, unsigned int part,
 			    const void *buf)
 {
-	return (const uint8_t *)buf + skin_shm_part(m, part)->raw_off;
+	return (const uint8_t *)VIEW(m, part, buf, raw_off);
 }
 
 const uint8_t *skin_shm_flags(const struct skin_shm_map *m, unsigned int part,
 			      const void *buf)
 {
-	return (const uint8_t *)buf + skin_shm_part(m, part)->flags_off;
+	return (const uint8_t *)VIEW(m, part, buf, flags_off);
 }
 
 const struct skin_shm_contact *skin_shm_contact(const struct skin_shm_map *m,
 						unsigned int part,
 						const void *buf, unsigned int i)
 {
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+
+	if (!d || i >= d->max_contacts)
+		return NULL;
 	return (const struct skin_shm_contact *)((const char *)buf +
-		skin_shm_part(m, part)->contacts_off +
-		(size_t)i * m->hdr->contact_size);
+		d->contacts_off + (size_t)i * m->contact_size);
 }
 
 const uint32_t *skin_shm_contact_taxels(const struct skin_shm_map *m,
 					unsigned int part, const void *buf)
 {
-	return (const uint32_t *)((const char *)buf +
-				  skin_shm_part(m, part)->contact_taxels_off);
+	return (const uint32_t *)VIEW(m, part, buf, contact_taxels_off);
 }

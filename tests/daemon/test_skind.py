@@ -39,6 +39,7 @@ import skin_client  # noqa: E402
 SKIND = os.environ.get("SKIND", os.path.join(SRC, "build/meson/daemon/skind"))
 RINGFEED = os.environ.get("RINGFEED", os.path.join(SRC, "build/meson/tests/daemon/ringfeed"))
 SHMCHECK = os.environ.get("SHMCHECK", os.path.join(SRC, "build/meson/tests/daemon/shmcheck"))
+SHMWATCH = os.environ.get("SHMWATCH", os.path.join(SRC, "build/meson/tests/daemon/shmwatch"))
 SKINCTL = os.environ.get("SKINCTL", os.path.join(SRC, "build/meson/tools/skinctl/skinctl"))
 
 CONFIG = """\
@@ -661,6 +662,92 @@ def t_kill9(env):
     # running at once, although a calibration would take 30 s
     d2.ready()
     assert d2.status()["calibrated"] == "2"
+
+
+class Lines:
+    """A child's output, read without blocking: lines (a pipe) or bytes (a pty)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.out = b""
+
+    def read_until(self, pred, timeout=10, since=0):
+        end = time.monotonic() + timeout
+        while not pred(self.out[since:]) and time.monotonic() < end:
+            if select.select([self.fd], [], [], 0.1)[0]:
+                try:
+                    b = os.read(self.fd, 65536)
+                except OSError:
+                    break
+                if not b:
+                    break
+                self.out += b
+        return pred(self.out[since:])
+
+    def lines(self, since=0):
+        return self.out[since:].decode(errors="replace").splitlines()
+
+
+@case("kill -9 and restart: shm readers (shm.h's, skinctl view --shm) follow")
+def t_kill9_shm(env):
+    d = env.daemon
+    env.feed.cmd("release pad")
+    expect_contacts(d, "pad", [])
+    # a reader that follows include/skin/shm.h to the letter
+    w = subprocess.Popen([SHMWATCH, d.shm, "pad", "60"], stdout=subprocess.PIPE)
+    wl = Lines(w.stdout.fileno())
+    # skinctl view --shm on a terminal
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(SKINCTL, [SKINCTL, "view", "pad", "--config", d.config, "--shm", d.shm,
+                            "--rate", "50"], dict(os.environ, TERM="xterm-256color"))
+    vl = Lines(fd)
+    try:
+        assert wl.read_until(lambda o: b"mapped" in o), wl.out
+        first = [l for l in wl.lines() if l.startswith("mapped pid %d generation 1 instance " % d.p.pid)]
+        assert len(first) == 1 and not first[0].endswith(" 0000000000000000"), wl.out
+        assert vl.read_until(lambda o: b"contacts 0" in o), vl.out[-2000:]
+        # a live skind is never taken for dead
+        time.sleep(3)
+        wl.read_until(lambda o: False, 0.1)
+        assert b"stale" not in wl.out and b"not responding" not in vl.out, wl.out
+        d.stop(signal.SIGKILL)
+        env.daemon = None
+        t0 = time.monotonic()
+        # no successor yet: the heartbeat stops (skin/shm.h: 4 x 500 ms)
+        wmark, vmark = len(wl.out), len(vl.out)
+        assert wl.read_until(lambda o: b"stale" in o, 5, wmark), wl.out[wmark:]
+        print("# shm.h reader saw the heartbeat stop in %.2f s" % (time.monotonic() - t0))
+        assert vl.read_until(lambda o: b"[skind not responding]" in o, 5, vmark), \
+            vl.out[vmark:][-2000:]
+        assert b"retired" not in wl.out[wmark:], wl.out[wmark:]
+        wmark, vmark = len(wl.out), len(vl.out)
+        d2 = env.start(["--admin-group", "daemon"])
+        t0 = time.monotonic()
+        want = ("mapped pid %d generation 1 instance " % d2.p.pid).encode()
+        # within a bounded time of the new skind's start, not "never"
+        assert wl.read_until(lambda o: want in o, 5, wmark), wl.out[wmark:]
+        # generations start at 1 again; the instance tells the objects apart
+        wl.read_until(lambda o: o.endswith(b"\n"), 1, wmark)
+        second = [l for l in wl.lines(wmark) if l.startswith(want.decode())]
+        assert second and second[0].split()[-1] != first[0].split()[-1], (first, second)
+        print("# shm.h reader followed the restart in %.2f s" % (time.monotonic() - t0))
+        assert b"retired" in wl.out[wmark:], wl.out[wmark:]
+        d2.ready()
+        env.feed.cmd("press pad 60 9")
+        assert vl.read_until(lambda o: b"contacts 1" in o, 5, vmark), vl.out[vmark:][-2000:]
+        print("# skinctl view --shm followed the restart in %.2f s" % (time.monotonic() - t0))
+        env.feed.cmd("release pad")
+        assert pid_alive(pid)
+        os.write(fd, b"q")
+        vl.read_until(lambda o: b"\x1b[?1049l" in o)
+        _, st = os.waitpid(pid, 0)
+        assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+    finally:
+        os.close(fd)
+        w.kill()
+        w.wait()
+        w.stdout.close()
 
 
 @case("systemd: READY, STATUS and WATCHDOG through $NOTIFY_SOCKET")

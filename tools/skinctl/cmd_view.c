@@ -79,6 +79,7 @@ struct source {
 	bool live;			/* on the alternate screen: errors wait
 					 * in err until it is left */
 	bool waiting;			/* skind went away: trying again */
+	bool stale;			/* its heartbeat stopped */
 	char err[768];
 	/* a log */
 	struct skinctl_replay *rp;
@@ -303,10 +304,24 @@ static int shm_read(struct source *s)
 	unsigned int i, k, n, used = 0, p;
 	int r;
 
-	if (s->mapped && skin_shm_retired(&s->map)) {
-		/* skind reloaded or stopped: the name's new object */
+	r = s->mapped ? skin_shm_check(&s->map) : 0;
+	if (r == -ESTALE) {
+		/* skind reloaded, stopped, or was replaced after a crash:
+		 * the name's new object */
 		skin_shm_close(&s->map);
 		s->mapped = false;
+		s->stale = false;
+	} else if (r == -ETIMEDOUT && s->live) {
+		/* killed or hung: keep the picture, say it is old, and keep
+		 * watching (a new skind retires this object) */
+		if (s->stale)
+			return 0;
+		s->stale = true;
+		snprintf(s->state, sizeof(s->state), "skind not responding");
+		return 1;
+	} else if (s->stale) {
+		s->stale = false;
+		s->last_seq = UINT64_MAX;	/* beating again: redraw */
 	}
 	if (!s->mapped) {
 		r = shm_map(s);
