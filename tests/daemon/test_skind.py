@@ -674,6 +674,17 @@ def t_config_not_regular(env):
         os.unlink(fifo)
 
 
+@case("an empty configuration is refused, naming the file")
+def t_config_empty(env):
+    empty = os.path.join(env.dir, "empty.conf")
+    for text in ("", "# nothing\n", "[skind]\nperiod_ms = 20\n"):
+        with open(empty, "w") as f:
+            f.write(text)
+        p = run_skind(env, empty)
+        assert p.returncode == 1, p
+        assert empty + ": no [part NAME] section" in p.stderr, p.stderr
+
+
 @case("a FIFO geometry on SIGHUP: refused and named, skind keeps answering")
 def t_reload_fifo(env):
     d = env.daemon

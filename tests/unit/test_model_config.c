@@ -171,6 +171,11 @@ static void mistakes(void **state)
 		  "/etc/skin/skind.conf:3: '[bus can0]' is indented after a key, so it would continue 'period_ms': expected section headers at the start of a line");
 	cfg_fails("[bus can0]\n[bus can0]\nbitrate = 1000000\n",
 		  "/etc/skin/skind.conf:2: [bus can0] a second time: expected each bus once");
+	/* issue 16, item 7: an empty configuration names its file */
+	cfg_fails("", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
+	cfg_fails("# nothing\n\n", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
+	cfg_fails("[skind]\nperiod_ms = 20\n[bus can0]\n",
+		  "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
 }
 
 /* Geometry that contradicts the layout is caught, with both files named. */
