@@ -721,19 +721,18 @@ def t_calibration_fifo(env):
     os.mkdir(state)
     os.mkfifo(os.path.join(state, "calibration"))
     d = env.daemon
-    d.stop(signal.SIGKILL)
+    d.stop(signal.SIGTERM)     # (no stale socket file for the next start)
     env.daemon = None
     try:
         d2 = env.start(["--admin-group", "daemon", "--state-dir", state])
     except RuntimeError as e:
         raise AssertionError("skind did not start on a FIFO calibration: %s" % e)
     try:
-        # (the killed daemon's socket file is still there: wait for the log)
         assert wait_for(lambda: "saved calibration not used: %s/calibration: is a FIFO, not a regular file"
                         % state in d2.log(), 10), d2.log()[-800:]
         d2.ready()
     finally:
-        d2.stop(signal.SIGKILL)
+        d2.stop(signal.SIGTERM)
         env.daemon = None
 
 
