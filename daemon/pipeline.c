@@ -39,8 +39,14 @@ int pipeline_init(struct skind_skin *s, struct skin_error *err)
 	 */
 	comp.period_ms = s->config->board.period_ms;
 	s->proc = skin_proc_new(s->model, &comp, err);
-	if (!s->proc)
+	if (!s->proc) {
+		/* lib/proc knows no file: what it refuses, the configuration
+		 * described */
+		if (!strcmp(err->file, "(processing)"))
+			skin_error_set(err, s->config->path, 0, 0, "%s",
+				       err->what);
 		return -1;
+	}
 	for (i = 0; i < s->n_parts; i++)
 		for (k = 0; k < s->parts[i].n_patches; k++) {
 			struct skind_patch *pt = &s->parts[i].patches[k];

@@ -173,6 +173,9 @@ struct skind_skin *skin_build(struct skind *d, bool runtime,
 	s->model = skin_config_build_model(s->config, err);
 	if (!s->model)
 		goto fail;
+	/* what the geometry files do not say exactly (docs/MODEL.md) */
+	for (i = 0; i < s->model->n_notes; i++)
+		log_warn("%s", s->model->notes[i]);
 	if (s->model->n_parts != s->config->n_parts) {
 		snprintf(err->text, sizeof(err->text),
 			 "%s: the model has %u parts, the configuration %u",

@@ -27,6 +27,7 @@
 #define SKIN_MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -165,6 +166,35 @@ struct skin_error {
 void skin_error_set(struct skin_error *err, const char *file,
 		    unsigned int line, unsigned int col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+
+/*
+ * The files a user names (configurations, geometry, calibration files,
+ * scenarios, logs), opened for reading the one way that never blocks on
+ * what is not a file: anything but a regular file is refused before
+ * anything is read, with "PATH: is a FIFO, not a regular file" (or a
+ * directory, a character device, a socket ...).  The path is stat()ed,
+ * opened with O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC and the
+ * descriptor fstat()ed again; O_NONBLOCK is then cleared.  A missing file
+ * is "PATH: cannot open: No such file or directory".  On failure: -1 or
+ * NULL with *err filled.
+ *
+ * SKIN_FILE_STREAM: a FIFO is fine too (a log read as a stream, like
+ * stdin); it is opened blocking, so it waits for its writer.
+ */
+#define SKIN_FILE_STREAM	0x1u
+/* Geometry, configurations, calibrations and scenarios are small. */
+#define SKIN_FILE_MAX		(64u << 20)
+
+int skin_file_open(const char *path, unsigned int flags,
+		   struct skin_error *err);
+FILE *skin_file_fopen(const char *path, unsigned int flags,
+		      struct skin_error *err);
+/* The whole of a regular file of at most max bytes, NUL-terminated;
+ * *len excludes the NUL.  The caller frees it. */
+char *skin_file_read(const char *path, size_t max, size_t *len,
+		     struct skin_error *err);
+/* "a regular file", "a FIFO", "a directory", ... for a st_mode. */
+const char *skin_file_type(unsigned int mode);
 
 enum skin_format {
 	SKIN_FORMAT_AUTO = 0,		/* guess from the content */

@@ -358,12 +358,12 @@ struct skin_canlog *skin_canlog_open(const char *path, struct skin_error *err)
 {
 	struct skin_canlog *l;
 	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "re");
+	/* a log may come through a FIFO (or `<(candump -L can0)`): a
+	 * stream, as stdin is; devices, directories and sockets are refused */
+	FILE *f = is_stdin ? stdin : skin_file_fopen(path, SKIN_FILE_STREAM, err);
 
-	if (!f) {
-		skin_error_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+	if (!f)
 		return NULL;
-	}
 	l = skin_canlog_open_stream(f, is_stdin ? "(stdin)" : path, err);
 	if (!l) {
 		if (!is_stdin)

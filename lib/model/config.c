@@ -621,6 +621,14 @@ static bool check(struct cfg_parse *p)
 	struct skin_config *c = p->c;
 	unsigned int i, j, k, l;
 
+	/* an empty file (or one of comments, [skind] or [bus]) describes no
+	 * skin: said here, with the file's name, rather than by whatever
+	 * would later find nothing to work on */
+	if (!c->n_parts) {
+		skin_error_set(p->err, p->name, 0, 0,
+			       "no [part NAME] section: expected at least one part");
+		return false;
+	}
 	for (i = 0; i < c->n_parts; i++) {
 		struct skin_config_part *cp = &c->parts[i];
 		struct part_extra *x = &p->extra[i];

@@ -7,52 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "model-private.h"
 
-/* Geometry and config files are small; refuse what cannot be one. */
-#define SKIN_MAX_FILE (64u << 20)
-
 char *skin_read_file(const char *path, size_t *len, struct skin_error *err)
 {
-	struct stat st;
-	size_t n = 0;
-	char *buf;
-	FILE *fp;
-
-	fp = fopen(path, "rb");
-	if (!fp) {
-		/* Upstream skinManager carried on without a missing file
-		 * (icub-main #467); a missing file is always an error here. */
-		skin_error_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size > SKIN_MAX_FILE) {
-		skin_error_set(err, path, 0, 0,
-			     "expected a regular file of at most %u bytes",
-			     SKIN_MAX_FILE);
-		fclose(fp);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		fclose(fp);
-		skin_err_oom(err, path);
-		return NULL;
-	}
-	n = fread(buf, 1, (size_t)st.st_size, fp);
-	if (ferror(fp)) {
-		skin_error_set(err, path, 0, 0, "read error: %s", strerror(errno));
-		fclose(fp);
-		free(buf);
-		return NULL;
-	}
-	fclose(fp);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return skin_file_read(path, SKIN_FILE_MAX, len, err);
 }
 
 void skin_fmt_double(char *buf, size_t size, double v)

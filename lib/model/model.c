@@ -306,6 +306,12 @@ static const struct {
 	{ "l_upper_arm", SKIN_LEFT_UPPER_ARM },
 	{ "r_upper_arm", SKIN_RIGHT_UPPER_ARM },
 	{ "chest", SKIN_FRONT_TORSO },
+	{ "l_upper_leg", SKIN_LEFT_LEG_UPPER },
+	{ "l_lower_leg", SKIN_LEFT_LEG_LOWER },
+	{ "l_foot", SKIN_LEFT_FOOT },
+	{ "r_upper_leg", SKIN_RIGHT_LEG_UPPER },
+	{ "r_lower_leg", SKIN_RIGHT_LEG_LOWER },
+	{ "r_foot", SKIN_RIGHT_FOOT },
 };
 
 const char *skin_part_id_name(enum skin_part_id p)

@@ -12,10 +12,19 @@
  * Validity comes from taxel2Repr; an all-zero row only means that no
  * position is known (the hand's 60 fingertip taxels are real but have
  * zero rows).  Upstream ignores a missing file and inconsistent lengths;
- * here every deviation is an error with its line, except the one the
- * real upper-arm files have (REFERENCE.md 4a: 960 taxel2Repr entries for
- * 768 rows), which is accepted only when every entry beyond the rows
- * says absent, and is then reported as a note on the model.
+ * here every deviation is an error with its line, except two that real
+ * files have, each reported as a note on the model:
+ *
+ * - more taxel2Repr entries than rows (the upper arms: 960 for 768),
+ *   accepted when every entry beyond the rows says absent;
+ * - more rows than entries (the upper legs: 960 for 1344 rows, 7
+ *   boards).  skinDynLib reads taxel2Repr with b.get(i).asInt32() for
+ *   every row, and a YARP Bottle's get() past its end is a null value
+ *   whose asInt32() is 0: such rows get representative 0 there, and here
+ *   too.  A row with a position is then a tactile taxel (skinDynLib makes
+ *   a Taxel of it); an all-zero row is absent (no triangle there: the
+ *   legs' skinGui files draw exactly the rows with positions).  When
+ *   every such row is all zero they are dropped instead, as before.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,7 +275,7 @@ static struct skin_model *build(struct lex *lx, struct pos_file *f)
 	struct skin_model *m;
 	struct skin_part *p;
 	enum skin_part_id id;
-	unsigned int n, i, npatch;
+	unsigned int n, i, npatch, past_pos = 0;
 	int pi, link;
 
 	if (!f->have_repr && !f->n_rows) {
@@ -286,16 +295,12 @@ static struct skin_model *build(struct lex *lx, struct pos_file *f)
 				}
 		} else {
 			for (i = f->n_repr; i < f->n_rows; i++)
-				if (!row_is_zero(&f->rows[i])) {
-					lex_error(lx, f->rows[i].line, 1,
-						  "row %u has a position but taxel2Repr has only %u entries: expected all-zero rows beyond them",
-						  i, f->n_repr);
-					return NULL;
-				}
+				past_pos += !row_is_zero(&f->rows[i]);
 		}
-		n = f->n_repr < f->n_rows ? f->n_repr : f->n_rows;
+		n = past_pos ? f->n_rows :
+		    f->n_repr < f->n_rows ? f->n_repr : f->n_rows;
 	}
-	for (i = 0; f->have_repr && i < n; i++)
+	for (i = 0; f->have_repr && i < n && i < f->n_repr; i++)
 		if (f->repr[i] >= (long)n) {
 			lex_error(lx, f->repr_line[i], f->repr_col[i],
 				  "taxel2Repr entry %u names taxel %ld: expected an id below %u",
@@ -323,7 +328,9 @@ static struct skin_model *build(struct lex *lx, struct pos_file *f)
 
 		t->link = link;
 		if (f->have_repr) {
-			long r = f->repr[i];
+			/* past the list: skinDynLib's get(i).asInt32(), 0 */
+			long r = i < f->n_repr ? f->repr[i] :
+				 row_is_zero(&f->rows[i]) ? -1 : 0;
 
 			t->kind = r >= 0 ? SKIN_TAXEL_TACTILE :
 				  r == -2 ? SKIN_TAXEL_THERMAL :
@@ -346,7 +353,12 @@ static struct skin_model *build(struct lex *lx, struct pos_file *f)
 	    model_note(m, "%s: taxel2Repr has %u entries for %u rows of positions; the %u entries beyond the rows are all -1 (absent) and were dropped",
 		       lx->file, f->n_repr, f->n_rows, f->n_repr - f->n_rows))
 		goto oom;
-	if (f->have_repr && f->n_rows && f->n_repr < f->n_rows &&
+	if (f->have_repr && past_pos &&
+	    model_note(m, "%s: taxel2Repr has %u entries for %u rows of positions: rows %u..%u get representative 0, as in skinDynLib (taxel2Repr.get(i).asInt32() is 0 past the end of the list); the %u with a position are tactile, the %u all-zero ones absent",
+		       lx->file, f->n_repr, f->n_rows, f->n_repr, f->n_rows - 1,
+		       past_pos, f->n_rows - f->n_repr - past_pos))
+		goto oom;
+	if (f->have_repr && f->n_rows && f->n_repr < f->n_rows && !past_pos &&
 	    model_note(m, "%s: %u rows of positions for %u taxel2Repr entries; the %u all-zero rows beyond the entries were dropped",
 		       lx->file, f->n_rows, f->n_repr, f->n_rows - f->n_repr))
 		goto oom;

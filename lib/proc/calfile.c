@@ -114,11 +114,9 @@ int skin_proc_restore(struct skin_proc *p, const char *path,
 	int rc = -1;
 	FILE *f;
 
-	f = fopen(path, "re");
-	if (!f) {
-		proc_err(err, path, 0, "cannot read: %s", strerror(errno));
+	f = skin_file_fopen(path, 0, err);
+	if (!f)
 		return -1;
-	}
 	named = calloc(p->n_parts, sizeof(*named));
 	if (!named) {
 		proc_err(err, path, 0, "out of memory");

@@ -661,12 +661,10 @@ struct skin_sim_scenario *skin_sim_scenario_load(const char *path,
 	struct skin_sim_scenario *sc;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	FILE *f = fopen(path, "re");
+	FILE *f = skin_file_fopen(path, 0, err);
 
-	if (!f) {
-		skin_error_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+	if (!f)
 		return NULL;
-	}
 	for (;;) {
 		size_t n;
 

@@ -647,6 +647,96 @@ def t_reload_bad(env):
         f.write(good)
 
 
+def run_skind(env, config, extra=(), timeout=15):
+    """skind run to its end (a start that fails); a hang fails the case
+    instead of blocking the layer."""
+    try:
+        return subprocess.run([SKIND, "-c", config, "-r", env.rings,
+                               "-s", os.path.join(env.dir, "x.sock"),
+                               "--shm", os.path.join(env.dir, "x.shm"),
+                               "--state-dir", os.path.join(env.dir, "x-state"),
+                               "--no-create-patches"] + list(extra),
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("skind -c %s hung for %d s" % (config, timeout))
+
+
+@case("a FIFO, a directory or a device as configuration: refused at start, named, no hang")
+def t_config_not_regular(env):
+    fifo = os.path.join(env.dir, "f.conf")
+    os.mkfifo(fifo)
+    try:
+        for path, what in ((fifo, "is a FIFO"), (env.rings, "is a directory"),
+                           ("/dev/null", "is a character device")):
+            p = run_skind(env, path)
+            assert p.returncode == 1, p
+            assert "%s: %s, not a regular file" % (path, what) in p.stderr, p.stderr
+    finally:
+        os.unlink(fifo)
+
+
+@case("an empty configuration is refused, naming the file")
+def t_config_empty(env):
+    empty = os.path.join(env.dir, "empty.conf")
+    for text in ("", "# nothing\n", "[skind]\nperiod_ms = 20\n"):
+        with open(empty, "w") as f:
+            f.write(text)
+        p = run_skind(env, empty)
+        assert p.returncode == 1, p
+        assert empty + ": no [part NAME] section" in p.stderr, p.stderr
+
+
+@case("a FIFO geometry on SIGHUP: refused and named, skind keeps answering")
+def t_reload_fifo(env):
+    d = env.daemon
+    fifo = os.path.join(env.dir, "forearm-fifo.txt")
+    os.mkfifo(fifo)
+    with open(d.config) as f:
+        good = f.read()
+    with open(d.config, "w") as f:
+        f.write(re.sub(r"geometry = \S*left_forearm_V2.txt", "geometry = " + fifo, good))
+    gen = d.status()["generation"]
+    start = len(d.log())
+    log = lambda: d.log()[start:]  # noqa: E731
+    d.p.send_signal(signal.SIGHUP)
+    try:
+        assert wait_for(lambda: "keeping the running configuration" in log(), 10), \
+            "no verdict on the reload: " + log()[-500:]
+        assert fifo + ": is a FIFO, not a regular file" in log(), log()[-500:]
+        with d.client(timeout=3) as c:
+            s = skin_client.parse_event(c.command("status")[0])
+        assert s["generation"] == gen, s
+    except Exception:
+        d.stop(signal.SIGKILL)     # stuck in open(): the next case starts a new one
+        env.daemon = None
+        raise
+    finally:
+        with open(d.config, "w") as f:
+            f.write(good)
+        os.unlink(fifo)
+
+
+@case("a FIFO as the saved calibration: a warning naming it, then a calibration")
+def t_calibration_fifo(env):
+    state = os.path.join(env.dir, "fifo-state")
+    os.mkdir(state)
+    os.mkfifo(os.path.join(state, "calibration"))
+    d = env.daemon
+    d.stop(signal.SIGTERM)     # (no stale socket file for the next start)
+    env.daemon = None
+    try:
+        d2 = env.start(["--admin-group", "daemon", "--state-dir", state])
+    except RuntimeError as e:
+        raise AssertionError("skind did not start on a FIFO calibration: %s" % e)
+    try:
+        assert wait_for(lambda: "saved calibration not used: %s/calibration: is a FIFO, not a regular file"
+                        % state in d2.log(), 10), d2.log()[-800:]
+        d2.ready()
+    finally:
+        d2.stop(signal.SIGTERM)
+        env.daemon = None
+
+
 @case("kill -9 and restart: the saved calibration is restored")
 def t_kill9(env):
     d = env.daemon

@@ -3,6 +3,8 @@
  * test_model_config.c - skind.conf: the shipped examples, the merge of
  * layouts and geometry, and every kind of mistake
  */
+#include <glob.h>
+
 #include "test_model_util.h"
 
 static struct skin_config *cfg(const char *text, struct skin_error *err)
@@ -103,6 +105,81 @@ static void icub_upper_body(void **state)
 	skin_model_free(m);
 }
 
+/* etc/skind-full-body.conf: the upper body and the legs (issue 16, item 8) */
+static void icub_full_body(void **state)
+{
+	static const struct part_expect pe[] = {
+		{ "left_leg_upper", SKIN_LEFT_LEG_UPPER, 7, 680, 94, 570, 680, 1 },
+		{ "left_leg_lower", SKIN_LEFT_LEG_LOWER, 4, 380, 76, 312, 380, 8 },
+		{ "left_foot", SKIN_LEFT_FOOT, 2, 250, 50, 84, 250, 13 },
+		{ "right_leg_upper", SKIN_RIGHT_LEG_UPPER, 7, 680, 92, 572, 680, 1 },
+		{ "right_leg_lower", SKIN_RIGHT_LEG_LOWER, 4, 380, 76, 312, 380, 8 },
+		{ "right_foot", SKIN_RIGHT_FOOT, 2, 250, 50, 84, 250, 13 },
+	};
+	struct skin_model *m = must_load("etc/skind-full-body.conf", SKIN_FORMAT_AUTO);
+	struct skin_model *u = must_load("etc/skind.conf", SKIN_FORMAT_AUTO);
+	struct skin_model_stats st;
+	unsigned int i, k, notes_past = 0;
+
+	(void)state;
+	assert_int_equal(m->n_parts, 13);
+	assert_int_equal(m->n_patches, 18 + 2 * (7 + 4 + 2));
+	assert_int_equal(m->n_taxels, 3456 + 2 * (1344 + 768 + 384));
+	/* the upper body is skind.conf's, slot for slot */
+	for (i = 0; i < u->n_taxels; i++)
+		assert_int_equal(m->taxels[i].kind, u->taxels[i].kind);
+	for (i = 0; i < 6; i++) {
+		const struct skin_part *p = &m->parts[7 + i];
+
+		assert_string_equal(p->name, pe[i].name);
+		assert_int_equal(p->skin_part, pe[i].id);
+		assert_int_equal(p->n_patches, pe[i].patches);
+		assert_int_equal(m->patches[p->first_patch].address, pe[i].first_address);
+		skin_model_stats(m, (int)(7 + i), &st);
+		if (st.tactile != pe[i].tactile || st.thermal != pe[i].thermal ||
+		    st.absent != pe[i].absent || st.with_pos != pe[i].with_pos)
+			fail_msg("%s: %u/%u/%u, %u with a position", p->name,
+				 st.tactile, st.thermal, st.absent, st.with_pos);
+	}
+	/* a leg's two buses: patch 1 the upper leg, patch 2 the foot and the
+	 * lower leg (left_leg-eb10-skin.xml) */
+	assert_string_equal(m->patches[m->parts[7].first_patch].bus, "can3");
+	assert_string_equal(m->patches[m->parts[8].first_patch].bus, "can4");
+	assert_string_equal(m->patches[m->parts[9].first_patch].bus, "can4");
+	assert_string_equal(m->patches[m->parts[10].first_patch].bus, "can5");
+	/* the arms' two notes, one per leg and foot file; the upper legs'
+	 * say which representative the rows past the list get */
+	assert_int_equal(m->n_notes, 2 + 6);
+	for (k = 0; k < m->n_notes; k++)
+		notes_past += strstr(m->notes[k], "get representative 0, as in skinDynLib") != NULL;
+	assert_int_equal(notes_past, 2);
+	assert_true(m->n_nbr > u->n_nbr);
+	skin_model_free(u);
+	skin_model_free(m);
+}
+
+/* Every configuration the project ships loads. */
+static void every_shipped_config(void **state)
+{
+	glob_t g;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(glob(src_path("etc/*.conf"), 0, NULL, &g), 0);
+	assert_int_equal(glob(src_path("etc/examples/*.conf"), GLOB_APPEND, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 4);	/* skind, full body, 2+ examples */
+	for (i = 0; i < g.gl_pathc; i++) {
+		struct skin_error err;
+		struct skin_model *m = skin_model_load(g.gl_pathv[i], SKIN_FORMAT_AUTO, &err);
+
+		if (!m)
+			fail_msg("%s", err.text);
+		assert_true(m->n_parts > 0);
+		skin_model_free(m);
+	}
+	globfree(&g);
+}
+
 static void urdf_example(void **state)
 {
 	struct skin_model *m = must_load("etc/examples/urdf-array.conf", SKIN_FORMAT_AUTO);
@@ -171,6 +248,11 @@ static void mistakes(void **state)
 		  "/etc/skin/skind.conf:3: '[bus can0]' is indented after a key, so it would continue 'period_ms': expected section headers at the start of a line");
 	cfg_fails("[bus can0]\n[bus can0]\nbitrate = 1000000\n",
 		  "/etc/skin/skind.conf:2: [bus can0] a second time: expected each bus once");
+	/* issue 16, item 7: an empty configuration names its file */
+	cfg_fails("", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
+	cfg_fails("# nothing\n\n", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
+	cfg_fails("[skind]\nperiod_ms = 20\n[bus can0]\n",
+		  "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
 }
 
 /* Geometry that contradicts the layout is caught, with both files named. */
@@ -269,6 +351,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_are_skinmanall),
 		cmocka_unit_test(icub_upper_body),
+		cmocka_unit_test(icub_full_body),
+		cmocka_unit_test(every_shipped_config),
 		cmocka_unit_test(urdf_example),
 		cmocka_unit_test(mistakes),
 		cmocka_unit_test(geometry_mismatch),

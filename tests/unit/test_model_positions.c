@@ -26,6 +26,17 @@ static const struct expect shipped[] = {
 	{ "left_arm.txt", "left_upper_arm", SKIN_LEFT_UPPER_ARM, 768, 350, 70, 348, 350, 1 },
 	{ "right_arm.txt", "right_upper_arm", SKIN_RIGHT_UPPER_ARM, 768, 350, 70, 348, 350, 1 },
 	{ "torso.txt", "front_torso", SKIN_FRONT_TORSO, 768, 440, 88, 240, 528, 0 },
+	/* the legs (issue 16, item 8): 960 taxel2Repr entries for 1344 rows
+	 * (7 boards); rows 960..1343 get representative 0 as in skinDynLib,
+	 * tactile where they have a position (210 left, 220 right), absent
+	 * where all zero; 680 tactile taxels, as the skinGui files draw */
+	{ "left_leg_upper.txt", "left_leg_upper", SKIN_LEFT_LEG_UPPER, 1344, 680, 94, 570, 680, 1 },
+	{ "right_leg_upper.txt", "right_leg_upper", SKIN_RIGHT_LEG_UPPER, 1344, 680, 92, 572, 680, 1 },
+	/* 960 entries for 768 and 384 rows, the ones beyond all -1 */
+	{ "left_leg_lower.txt", "left_leg_lower", SKIN_LEFT_LEG_LOWER, 768, 380, 76, 312, 380, 1 },
+	{ "right_leg_lower.txt", "right_leg_lower", SKIN_RIGHT_LEG_LOWER, 768, 380, 76, 312, 380, 1 },
+	{ "left_foot.txt", "left_foot", SKIN_LEFT_FOOT, 384, 250, 50, 84, 250, 1 },
+	{ "right_foot.txt", "right_foot", SKIN_RIGHT_FOOT, 384, 250, 50, 84, 250, 1 },
 };
 
 static void shipped_files_load(void **state)
@@ -67,6 +78,56 @@ static void arm_inconsistency_is_reported(void **state)
 	assert_int_equal(m->n_notes, 1);
 	assert_non_null(strstr(m->notes[0],
 			       "taxel2Repr has 960 entries for 768 rows of positions; the 192 entries beyond the rows are all -1 (absent) and were dropped"));
+	skin_model_free(m);
+}
+
+/*
+ * Rows past the taxel2Repr list (the legs' upper files: 960 entries, 1344
+ * rows): skinDynLib reads taxel2Repr with b.get(i).asInt32() for every
+ * row, and a YARP Bottle's get() past the end is a null value whose
+ * asInt32() is 0, so those rows get representative 0.  The file loads,
+ * with a note naming it and saying so.
+ */
+static void rows_past_taxel2repr(void **state)
+{
+	struct skin_model *m = must_load("tests/data/icub/positions/left_leg_upper.txt",
+					 SKIN_FORMAT_POSITIONS);
+	const struct skin_taxel *t = m->taxels + m->parts[0].first_taxel;
+	char want[1024];
+	struct skin_error err;
+
+	(void)state;
+	assert_int_equal(m->parts[0].n_taxels, 1344);
+	assert_int_equal(m->n_notes, 1);
+	snprintf(want, sizeof(want),
+		 "%s: taxel2Repr has 960 entries for 1344 rows of positions: rows 960..1343 get representative 0, as in skinDynLib (taxel2Repr.get(i).asInt32() is 0 past the end of the list); the 210 with a position are tactile, the 174 all-zero ones absent",
+		 src_path("tests/data/icub/positions/left_leg_upper.txt"));
+	assert_string_equal(m->notes[0], want);
+	/* row 972, the first past the list with a position; 960 is all zero */
+	assert_int_equal(t[972].kind, SKIN_TAXEL_TACTILE);
+	assert_int_equal(t[972].repr, 0);
+	assert_true(t[972].flags & SKIN_TAXEL_HAS_POS);
+	assert_int_equal(t[960].kind, SKIN_TAXEL_ABSENT);
+	assert_int_equal(t[959].repr, 951);	/* the list's last entry */
+	assert_int_equal(m->n_patches, 7);
+	skin_model_free(m);
+
+	/* the same in small */
+	{
+		static const char small[] =
+			"taxel2Repr ( 0 )\n[calibration]\n0 0 0 0 0 1\n1 0 0 0 0 1\n0 0 0 0 0 0\n";
+
+		m = skin_model_load_buffer(small, strlen(small), SKIN_FORMAT_POSITIONS,
+					   "in", &err);
+	}
+	if (!m)
+		fail_msg("%s", err.text);
+	assert_int_equal(m->parts[0].n_taxels, 3);
+	assert_int_equal(m->taxels[1].kind, SKIN_TAXEL_TACTILE);
+	assert_int_equal(m->taxels[1].repr, 0);
+	assert_int_equal(m->taxels[2].kind, SKIN_TAXEL_ABSENT);
+	assert_int_equal(m->n_notes, 1);
+	assert_string_equal(m->notes[0], "in: taxel2Repr has 1 entries for 3 rows of positions: rows 1..2 get representative 0, as in skinDynLib (taxel2Repr.get(i).asInt32() is 0 past the end of the list); the 1 with a position are tactile, the 1 all-zero ones absent");
 	skin_model_free(m);
 }
 
@@ -200,8 +261,6 @@ static void malformed(void **state)
 		  "in:4:3: expected y (metres) (a finite decimal number), got 'nan'");
 	must_fail("taxel2Repr ( 0 0 0 )\n[calibration]\n0 0 0 0 0 1\n1 0 0 0 0 1\n",
 		  SKIN_FORMAT_POSITIONS, "in:1:18: taxel2Repr entry 2 is 0 but there are only 2 rows of positions: expected -1 (absent) beyond the last row");
-	must_fail("taxel2Repr ( 0 )\n[calibration]\n0 0 0 0 0 1\n1 0 0 0 0 1\n",
-		  SKIN_FORMAT_POSITIONS, "in:4:1: row 1 has a position but taxel2Repr has only 1 entries: expected all-zero rows beyond them");
 	must_fail("name l_hand\nspatial_sampling pixel\n", SKIN_FORMAT_POSITIONS,
 		  "in:2:18: expected spatial_sampling 'taxel' or 'triangle', got 'pixel'");
 	must_fail("name l_hand\ntaxel2repr ( 0 )\n", SKIN_FORMAT_POSITIONS,
@@ -310,6 +369,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shipped_files_load),
+		cmocka_unit_test(rows_past_taxel2repr),
 		cmocka_unit_test(arm_inconsistency_is_reported),
 		cmocka_unit_test(zero_rows_and_pads),
 		cmocka_unit_test(builtin_layouts),

@@ -825,7 +825,7 @@ static void calibration_file(void **state)
 	}
 	snprintf(bad, sizeof(bad), "%s/none", fx.dir);
 	assert_int_equal(skin_proc_restore(fy.p, bad, &err), -1);
-	assert_non_null(strstr(err.text, "cannot read: No such file or directory"));
+	assert_non_null(strstr(err.text, "cannot open: No such file or directory"));
 	fixture_done(&fx);
 	fixture_done(&fy);
 }
