@@ -96,23 +96,10 @@ void client_printf(struct client *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-void json_escape(char *buf, size_t len, const char *s)
+const char *json_str(char *buf, size_t len, const char *s)
 {
-	size_t o = 0;
-
-	for (; *s && o + 7 < len; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)ch;
-		} else if (ch < 0x20 || ch >= 0x7f) {
-			o += (size_t)snprintf(buf + o, len - o, "\\u%04x", ch);
-		} else {
-			buf[o++] = (char)ch;
-		}
-	}
-	buf[o] = 0;
+	skin_json_escape(buf, len, s);
+	return buf;
 }
 
 /* Bottle text: one line, no control characters. */
@@ -125,7 +112,7 @@ static void text_clean(char *s)
 
 void client_ok(struct client *c, const char *fmt, ...)
 {
-	char msg[1024] = "", esc[2048];
+	char msg[1024] = "", esc[JSON_SIZE(1024)];
 	va_list ap;
 
 	if (fmt) {
@@ -134,7 +121,7 @@ void client_ok(struct client *c, const char *fmt, ...)
 		va_end(ap);
 	}
 	if (c->format == FORMAT_JSON) {
-		json_escape(esc, sizeof(esc), msg);
+		json_str(esc, sizeof(esc), msg);
 		if (msg[0])
 			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
 		else
@@ -147,7 +134,7 @@ void client_ok(struct client *c, const char *fmt, ...)
 
 void client_error(struct client *c, const char *code, const char *fmt, ...)
 {
-	char msg[1024], esc[2048];
+	char msg[1024], esc[JSON_SIZE(1024)], ecode[JSON_SIZE(64)];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -155,9 +142,9 @@ void client_error(struct client *c, const char *code, const char *fmt, ...)
 	va_end(ap);
 	c->errors++;
 	if (c->format == FORMAT_JSON) {
-		json_escape(esc, sizeof(esc), msg);
 		client_printf(c, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}",
-			      code, esc);
+			      json_str(ecode, sizeof(ecode), code),
+			      json_str(esc, sizeof(esc), msg));
 	} else {
 		text_clean(msg);
 		client_printf(c, "error %s %s", code, msg);
@@ -329,7 +316,7 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 {
 	struct skind_server *srv = d->server;
 	struct client *c;
-	char line[1024], esc[512];
+	char line[JSON_SIZE(1024)], esc[JSON_SIZE(512)], name[JSON_NAME_SIZE];
 	int n;
 
 	if (!srv || !p->calibrate_client ||
@@ -344,16 +331,16 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 	if (events & SKIN_PROC_EV_CALIBRATED) {
 		if (c->format == FORMAT_JSON)
 			n = snprintf(line, sizeof(line), "{\"type\":\"calibrated\",\"part\":\"%s\"}\n",
-				     p->name);
+				     json_str(name, sizeof(name), p->name));
 		else
 			n = snprintf(line, sizeof(line), "calibrated %s\n", p->name);
 	} else {
 		const char *why = skin_proc_reason(p->skin->proc, p->index);
 
 		if (c->format == FORMAT_JSON) {
-			json_escape(esc, sizeof(esc), why);
 			n = snprintf(line, sizeof(line), "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
-				     p->name, esc);
+				     json_str(name, sizeof(name), p->name),
+				     json_str(esc, sizeof(esc), why));
 		} else {
 			n = snprintf(line, sizeof(line), "calibration-failed %s %s\n",
 				     p->name, why);

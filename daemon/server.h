@@ -96,7 +96,14 @@ int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
 		     unsigned int rate_hz);
 unsigned int client_unsubscribe(struct client *c, int kind, const char *part);
 
-/* JSON string escaping into buf (always NUL-terminated). */
-void json_escape(char *buf, size_t len, const char *s);
+/*
+ * Every string of a JSON line goes through json_str(): @s escaped into
+ * @buf (skin_json_escape(): always NUL-terminated, never a partial
+ * escape) and @buf returned, for printf's arguments.  JSON_SIZE(n) is
+ * what n bytes of text may need escaped (6 per byte: \u00XX).
+ */
+#define JSON_SIZE(n)		((n) * 6 + 1)
+#define JSON_NAME_SIZE		JSON_SIZE(SKIN_SHM_NAME_LEN)
+const char *json_str(char *buf, size_t len, const char *s);
 
 #endif

@@ -114,11 +114,23 @@ class Feed:
 
 
 class Daemon:
-    def __init__(self, env, extra=(), config=None, cal=0.5):
+    """skind.  side=NAME: a second one beside the suite's, with its own
+    directory (socket, shm, state) under the test directory; user=(uid,
+    gid): run as that user (the test runs as root); nofile: its
+    RLIMIT_NOFILE; shm: another path for its shm object."""
+
+    def __init__(self, env, extra=(), config=None, cal=0.5, side=None, user=None,
+                 nofile=None, shm=None):
         self.env = env
         self.dir = env.dir
+        if side:
+            self.dir = os.path.join(env.dir, side)
+            for sub in ("", "run", "state"):
+                os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
+                if user:
+                    os.chown(os.path.join(self.dir, sub), user[0], user[1])
         self.sock = os.path.join(self.dir, "run", "skind.sock")
-        self.shm = os.path.join(self.dir, "run", "skind.shm")
+        self.shm = shm or os.path.join(self.dir, "run", "skind.shm")
         self.config = config or os.path.join(self.dir, "skind.conf")
         if not config:
             with open(self.config, "w") as f:
@@ -128,7 +140,17 @@ class Daemon:
                      "--shm", self.shm, "--state-dir", os.path.join(self.dir, "state"),
                      "--no-create-patches", "-v"] + list(extra)
         self.logf = open(self.log_path, "w")
+
+        def child():
+            if nofile:
+                import resource
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+            if user:
+                os.setgroups([])
+                os.setgid(user[1])
+                os.setuid(user[0])
         self.p = subprocess.Popen(self.args, stdout=self.logf, stderr=subprocess.STDOUT,
+                                  preexec_fn=child if (user or nofile) else None,
                                   env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"))
         if not wait_for(lambda: os.path.exists(self.sock) or self.p.poll() is not None, 10):
             raise RuntimeError("skind did not start: " + self.log())
@@ -424,6 +446,152 @@ def t_auth(env):
     # the admin group is the daemon's --admin-group (daemon), through SO_PEERGROUPS
     assert as_user([gid], "set add_threshold 7") == "ok"
     os.chmod(d.sock, 0o660)
+
+
+# hostile text: quotes, backslashes, control bytes, bytes that are no UTF-8
+HOSTILE = [b'a"b\\c', b'"}', b'\\', b'x\x01y\x1fz', b'\xff\xfe', b'h\xc3\xa4nd', b'\x7f']
+
+
+class RawClient:
+    """A socket that reads bytes: every line as skind sent it."""
+
+    def __init__(self, path, timeout=10):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def send(self, line):
+        self.sock.sendall(line + b"\n")
+
+    def line(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("skind closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def close(self):
+        self.sock.close()
+
+
+def json_sweep(d, names, live, bad_words):
+    """Every command that writes JSON, with the daemon's part names (live:
+    those attached, which publish and calibrate) and hostile words where a
+    client's words go: each line must be a JSON object (strict UTF-8,
+    json.loads).  Returns the lines that are not."""
+    bad = []
+    seen = set()
+    c = RawClient(d.sock)
+
+    def reply(cmd, until=None):
+        c.send(cmd)
+        end = time.monotonic() + 10
+        while True:
+            try:
+                if time.monotonic() > end:
+                    raise socket.timeout()
+                raw = c.line()
+            except socket.timeout:
+                bad.append((cmd, b"(no reply that parsed within 10 s)"))
+                return
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+                assert isinstance(obj, dict) and "type" in obj
+            except (ValueError, AssertionError):
+                bad.append((cmd, raw))
+                continue
+            seen.add(obj["type"])
+            if until and until(obj):
+                return
+            if not until and obj["type"] in ("ok", "error"):
+                return
+    try:
+        reply(b"format json")
+        for cmd in (b"help", b"status", b"parts", b"contacts", b"get", b"get add_threshold",
+                    b"set add_threshold 7", b"shm", b"unsubscribe"):
+            reply(cmd)
+        for n in names:
+            for cmd in (b"parts ", b"contacts ", b"taxels ", b"subscribe contacts ",
+                        b"subscribe taxels ", b"unsubscribe all "):
+                reply(cmd + n)
+        # events: contacts and taxels of every part, then a calibration
+        reply(b"subscribe contacts all 20")
+        reply(b"subscribe taxels all 20")
+        got = set()
+        reply(b"status", until=lambda o: (o["type"] in ("contacts", "taxels") and
+                                          got.add((o["type"], o["part"])) or
+                                          len(got) >= 2 * len(live)))
+        reply(b"unsubscribe")
+        for n in live:
+            reply(b"calibrate " + n)
+            reply(b"status", until=lambda o: o["type"] in ("calibrated", "calibration-failed"))
+        for w in bad_words:
+            for cmd in (w, b"parts " + w, b"contacts " + w, b"taxels " + w,
+                        b"subscribe contacts " + w, b"subscribe contacts all " + w,
+                        b"unsubscribe contacts " + w, b"get " + w, b"set " + w + b" 1",
+                        b"set add_threshold " + w, b"calibrate " + w, b"format " + w,
+                        b"shm " + w):
+                reply(cmd)
+        reply(b"quit")
+    finally:
+        c.close()
+    for t in ("ok", "error", "help", "status", "part", "patch", "contacts", "taxels",
+              "param", "shm", "calibrated"):
+        assert t in seen or bad, "the sweep saw no %s line: %s" % (t, sorted(seen))
+    return bad
+
+
+@case("JSON lines stay JSON whatever a name or a client's words hold")
+def t_json_hostile(env):
+    # a part name outside the charset: refused with file and line
+    conf = CONFIG.format(src=SRC, cal=0.3).replace("[part pad]", '[part a"b\\c]')
+    side = os.path.join(env.dir, "hostile")
+    os.makedirs(side, exist_ok=True)
+    path = os.path.join(side, "skind.conf")
+    with open(path, "w") as f:
+        f.write(conf)
+    failures = []
+    try:
+        d = Daemon(env, config=path, side="hostile")
+    except RuntimeError as e:
+        log = str(e)
+        assert "skind exited 1" in log, log
+        assert re.search(r'skind\.conf:\d+:\d+: \[part a"b\\c\]: the name has a character outside',
+                         log), log
+    else:
+        # accepted: show what it does to JSON, then fail
+        try:
+            wait_for(lambda: int(d.status()["calibrated"]) >= 2, 10)
+            bad = json_sweep(d, [b'a"b\\c', b"left_forearm"], [b'a"b\\c', b"left_forearm"],
+                             HOSTILE)
+            failures.append("[part a\"b\\c] accepted; %d lines not JSON, e.g. %r"
+                            % (len(bad), bad[:3]))
+        finally:
+            d.stop(signal.SIGKILL)
+    # names at the charset's edges, a bus named with quotes and a backslash
+    # (an interface name may hold them), a shm path with them, hostile
+    # words from the client
+    conf = CONFIG.format(src=SRC, cal=0.3)
+    conf = conf.replace("[part pad]", "[part a234567890123456789012345678901]")
+    conf = conf.replace("[part left_forearm]", "[part -L.f_0]")
+    conf += '\n[bus c"a\\b]\n\n[part Z.z]\nlayout = hand_v2_1\npatches = c"a\\b:14\n'
+    path = os.path.join(side, "edge.conf")
+    with open(path, "w") as f:
+        f.write(conf)
+    d = Daemon(env, config=path, side="edge",
+               shm=os.path.join(env.dir, "edge", "run", 'q"u\\ote.shm'))
+    try:
+        assert wait_for(lambda: int(d.status()["calibrated"]) >= 2, 10), d.log()[-2000:]
+        names = [b"a234567890123456789012345678901", b"-L.f_0", b"Z.z"]
+        bad = json_sweep(d, names, names[:2], HOSTILE)
+        if bad:
+            failures.append("names at the edges: %d lines not JSON, e.g. %r" % (len(bad), bad[:5]))
+    finally:
+        assert d.stop() == 0, d.log()[-3000:]
+    assert not failures, "\n".join(failures)
 
 
 # --- hostile clients -------------------------------------------------------------
