@@ -232,23 +232,24 @@ static void cmd_status(struct client *c, int argc, char **argv)
 			      "\"generation\":%" PRIu64 ",\"uptime_s\":%.3f,\"parts\":%u,"
 			      "\"calibrated\":%u,\"patches\":%u,\"attached\":%u,\"clients\":%u,"
 			      "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
-			      ",\"overloads\":%" PRIu64 ",\"admin\":%s}",
+			      ",\"overloads\":%" PRIu64 ",\"shm_refused\":%" PRIu64
+			      ",\"admin\":%s}",
 			      json_str(version, sizeof(version), SKIND_VERSION),
 			      SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
 			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
-			      c->admin ? "true" : "false");
+			      c->srv->fds_refused, c->admin ? "true" : "false");
 	else
 		client_printf(c, "status version %s protocol %d pid %d generation %" PRIu64
 			      " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
 			      " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
-			      " overloads %" PRIu64 " admin %d",
+			      " overloads %" PRIu64 " shm_refused %" PRIu64 " admin %d",
 			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
 			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
-			      c->admin);
+			      c->srv->fds_refused, c->admin);
 	client_ok(c, NULL);
 }
 
@@ -529,6 +530,7 @@ static void cmd_shm(struct client *c, int argc, char **argv)
 {
 	struct skind *d = c->srv->d;
 	struct skind_skin *s = d->skin;
+	uint64_t at = c->q_total;
 	int fd;
 
 	(void)argv;
@@ -536,17 +538,21 @@ static void cmd_shm(struct client *c, int argc, char **argv)
 		client_error(c, "usage", "shm");
 		return;
 	}
+	if (client_fd_room(c) < 0) {
+		client_error(c, "too-many-descriptors", SHM_REFUSED_TEXT);
+		return;
+	}
 	fd = fcntl(s->shm_ro_fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
 		client_error(c, "internal", "cannot pass the descriptor: %s", strerror(errno));
 		return;
 	}
-	client_pass_fd(c, fd);
 	if (json(c)) {
 		size_t n = skin_json_escape(NULL, 0, d->opt.shm_path) + 1;
 		char *path = malloc(n);
 
 		if (!path) {
+			close(fd);
 			client_error(c, "internal", "out of memory");
 			return;
 		}
@@ -560,6 +566,7 @@ static void cmd_shm(struct client *c, int argc, char **argv)
 			      d->opt.shm_path, s->shm_size, s->generation,
 			      SKIN_SHM_VERSION_MAJOR, SKIN_SHM_VERSION_MINOR);
 	client_ok(c, NULL);
+	client_pass_fd(c, fd, at);	/* with the first byte of this reply */
 }
 
 static void cmd_quit(struct client *c, int argc, char **argv)

@@ -25,11 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <linux/sockios.h>
 #include <systemd/sd-daemon.h>
 
 #include <skin/proc.h>
@@ -151,13 +154,119 @@ void client_error(struct client *c, const char *code, const char *fmt, ...)
 	}
 }
 
-/* The next bytes queued carry @fd (SCM_RIGHTS); @fd is ours to close. */
-void client_pass_fd(struct client *c, int fd)
+/* --- descriptors in flight (server.h) ----------------------------------- */
+
+static void fds_release(struct client *c, unsigned int n)
 {
-	if (c->pass_fd >= 0)
-		close(c->pass_fd);
-	c->pass_fd = fd;
-	c->pass_at = c->q_total;
+	c->user->fds -= n;
+	c->srv->fds_inflight -= n;
+}
+
+/* Those sent are no longer in flight once the client has read all we sent. */
+static void fds_received(struct client *c)
+{
+	int outq;
+
+	if (!c->fds_sent || ioctl(c->fd, SIOCOUTQ, &outq) < 0 || outq > 0)
+		return;
+	fds_release(c, c->fds_sent);
+	c->fds_sent = 0;
+}
+
+static bool fds_full(const struct client *c)
+{
+	return c->n_fds + c->fds_sent >= CLIENT_FDS_MAX ||
+	       c->user->fds >= c->srv->user_fds_max ||
+	       c->srv->fds_inflight >= c->srv->fds_budget;
+}
+
+/*
+ * Whether a `shm` reply of @c may carry a descriptor: 0, or -EBUSY
+ * (counted) when the client, its user or the daemon has its bound in
+ * flight.  At the user's or the daemon's bound, the clients that count
+ * are asked whether they have read theirs.
+ */
+int client_fd_room(struct client *c)
+{
+	struct skind_server *srv = c->srv;
+	struct client *x;
+
+	fds_received(c);
+	if (c->n_fds + c->fds_sent < CLIENT_FDS_MAX && fds_full(c))
+		for (x = srv->clients; x; x = x->next)
+			if (x->fds_sent && (x->user == c->user ||
+					    srv->fds_inflight >= srv->fds_budget))
+				fds_received(x);
+	if (fds_full(c)) {
+		srv->fds_refused++;
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * The reply queued from byte @at to now carries @fd (SCM_RIGHTS), which is
+ * ours to close; client_fd_room() said there is room.
+ */
+void client_pass_fd(struct client *c, int fd, uint64_t at)
+{
+	struct pass_fd *p = &c->fds[c->n_fds++];
+
+	p->fd = fd;
+	p->at = at;
+	p->end = c->q_total;
+	p->format = c->format;
+	c->user->fds++;
+	c->srv->fds_inflight++;
+}
+
+static void fds_shift(struct client *c)
+{
+	close(c->fds[0].fd);
+	memmove(c->fds, c->fds + 1, --c->n_fds * sizeof(c->fds[0]));
+}
+
+/*
+ * sendmsg() said ETOOMANYREFS: the kernel's bound of descriptors in flight
+ * for skind's user (RLIMIT_NOFILE) is reached, whoever reached it.  That is
+ * a refusal of this `shm`, not a dead peer: the reply at the head of the
+ * queue, not sent, becomes the error a refusal at the command gets.
+ */
+static void fds_refused_at_send(struct client *c)
+{
+	struct pass_fd *pf = &c->fds[0];
+	size_t len = (size_t)(pf->end - pf->at), n, room, first;
+	char line[256];
+	int w;
+
+	c->q_head = (c->q_head + len) % c->q_cap;
+	c->q_len -= len;
+	c->sent_total += len;
+	if (pf->format == FORMAT_JSON)
+		w = snprintf(line, sizeof(line), "{\"type\":\"error\",\"code\":\"too-many-descriptors\",\"message\":\"%s\"}\n",
+			     SHM_REFUSED_TEXT);
+	else
+		w = snprintf(line, sizeof(line), "error too-many-descriptors %s\n",
+			     SHM_REFUSED_TEXT);
+	n = w < 0 ? 0 : (size_t)w;
+	room = q_free(c);
+	if (n > room) {			/* a full queue, a short reply: never seen */
+		n = room;
+		if (n)
+			line[n - 1] = '\n';
+	}
+	c->q_head = (c->q_head + c->q_cap - n) % c->q_cap;
+	first = c->q_cap - c->q_head < n ? c->q_cap - c->q_head : n;
+	memcpy(c->q + c->q_head, line, first);
+	memcpy(c->q, line + first, n - first);
+	c->q_len += n;
+	c->sent_total -= n;
+	c->errors++;
+	c->srv->fds_refused++;
+	fds_release(c, 1);
+	fds_shift(c);
+	log_debug("client %llu: shm: the kernel refused the descriptor (ETOOMANYREFS)",
+		  (unsigned long long)c->id);
 }
 
 void client_close_after_reply(struct client *c)
@@ -390,15 +499,21 @@ static bool client_flush(struct client *c)
 		struct iovec iov[2];
 		size_t limit = c->q_len, first;
 		bool with_fd = false;
+		uint64_t stop = 0;
 		ssize_t n;
 
-		if (c->pass_fd >= 0) {
-			if (c->pass_at > c->sent_total)
-				limit = (size_t)(c->pass_at - c->sent_total) < limit ?
-					(size_t)(c->pass_at - c->sent_total) : limit;
-			else
-				with_fd = true;
+		/* a descriptor goes with the first byte of its own reply, and no
+		 * send carries two: the kernel ends a read at an skb with
+		 * descriptors, so each reaches the client with its reply */
+		if (c->n_fds && c->fds[0].at > c->sent_total)
+			stop = c->fds[0].at;
+		else if (c->n_fds) {
+			with_fd = true;
+			if (c->n_fds > 1)
+				stop = c->fds[1].at;
 		}
+		if (stop && stop - c->sent_total < limit)
+			limit = (size_t)(stop - c->sent_total);
 		first = c->q_cap - c->q_head < limit ? c->q_cap - c->q_head : limit;
 		iov[0].iov_base = c->q + c->q_head;
 		iov[0].iov_len = first;
@@ -416,12 +531,16 @@ static bool client_flush(struct client *c)
 			cm->cmsg_level = SOL_SOCKET;
 			cm->cmsg_type = SCM_RIGHTS;
 			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &c->pass_fd, sizeof(int));
+			memcpy(CMSG_DATA(cm), &c->fds[0].fd, sizeof(int));
 		}
 		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				break;
+			if (errno == ETOOMANYREFS && with_fd) {
+				fds_refused_at_send(c);
+				continue;
+			}
 			log_debug("client %llu: send: %s", (unsigned long long)c->id,
 				  strerror(errno));
 			c->q_len = 0;		/* the peer is gone */
@@ -431,8 +550,8 @@ static bool client_flush(struct client *c)
 			break;
 		}
 		if (with_fd) {
-			close(c->pass_fd);
-			c->pass_fd = -1;
+			fds_shift(c);
+			c->fds_sent++;		/* in flight until read */
 		}
 		c->q_head = (c->q_head + (size_t)n) % c->q_cap;
 		c->q_len -= (size_t)n;
@@ -612,8 +731,10 @@ static void client_free(struct client *c)
 		  (unsigned long long)c->drops);
 	c->io = sd_event_source_disable_unref(c->io);
 	c->resume = sd_event_source_disable_unref(c->resume);
-	if (c->pass_fd >= 0)
-		close(c->pass_fd);
+	fds_release(c, c->n_fds + c->fds_sent);
+	while (c->n_fds)
+		fds_shift(c);
+	c->user->clients--;
 	close(c->fd);
 	free(c->in);
 	free(c->q);
@@ -656,6 +777,25 @@ static void refuse(struct skind_server *srv, int fd)
 	close(fd);
 }
 
+/* The entry of @uid; there is one for every client, and n_clients < max. */
+static struct peer_user *user_of(struct skind_server *srv, uid_t uid)
+{
+	struct peer_user *free_entry = NULL;
+	unsigned int i;
+
+	for (i = 0; i < srv->d->opt.max_clients; i++) {
+		struct peer_user *u = &srv->users[i];
+
+		if (u->clients && u->uid == uid)
+			return u;
+		if (!u->clients && !free_entry)
+			free_entry = u;
+	}
+	free_entry->uid = uid;
+	free_entry->fds = 0;
+	return free_entry;
+}
+
 static void accept_one(struct skind_server *srv, int fd)
 {
 	struct skind_options *o = &srv->d->opt;
@@ -677,7 +817,6 @@ static void accept_one(struct skind_server *srv, int fd)
 		goto fail;
 	c->srv = srv;
 	c->fd = fd;
-	c->pass_fd = -1;
 	c->q_cap = o->queue_bytes;
 	c->id = ++srv->next_id;
 	c->tokens = o->cmd_rate;
@@ -686,11 +825,13 @@ static void accept_one(struct skind_server *srv, int fd)
 		c->cred.uid = (uid_t)-1;
 		c->cred.gid = (gid_t)-1;
 	}
+	c->user = user_of(srv, c->cred.uid);
 	c->admin = is_admin(o, fd, &c->cred);
 	r = sd_event_add_io(srv->d->event, &c->io, fd, EPOLLIN, on_client, c);
 	if (r < 0)
 		goto fail;
 	sd_event_source_set_priority(c->io, SKIND_PRIO_CLIENT);
+	c->user->clients++;
 	c->next = srv->clients;
 	if (srv->clients)
 		srv->clients->prev = c;
@@ -782,14 +923,31 @@ static int bind_path(int fd, const char *path)
 int server_start(struct skind *d)
 {
 	struct skind_server *srv = calloc(1, sizeof(*srv));
+	struct rlimit rl;
 	int n, r, fd = -1;
 
 	if (!srv)
 		return -ENOMEM;
 	srv->d = d;
+	srv->users = calloc(d->opt.max_clients, sizeof(*srv->users));
+	if (!srv->users) {
+		free(srv);
+		return -ENOMEM;
+	}
+	/* a quarter of what the kernel allows skind's user in flight */
+	srv->fds_budget = 256;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < srv->fds_budget)
+		srv->fds_budget = rl.rlim_cur / 4 > 1 ? (unsigned int)(rl.rlim_cur / 4) : 1;
+	/* and a user a quarter of that, so that four users may be served */
+	srv->user_fds_max = srv->fds_budget / 4 < USER_FDS_MAX ?
+			    srv->fds_budget / 4 : USER_FDS_MAX;
+	if (!srv->user_fds_max)
+		srv->user_fds_max = 1;
 	n = sd_listen_fds(1);
 	if (n > 1) {
 		log_err("socket activation passed %d sockets; expected one", n);
+		free(srv->users);
 		free(srv);
 		return -EINVAL;
 	}
@@ -797,6 +955,7 @@ int server_start(struct skind *d)
 		fd = SD_LISTEN_FDS_START;
 		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
 			log_err("the socket systemd passed is not a listening Unix stream socket");
+			free(srv->users);
 			free(srv);
 			return -EINVAL;
 		}
@@ -806,6 +965,7 @@ int server_start(struct skind *d)
 	} else {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
+			free(srv->users);
 			free(srv);
 			return -errno;
 		}
@@ -815,6 +975,7 @@ int server_start(struct skind *d)
 				r = -errno;
 			log_err("%s: %s", d->opt.socket_path, strerror(-r));
 			close(fd);
+			free(srv->users);
 			free(srv);
 			return r;
 		}
@@ -824,6 +985,7 @@ int server_start(struct skind *d)
 	r = sd_event_add_io(d->event, &srv->listen_io, fd, EPOLLIN, on_listen, srv);
 	if (r < 0) {
 		close(fd);
+		free(srv->users);
 		free(srv);
 		return r;
 	}
@@ -850,6 +1012,7 @@ void server_stop(struct skind *d)
 	close(srv->listen_fd);
 	if (!srv->activated)
 		unlink(d->opt.socket_path);
+	free(srv->users);
 	free(srv);
 	d->server = NULL;
 }

@@ -407,6 +407,153 @@ def t_shm_fd(env):
         shm.close()
 
 
+def recv_fds(sock, fds):
+    """One recvmsg: its bytes; the descriptors it carried appended to fds."""
+    import array
+    data, anc, _, _ = sock.recvmsg(65536, socket.CMSG_SPACE(16 * 4))
+    for level, kind, payload in anc:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            a = array.array("i")
+            a.frombytes(payload[: len(payload) - len(payload) % 4])
+            fds.extend(a)
+    return data
+
+
+def shm_lines(data):
+    """How many `shm` lines data holds (or begins)."""
+    return sum(1 for line in data.split(b"\n") if line.startswith(b"shm "))
+
+
+def shm_replies(sock, n, timeout=10):
+    """Read n `shm` replies with recvmsg: [(shm lines so far, descriptors
+    it carried)] per recvmsg, and the descriptors."""
+    sock.settimeout(timeout)
+    data, reads, fds = b"", [], []
+    while data.count(b"ok\n") + data.count(b"error ") < n:
+        before = len(fds)
+        chunk = recv_fds(sock, fds)
+        if not chunk:
+            raise EOFError("EOF after %r" % data[-200:])
+        data += chunk
+        reads.append((shm_lines(data), len(fds) - before))
+    return data, reads, fds
+
+
+@case("pipelined shm: one descriptor per reply, each with its own reply")
+def t_shm_pipelined(env):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(env.daemon.sock)
+    try:
+        s.sendall(b"shm\nshm\nshm\n")
+        data, reads, fds = shm_replies(s, 3)
+        try:
+            assert shm_lines(data) == 3 and data.count(b"ok\n") == 3, data
+            assert len(fds) == 3, "%d descriptors for 3 replies: %r" % (len(fds), reads)
+            # none before its reply's first byte, never two in one read
+            k = 0
+            for lines, n in reads:
+                assert n <= 1, reads
+                k += n
+                assert k <= lines, ("a descriptor before its reply", reads)
+            for fd in fds:
+                assert os.fstat(fd).st_size > 0
+        finally:
+            for fd in fds:
+                os.close(fd)
+    finally:
+        s.close()
+
+
+def as_uid(uid, fn):
+    """fn() in a child running as uid (gid the same, no groups); its
+    JSON-able result."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            try:
+                out = {"ok": fn()}
+            except Exception as e:
+                out = {"error": "%s: %s" % (type(e).__name__, e)}
+            os.write(w, json.dumps(out).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    out = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    os.close(r)
+    return json.loads(out.decode()) if out else {"error": "the child said nothing"}
+
+
+@case("hostile: shm floods that never read; others still get their descriptor")
+def t_shm_flood(env):
+    if os.geteuid() != 0:
+        print("# SKIP needs root to run skind and a client as other users")
+        return
+    # skind unprivileged, as under systemd, with little RLIMIT_NOFILE: the
+    # kernel refuses descriptors in flight past it (ETOOMANYREFS)
+    d = Daemon(env, side="flood", user=(65534, 65534), nofile=256)
+    try:
+        assert wait_for(lambda: int(d.status()["attached"]) == 3, 10), d.log()[-2000:]
+        os.chmod(d.sock, 0o666)
+        bad = []
+        for _ in range(5):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(d.sock)
+            s.sendall(b"shm\n" * 1000)      # and never reads
+            bad.append(s)
+
+        def well_behaved():
+            served, failed = 0, []
+            end = time.monotonic() + 6
+            while time.monotonic() < end:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    s.connect(d.sock)
+                    s.sendall(b"shm\n")
+                    data, _, fds = shm_replies(s, 1, timeout=5)
+                    for fd in fds:
+                        os.close(fd)
+                    if data.startswith(b"shm ") and len(fds) == 1:
+                        served += 1
+                    else:
+                        failed.append((data[:120].decode(errors="replace"), len(fds)))
+                except (OSError, EOFError) as e:
+                    failed.append(str(e)[:120])
+                finally:
+                    s.close()
+                time.sleep(0.2)
+            return served, failed
+        out = as_uid(1, well_behaved)
+        assert "ok" in out, out
+        served, failed = out["ok"]
+        st = d.status()
+        print("# well-behaved shm: %d served, %d not; skind: shm_refused %s" %
+              (served, len(failed), st.get("shm_refused")))
+        assert served >= 10 and not failed, (served, failed[:5])
+        assert int(st["shm_refused"]) > 0, st
+        # the flooders are told, not dropped
+        bad[0].settimeout(5)
+        text = b""
+        while b"error too-many-descriptors" not in text:
+            chunk = recv_fds(bad[0], [])
+            assert chunk, text[-300:]
+            text += chunk
+        for s in bad:
+            s.close()
+    finally:
+        assert d.stop() == 0, d.log()[-3000:]
+
+
 @case("calibrate and set: refused without rights, allowed for the admin group")
 def t_auth(env):
     if os.geteuid() != 0:
