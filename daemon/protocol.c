@@ -233,23 +233,29 @@ static void cmd_status(struct client *c, int argc, char **argv)
 			      "\"calibrated\":%u,\"patches\":%u,\"attached\":%u,\"clients\":%u,"
 			      "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
 			      ",\"overloads\":%" PRIu64 ",\"shm_refused\":%" PRIu64
-			      ",\"admin\":%s}",
+			      ",\"max_user_clients\":%u,\"refused_user\":%" PRIu64
+			      ",\"timeouts\":%" PRIu64 ",\"admin\":%s}",
 			      json_str(version, sizeof(version), SKIND_VERSION),
 			      SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
 			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
-			      c->srv->fds_refused, c->admin ? "true" : "false");
+			      c->srv->fds_refused, d->opt.max_user_clients,
+			      c->srv->refused_user, c->srv->timeouts,
+			      c->admin ? "true" : "false");
 	else
 		client_printf(c, "status version %s protocol %d pid %d generation %" PRIu64
 			      " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
 			      " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
-			      " overloads %" PRIu64 " shm_refused %" PRIu64 " admin %d",
+			      " overloads %" PRIu64 " shm_refused %" PRIu64
+			      " max_user_clients %u refused_user %" PRIu64 " timeouts %" PRIu64
+			      " admin %d",
 			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
 			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
-			      c->srv->fds_refused, c->admin);
+			      c->srv->fds_refused, d->opt.max_user_clients,
+			      c->srv->refused_user, c->srv->timeouts, c->admin);
 	client_ok(c, NULL);
 }
 

@@ -570,6 +570,54 @@ static bool client_flush(struct client *c)
 	return true;
 }
 
+/*
+ * The idle timeout: a client must complete a command within
+ * --idle-timeout of connecting, and a line within it of the line's first
+ * byte; one that does not holds a slot for nothing (slowloris) and is
+ * closed.  Lines complete in the buffer wait on us, not on the client.
+ */
+static void idle_update(struct client *c)
+{
+	bool waiting = !c->commands || (c->in_len && !c->read_closed &&
+					 !memchr(c->in, '\n', c->in_len));
+	int on;
+
+	if (!c->idle || sd_event_source_get_enabled(c->idle, &on) < 0)
+		return;
+	if (!waiting) {
+		if (on)
+			sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
+		return;
+	}
+	if (on)
+		return;			/* the time runs from the first byte */
+	sd_event_source_set_time(c->idle, (now_ns() + (uint64_t)c->srv->d->opt.idle_timeout_s *
+					   1000000000ull) / 1000);
+	sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+}
+
+static int on_idle(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct client *c = data;
+
+	(void)s;
+	(void)usec;
+	if (c->in_len && memchr(c->in, '\n', c->in_len))
+		return 0;		/* complete, not yet run: ours */
+	c->srv->timeouts++;
+	log_debug("client %llu (pid %d uid %d): no complete command in %u s; closing",
+		  (unsigned long long)c->id, (int)c->cred.pid, (int)c->cred.uid,
+		  c->srv->d->opt.idle_timeout_s);
+	client_error(c, "timeout", "no complete command in %u s; closing",
+		     c->srv->d->opt.idle_timeout_s);
+	c->closing = true;
+	c->in_len = 0;
+	/* what the socket takes now, then the slot is free */
+	if (client_flush(c))
+		client_free(c);
+	return 0;
+}
+
 static void refill(struct client *c, uint64_t now)
 {
 	double rate = c->srv->d->opt.cmd_rate;
@@ -665,6 +713,7 @@ static void process_lines(struct client *c)
 		memmove(c->in, c->in + used, c->in_len - used);
 		c->in_len -= used;
 	}
+	idle_update(c);
 	client_flush(c);
 }
 
@@ -731,6 +780,7 @@ static void client_free(struct client *c)
 		  (unsigned long long)c->drops);
 	c->io = sd_event_source_disable_unref(c->io);
 	c->resume = sd_event_source_disable_unref(c->resume);
+	c->idle = sd_event_source_disable_unref(c->idle);
 	fds_release(c, c->n_fds + c->fds_sent);
 	while (c->n_fds)
 		fds_shift(c);
@@ -766,13 +816,19 @@ static bool is_admin(const struct skind_options *o, int fd,
 	return false;
 }
 
-static void refuse(struct skind_server *srv, int fd)
+static void refuse(struct skind_server *srv, int fd, bool user)
 {
-	static const char msg[] =
+	static const char all[] =
 		"error too-many-clients the daemon serves its limit of clients; try again later\n";
+	static const char mine[] =
+		"error too-many-clients your user holds its share of the connections; close one\n";
+	const char *msg = user ? mine : all;
 
-	srv->refused++;
-	if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+	if (user)
+		srv->refused_user++;
+	else
+		srv->refused++;
+	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_debug("refused client: %s", strerror(errno));
 	close(fd);
 }
@@ -800,11 +856,24 @@ static void accept_one(struct skind_server *srv, int fd)
 {
 	struct skind_options *o = &srv->d->opt;
 	socklen_t len = sizeof(struct ucred);
+	struct peer_user *u;
+	struct ucred cred;
 	struct client *c;
 	int r;
 
 	if (srv->n_clients >= o->max_clients) {
-		refuse(srv, fd);
+		refuse(srv, fd, false);
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		cred.pid = 0;
+		cred.uid = (uid_t)-1;
+		cred.gid = (gid_t)-1;
+	}
+	/* a user's share of the slots, so that one cannot hold them all */
+	u = user_of(srv, cred.uid);
+	if (u->clients >= o->max_user_clients) {
+		refuse(srv, fd, true);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
@@ -821,16 +890,21 @@ static void accept_one(struct skind_server *srv, int fd)
 	c->id = ++srv->next_id;
 	c->tokens = o->cmd_rate;
 	c->tokens_ns = now_ns();
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-		c->cred.uid = (uid_t)-1;
-		c->cred.gid = (gid_t)-1;
-	}
-	c->user = user_of(srv, c->cred.uid);
+	c->cred = cred;
+	c->user = u;
 	c->admin = is_admin(o, fd, &c->cred);
 	r = sd_event_add_io(srv->d->event, &c->io, fd, EPOLLIN, on_client, c);
 	if (r < 0)
 		goto fail;
 	sd_event_source_set_priority(c->io, SKIND_PRIO_CLIENT);
+	r = sd_event_add_time(srv->d->event, &c->idle, CLOCK_MONOTONIC,
+			      (now_ns() + (uint64_t)o->idle_timeout_s * 1000000000ull) / 1000,
+			      100000, on_idle, c);
+	if (r < 0) {
+		c->io = sd_event_source_disable_unref(c->io);
+		goto fail;
+	}
+	sd_event_source_set_priority(c->idle, SKIND_PRIO_CLIENT);
 	c->user->clients++;
 	c->next = srv->clients;
 	if (srv->clients)
@@ -849,7 +923,7 @@ fail:
 		free(c->subs);
 		free(c);
 	}
-	refuse(srv, fd);
+	refuse(srv, fd, false);
 }
 
 static int on_accept_resume(sd_event_source *s, uint64_t usec, void *data)

@@ -58,6 +58,7 @@ struct client {
 	int fd;
 	sd_event_source *io;
 	sd_event_source *resume;	/* rate limit: timer to read again */
+	sd_event_source *idle;		/* on while no command is complete */
 	struct ucred cred;
 	struct peer_user *user;		/* the server's entry of cred.uid */
 	bool admin;			/* may calibrate and set */
@@ -105,6 +106,8 @@ struct skind_server {
 	struct peer_user *users;	/* max_clients entries */
 	unsigned int fds_inflight, fds_budget, user_fds_max;
 	uint64_t fds_refused;		/* `shm` answered too-many-descriptors */
+	uint64_t refused_user;		/* over the per-user share of slots */
+	uint64_t timeouts;		/* closed: no command within the time */
 };
 
 /* protocol.c */

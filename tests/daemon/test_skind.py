@@ -762,7 +762,7 @@ def t_many(env):
             s.connect(d.sock)
             socks.append(s)
         ln = skin_client.parse_event(good.command("status")[0])
-        assert int(ln["refused"]) > 0, ln
+        assert int(ln["refused"]) + int(ln.get("refused_user", 0)) > 0, ln
         assert int(ln["clients"]) <= 64, ln
         # a refused connection got one line saying why
         refused = 0
@@ -782,6 +782,69 @@ def t_many(env):
     assert wait_for(settled, 5)
     assert good.command("status")
     good.close()
+
+
+@case("hostile: slowloris clients of one user; another user gets in, idle ones are closed")
+def t_slowloris(env):
+    if os.geteuid() != 0:
+        print("# SKIP needs root to connect as another user")
+        return
+    d = Daemon(env, side="slow")
+    try:
+        assert wait_for(lambda: int(d.status()["attached"]) == 3, 10), d.log()[-2000:]
+        os.chmod(d.sock, 0o666)
+        quiet = d.client()              # completed a command, then idle: stays
+        quiet.command("status")
+        t0 = time.monotonic()
+        slow = []
+        for _ in range(64):             # every slot of --max-clients 64
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(d.sock)
+            s.send(b"s")                # a command that never ends
+            slow.append(s)
+
+        def another_user():
+            out = []
+            for _ in range(5):
+                try:
+                    with skin_client.Client(d.sock, timeout=3) as c:
+                        out.append(c.command("status")[0].split()[0])
+                except Exception as e:
+                    out.append("%s: %s" % (type(e).__name__, e))
+                time.sleep(0.1)
+            return out
+        out = as_uid(1, another_user)
+        assert out.get("ok") == ["status"] * 5, out
+        st = skin_client.parse_event(quiet.command("status")[0])
+        print("# uid 1 served 5 of 5; status: clients %s refused %s refused_user %s" %
+              (st["clients"], st["refused"], st.get("refused_user")))
+        assert int(st["refused_user"]) > 0, st
+        # the slow ones still in are closed after the idle timeout, told why
+        closed = 0
+        for s in slow:
+            s.settimeout(max(1, 20 - (time.monotonic() - t0)))
+            data = b""
+            try:
+                while True:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+            except (socket.timeout, ConnectionResetError):
+                pass
+            if data.startswith(b"error timeout ") or data.startswith(b"error too-many-clients "):
+                closed += 1
+        took = time.monotonic() - t0
+        st = skin_client.parse_event(quiet.command("status")[0])
+        print("# %d of 64 closed within %.1f s; timeouts %s" % (closed, took, st.get("timeouts")))
+        assert closed == 64, closed
+        assert 10 <= took < 20 and int(st["timeouts"]) > 0, (took, st)
+        assert int(st["clients"]) == 1, st     # quiet is still there
+        quiet.close()
+        for s in slow:
+            s.close()
+    finally:
+        assert d.stop() == 0, d.log()[-3000:]
 
 
 @case("hostile: a 1 MB line gets one error, the connection goes on")
