@@ -36,6 +36,10 @@ static void usage(FILE *fp)
 "      --configfs DIR       the driver's configfs (default /sys/kernel/config/skin)\n"
 "      --admin-group GROUP  members may calibrate and set (default: root only)\n"
 "      --max-clients N      (default 64)\n"
+"      --max-user-clients N connections of one user (uid) (default a quarter\n"
+"                           of --max-clients)\n"
+"      --idle-timeout SECONDS  close a client that has not completed a\n"
+"                           command this long (default 10)\n"
 "      --max-line BYTES     longest command line (default 4096)\n"
 "      --queue-bytes BYTES  output queue per client (default 65536)\n"
 "      --max-rate HZ        highest subscription rate (default 1000)\n"
@@ -70,7 +74,8 @@ static int parse_uint(const char *opt, const char *s, unsigned int min,
 enum {
 	OPT_SHM = 256, OPT_STATE, OPT_CONFIGFS, OPT_ADMIN, OPT_MAX_CLIENTS,
 	OPT_MAX_LINE, OPT_QUEUE, OPT_MAX_RATE, OPT_CMD_RATE, OPT_NO_EVDEV,
-	OPT_NO_CREATE, OPT_CREATE, OPT_MLOCK, OPT_LOG_PREFIX,
+	OPT_NO_CREATE, OPT_CREATE, OPT_MLOCK, OPT_LOG_PREFIX, OPT_MAX_USER,
+	OPT_IDLE,
 };
 
 int options_parse(struct skind_options *o, int argc, char **argv)
@@ -88,6 +93,8 @@ int options_parse(struct skind_options *o, int argc, char **argv)
 		{ "queue-bytes", required_argument, NULL, OPT_QUEUE },
 		{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
 		{ "cmd-rate", required_argument, NULL, OPT_CMD_RATE },
+		{ "max-user-clients", required_argument, NULL, OPT_MAX_USER },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "no-evdev", no_argument, NULL, OPT_NO_EVDEV },
 		{ "no-create-patches", no_argument, NULL, OPT_NO_CREATE },
 		{ "create-patches", no_argument, NULL, OPT_CREATE },
@@ -111,6 +118,7 @@ int options_parse(struct skind_options *o, int argc, char **argv)
 		.queue_bytes = 65536,
 		.max_rate_hz = 1000,
 		.cmd_rate = 200,
+		.idle_timeout_s = 10,
 		.max_subscriptions = 32,
 		.evdev = true,
 		.create_patches = true,
@@ -163,6 +171,15 @@ int options_parse(struct skind_options *o, int argc, char **argv)
 			if (parse_uint("--cmd-rate", optarg, 1, 1000000, &o->cmd_rate))
 				return -1;
 			break;
+		case OPT_MAX_USER:
+			if (parse_uint("--max-user-clients", optarg, 1, 65536,
+				       &o->max_user_clients))
+				return -1;
+			break;
+		case OPT_IDLE:
+			if (parse_uint("--idle-timeout", optarg, 1, 86400, &o->idle_timeout_s))
+				return -1;
+			break;
 		case OPT_NO_EVDEV: o->evdev = false; break;
 		case OPT_NO_CREATE: o->create_patches = false; break;
 		case OPT_CREATE: o->setup_only = true; break;
@@ -173,6 +190,8 @@ int options_parse(struct skind_options *o, int argc, char **argv)
 		default: usage(stderr); return -1;
 		}
 	}
+	if (!o->max_user_clients)
+		o->max_user_clients = o->max_clients / 4 ? o->max_clients / 4 : 1;
 	if (optind < argc) {
 		fprintf(stderr, "skind: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);

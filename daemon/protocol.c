@@ -65,12 +65,14 @@ static size_t line_cap(const struct skind_part *p, enum sub_kind kind)
 static size_t head(char *buf, size_t len, const struct skind_part *p,
 		   const char *what, enum client_format fmt)
 {
+	char name[JSON_NAME_SIZE];
 	int n;
 
 	if (fmt == FORMAT_JSON)
 		n = snprintf(buf, len, "{\"type\":\"%s\",\"part\":\"%s\",\"sample\":%" PRIu64
 			     ",\"frame_ts_ns\":%" PRIu64 ",\"publish_ns\":%" PRIu64
-			     ",\"state\":\"%s\",", what, p->name, p->samples,
+			     ",\"state\":\"%s\",", what,
+			     json_str(name, sizeof(name), p->name), p->samples,
 			     p->frame_ts_ns, p->publish_ns, state_name(p->state));
 	else
 		n = snprintf(buf, len, "%s %s %" PRIu64 " %" PRIu64 " %" PRIu64 " ",
@@ -191,6 +193,7 @@ static struct skind_part *part_arg(struct client *c, const char *name)
 
 static void cmd_help(struct client *c, int argc, char **argv)
 {
+	char name[JSON_SIZE(16)], args[JSON_SIZE(64)], help[JSON_SIZE(128)];
 	const struct command *cmd;
 
 	(void)argc;
@@ -198,7 +201,9 @@ static void cmd_help(struct client *c, int argc, char **argv)
 	for (cmd = commands; cmd->name; cmd++) {
 		if (json(c))
 			client_printf(c, "{\"type\":\"help\",\"command\":\"%s\",\"args\":\"%s\",\"help\":\"%s\",\"admin\":%s}",
-				      cmd->name, cmd->args, cmd->help,
+				      json_str(name, sizeof(name), cmd->name),
+				      json_str(args, sizeof(args), cmd->args),
+				      json_str(help, sizeof(help), cmd->help),
 				      cmd->admin ? "true" : "false");
 		else
 			client_printf(c, "help %s%s%s -- %s%s", cmd->name,
@@ -213,6 +218,7 @@ static void cmd_status(struct client *c, int argc, char **argv)
 	struct skind *d = c->srv->d;
 	struct skind_skin *s = d->skin;
 	unsigned int i, attached = 0, calibrated = 0;
+	char version[JSON_SIZE(sizeof(SKIND_VERSION))];
 	double up = (double)(now_ns() - d->start_ns) / 1e9;
 
 	(void)argc;
@@ -226,28 +232,37 @@ static void cmd_status(struct client *c, int argc, char **argv)
 			      "\"generation\":%" PRIu64 ",\"uptime_s\":%.3f,\"parts\":%u,"
 			      "\"calibrated\":%u,\"patches\":%u,\"attached\":%u,\"clients\":%u,"
 			      "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
-			      ",\"overloads\":%" PRIu64 ",\"admin\":%s}",
-			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
+			      ",\"overloads\":%" PRIu64 ",\"shm_refused\":%" PRIu64
+			      ",\"max_user_clients\":%u,\"refused_user\":%" PRIu64
+			      ",\"timeouts\":%" PRIu64 ",\"admin\":%s}",
+			      json_str(version, sizeof(version), SKIND_VERSION),
+			      SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
 			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
+			      c->srv->fds_refused, d->opt.max_user_clients,
+			      c->srv->refused_user, c->srv->timeouts,
 			      c->admin ? "true" : "false");
 	else
 		client_printf(c, "status version %s protocol %d pid %d generation %" PRIu64
 			      " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
 			      " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
-			      " overloads %" PRIu64 " admin %d",
+			      " overloads %" PRIu64 " shm_refused %" PRIu64
+			      " max_user_clients %u refused_user %" PRIu64 " timeouts %" PRIu64
+			      " admin %d",
 			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
 			      d->generation, up, s->n_parts, calibrated, s->n_patches,
 			      attached, c->srv->n_clients, d->opt.max_clients,
 			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
-			      c->admin);
+			      c->srv->fds_refused, d->opt.max_user_clients,
+			      c->srv->refused_user, c->srv->timeouts, c->admin);
 	client_ok(c, NULL);
 }
 
 static void part_lines(struct client *c, struct skind_part *p)
 {
 	const struct skin_part *mp = p->mp;
+	char name[JSON_NAME_SIZE], pname[JSON_NAME_SIZE], bus[JSON_NAME_SIZE];
 	unsigned int k;
 
 	if (json(c))
@@ -255,7 +270,7 @@ static void part_lines(struct client *c, struct skind_part *p)
 			      "\"link\":%d,\"taxels\":%u,\"patches\":%u,\"attached\":%u,"
 			      "\"state\":\"%s\",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
 			      ",\"contacts\":%u}",
-			      p->name, mp->skin_part, mp->body_part, mp->link_number,
+			      json_str(name, sizeof(name), p->name), mp->skin_part, mp->body_part, mp->link_number,
 			      p->n_taxels, p->n_patches, p->attached,
 			      state_name(p->state), p->samples, p->lost, p->n_contacts);
 	else
@@ -273,7 +288,9 @@ static void part_lines(struct client *c, struct skind_part *p)
 				      "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
 				      ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
 				      ",\"skipped\":%" PRIu64 "}",
-				      p->name, pt->name, pt->ifname, pt->address,
+				      json_str(name, sizeof(name), p->name),
+				      json_str(pname, sizeof(pname), pt->name),
+				      json_str(bus, sizeof(bus), pt->ifname), pt->address,
 				      pt->attached ? "true" : "false", pt->frames,
 				      pt->lost, pt->partial, pt->skipped);
 		else
@@ -443,14 +460,15 @@ static void cmd_calibrate(struct client *c, int argc, char **argv)
 
 static void param_line(struct client *c, const char *name)
 {
-	char value[256];
+	char value[256], jname[JSON_SIZE(64)], jvalue[JSON_SIZE(256)];
 	int r = skin_proc_get(skin_of(c)->proc, name, value, sizeof(value));
 
 	if (r < 0)
 		return;
 	if (json(c))
 		client_printf(c, "{\"type\":\"param\",\"name\":\"%s\",\"value\":\"%s\"}",
-			      name, value);
+			      json_str(jname, sizeof(jname), name),
+			      json_str(jvalue, sizeof(jvalue), value));
 	else
 		client_printf(c, "param %s %s", name, value);
 }
@@ -518,6 +536,7 @@ static void cmd_shm(struct client *c, int argc, char **argv)
 {
 	struct skind *d = c->srv->d;
 	struct skind_skin *s = d->skin;
+	uint64_t at = c->q_total;
 	int fd;
 
 	(void)argv;
@@ -525,21 +544,35 @@ static void cmd_shm(struct client *c, int argc, char **argv)
 		client_error(c, "usage", "shm");
 		return;
 	}
+	if (client_fd_room(c) < 0) {
+		client_error(c, "too-many-descriptors", SHM_REFUSED_TEXT);
+		return;
+	}
 	fd = fcntl(s->shm_ro_fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
 		client_error(c, "internal", "cannot pass the descriptor: %s", strerror(errno));
 		return;
 	}
-	client_pass_fd(c, fd);
-	if (json(c))
+	if (json(c)) {
+		size_t n = skin_json_escape(NULL, 0, d->opt.shm_path) + 1;
+		char *path = malloc(n);
+
+		if (!path) {
+			close(fd);
+			client_error(c, "internal", "out of memory");
+			return;
+		}
 		client_printf(c, "{\"type\":\"shm\",\"path\":\"%s\",\"size\":%zu,\"generation\":%" PRIu64
-			      ",\"version\":\"%d.%d\"}", d->opt.shm_path, s->shm_size,
-			      s->generation, SKIN_SHM_VERSION_MAJOR, SKIN_SHM_VERSION_MINOR);
-	else
+			      ",\"version\":\"%d.%d\"}", json_str(path, n, d->opt.shm_path),
+			      s->shm_size, s->generation, SKIN_SHM_VERSION_MAJOR,
+			      SKIN_SHM_VERSION_MINOR);
+		free(path);
+	} else
 		client_printf(c, "shm %s size %zu generation %" PRIu64 " version %d.%d",
 			      d->opt.shm_path, s->shm_size, s->generation,
 			      SKIN_SHM_VERSION_MAJOR, SKIN_SHM_VERSION_MINOR);
 	client_ok(c, NULL);
+	client_pass_fd(c, fd, at);	/* with the first byte of this reply */
 }
 
 static void cmd_quit(struct client *c, int argc, char **argv)

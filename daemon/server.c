@@ -25,11 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <linux/sockios.h>
 #include <systemd/sd-daemon.h>
 
 #include <skin/proc.h>
@@ -96,23 +99,10 @@ void client_printf(struct client *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-void json_escape(char *buf, size_t len, const char *s)
+const char *json_str(char *buf, size_t len, const char *s)
 {
-	size_t o = 0;
-
-	for (; *s && o + 7 < len; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)ch;
-		} else if (ch < 0x20 || ch >= 0x7f) {
-			o += (size_t)snprintf(buf + o, len - o, "\\u%04x", ch);
-		} else {
-			buf[o++] = (char)ch;
-		}
-	}
-	buf[o] = 0;
+	skin_json_escape(buf, len, s);
+	return buf;
 }
 
 /* Bottle text: one line, no control characters. */
@@ -125,7 +115,7 @@ static void text_clean(char *s)
 
 void client_ok(struct client *c, const char *fmt, ...)
 {
-	char msg[1024] = "", esc[2048];
+	char msg[1024] = "", esc[JSON_SIZE(1024)];
 	va_list ap;
 
 	if (fmt) {
@@ -134,7 +124,7 @@ void client_ok(struct client *c, const char *fmt, ...)
 		va_end(ap);
 	}
 	if (c->format == FORMAT_JSON) {
-		json_escape(esc, sizeof(esc), msg);
+		json_str(esc, sizeof(esc), msg);
 		if (msg[0])
 			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
 		else
@@ -147,7 +137,7 @@ void client_ok(struct client *c, const char *fmt, ...)
 
 void client_error(struct client *c, const char *code, const char *fmt, ...)
 {
-	char msg[1024], esc[2048];
+	char msg[1024], esc[JSON_SIZE(1024)], ecode[JSON_SIZE(64)];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -155,22 +145,128 @@ void client_error(struct client *c, const char *code, const char *fmt, ...)
 	va_end(ap);
 	c->errors++;
 	if (c->format == FORMAT_JSON) {
-		json_escape(esc, sizeof(esc), msg);
 		client_printf(c, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}",
-			      code, esc);
+			      json_str(ecode, sizeof(ecode), code),
+			      json_str(esc, sizeof(esc), msg));
 	} else {
 		text_clean(msg);
 		client_printf(c, "error %s %s", code, msg);
 	}
 }
 
-/* The next bytes queued carry @fd (SCM_RIGHTS); @fd is ours to close. */
-void client_pass_fd(struct client *c, int fd)
+/* --- descriptors in flight (server.h) ----------------------------------- */
+
+static void fds_release(struct client *c, unsigned int n)
 {
-	if (c->pass_fd >= 0)
-		close(c->pass_fd);
-	c->pass_fd = fd;
-	c->pass_at = c->q_total;
+	c->user->fds -= n;
+	c->srv->fds_inflight -= n;
+}
+
+/* Those sent are no longer in flight once the client has read all we sent. */
+static void fds_received(struct client *c)
+{
+	int outq;
+
+	if (!c->fds_sent || ioctl(c->fd, SIOCOUTQ, &outq) < 0 || outq > 0)
+		return;
+	fds_release(c, c->fds_sent);
+	c->fds_sent = 0;
+}
+
+static bool fds_full(const struct client *c)
+{
+	return c->n_fds + c->fds_sent >= CLIENT_FDS_MAX ||
+	       c->user->fds >= c->srv->user_fds_max ||
+	       c->srv->fds_inflight >= c->srv->fds_budget;
+}
+
+/*
+ * Whether a `shm` reply of @c may carry a descriptor: 0, or -EBUSY
+ * (counted) when the client, its user or the daemon has its bound in
+ * flight.  At the user's or the daemon's bound, the clients that count
+ * are asked whether they have read theirs.
+ */
+int client_fd_room(struct client *c)
+{
+	struct skind_server *srv = c->srv;
+	struct client *x;
+
+	fds_received(c);
+	if (c->n_fds + c->fds_sent < CLIENT_FDS_MAX && fds_full(c))
+		for (x = srv->clients; x; x = x->next)
+			if (x->fds_sent && (x->user == c->user ||
+					    srv->fds_inflight >= srv->fds_budget))
+				fds_received(x);
+	if (fds_full(c)) {
+		srv->fds_refused++;
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * The reply queued from byte @at to now carries @fd (SCM_RIGHTS), which is
+ * ours to close; client_fd_room() said there is room.
+ */
+void client_pass_fd(struct client *c, int fd, uint64_t at)
+{
+	struct pass_fd *p = &c->fds[c->n_fds++];
+
+	p->fd = fd;
+	p->at = at;
+	p->end = c->q_total;
+	p->format = c->format;
+	c->user->fds++;
+	c->srv->fds_inflight++;
+}
+
+static void fds_shift(struct client *c)
+{
+	close(c->fds[0].fd);
+	memmove(c->fds, c->fds + 1, --c->n_fds * sizeof(c->fds[0]));
+}
+
+/*
+ * sendmsg() said ETOOMANYREFS: the kernel's bound of descriptors in flight
+ * for skind's user (RLIMIT_NOFILE) is reached, whoever reached it.  That is
+ * a refusal of this `shm`, not a dead peer: the reply at the head of the
+ * queue, not sent, becomes the error a refusal at the command gets.
+ */
+static void fds_refused_at_send(struct client *c)
+{
+	struct pass_fd *pf = &c->fds[0];
+	size_t len = (size_t)(pf->end - pf->at), n, room, first;
+	char line[256];
+	int w;
+
+	c->q_head = (c->q_head + len) % c->q_cap;
+	c->q_len -= len;
+	c->sent_total += len;
+	if (pf->format == FORMAT_JSON)
+		w = snprintf(line, sizeof(line), "{\"type\":\"error\",\"code\":\"too-many-descriptors\",\"message\":\"%s\"}\n",
+			     SHM_REFUSED_TEXT);
+	else
+		w = snprintf(line, sizeof(line), "error too-many-descriptors %s\n",
+			     SHM_REFUSED_TEXT);
+	n = w < 0 ? 0 : (size_t)w;
+	room = q_free(c);
+	if (n > room) {			/* a full queue, a short reply: never seen */
+		n = room;
+		if (n)
+			line[n - 1] = '\n';
+	}
+	c->q_head = (c->q_head + c->q_cap - n) % c->q_cap;
+	first = c->q_cap - c->q_head < n ? c->q_cap - c->q_head : n;
+	memcpy(c->q + c->q_head, line, first);
+	memcpy(c->q, line + first, n - first);
+	c->q_len += n;
+	c->sent_total -= n;
+	c->errors++;
+	c->srv->fds_refused++;
+	fds_release(c, 1);
+	fds_shift(c);
+	log_debug("client %llu: shm: the kernel refused the descriptor (ETOOMANYREFS)",
+		  (unsigned long long)c->id);
 }
 
 void client_close_after_reply(struct client *c)
@@ -329,7 +425,7 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 {
 	struct skind_server *srv = d->server;
 	struct client *c;
-	char line[1024], esc[512];
+	char line[JSON_SIZE(1024)], esc[JSON_SIZE(512)], name[JSON_NAME_SIZE];
 	int n;
 
 	if (!srv || !p->calibrate_client ||
@@ -344,16 +440,16 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 	if (events & SKIN_PROC_EV_CALIBRATED) {
 		if (c->format == FORMAT_JSON)
 			n = snprintf(line, sizeof(line), "{\"type\":\"calibrated\",\"part\":\"%s\"}\n",
-				     p->name);
+				     json_str(name, sizeof(name), p->name));
 		else
 			n = snprintf(line, sizeof(line), "calibrated %s\n", p->name);
 	} else {
 		const char *why = skin_proc_reason(p->skin->proc, p->index);
 
 		if (c->format == FORMAT_JSON) {
-			json_escape(esc, sizeof(esc), why);
 			n = snprintf(line, sizeof(line), "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
-				     p->name, esc);
+				     json_str(name, sizeof(name), p->name),
+				     json_str(esc, sizeof(esc), why));
 		} else {
 			n = snprintf(line, sizeof(line), "calibration-failed %s %s\n",
 				     p->name, why);
@@ -403,15 +499,21 @@ static bool client_flush(struct client *c)
 		struct iovec iov[2];
 		size_t limit = c->q_len, first;
 		bool with_fd = false;
+		uint64_t stop = 0;
 		ssize_t n;
 
-		if (c->pass_fd >= 0) {
-			if (c->pass_at > c->sent_total)
-				limit = (size_t)(c->pass_at - c->sent_total) < limit ?
-					(size_t)(c->pass_at - c->sent_total) : limit;
-			else
-				with_fd = true;
+		/* a descriptor goes with the first byte of its own reply, and no
+		 * send carries two: the kernel ends a read at an skb with
+		 * descriptors, so each reaches the client with its reply */
+		if (c->n_fds && c->fds[0].at > c->sent_total)
+			stop = c->fds[0].at;
+		else if (c->n_fds) {
+			with_fd = true;
+			if (c->n_fds > 1)
+				stop = c->fds[1].at;
 		}
+		if (stop && stop - c->sent_total < limit)
+			limit = (size_t)(stop - c->sent_total);
 		first = c->q_cap - c->q_head < limit ? c->q_cap - c->q_head : limit;
 		iov[0].iov_base = c->q + c->q_head;
 		iov[0].iov_len = first;
@@ -429,12 +531,16 @@ static bool client_flush(struct client *c)
 			cm->cmsg_level = SOL_SOCKET;
 			cm->cmsg_type = SCM_RIGHTS;
 			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &c->pass_fd, sizeof(int));
+			memcpy(CMSG_DATA(cm), &c->fds[0].fd, sizeof(int));
 		}
 		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				break;
+			if (errno == ETOOMANYREFS && with_fd) {
+				fds_refused_at_send(c);
+				continue;
+			}
 			log_debug("client %llu: send: %s", (unsigned long long)c->id,
 				  strerror(errno));
 			c->q_len = 0;		/* the peer is gone */
@@ -444,8 +550,8 @@ static bool client_flush(struct client *c)
 			break;
 		}
 		if (with_fd) {
-			close(c->pass_fd);
-			c->pass_fd = -1;
+			fds_shift(c);
+			c->fds_sent++;		/* in flight until read */
 		}
 		c->q_head = (c->q_head + (size_t)n) % c->q_cap;
 		c->q_len -= (size_t)n;
@@ -462,6 +568,54 @@ static bool client_flush(struct client *c)
 	}
 	client_update(c);
 	return true;
+}
+
+/*
+ * The idle timeout: a client must complete a command within
+ * --idle-timeout of connecting, and a line within it of the line's first
+ * byte; one that does not holds a slot for nothing (slowloris) and is
+ * closed.  Lines complete in the buffer wait on us, not on the client.
+ */
+static void idle_update(struct client *c)
+{
+	bool waiting = !c->commands || (c->in_len && !c->read_closed &&
+					 !memchr(c->in, '\n', c->in_len));
+	int on;
+
+	if (!c->idle || sd_event_source_get_enabled(c->idle, &on) < 0)
+		return;
+	if (!waiting) {
+		if (on)
+			sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
+		return;
+	}
+	if (on)
+		return;			/* the time runs from the first byte */
+	sd_event_source_set_time(c->idle, (now_ns() + (uint64_t)c->srv->d->opt.idle_timeout_s *
+					   1000000000ull) / 1000);
+	sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+}
+
+static int on_idle(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct client *c = data;
+
+	(void)s;
+	(void)usec;
+	if (c->in_len && memchr(c->in, '\n', c->in_len))
+		return 0;		/* complete, not yet run: ours */
+	c->srv->timeouts++;
+	log_debug("client %llu (pid %d uid %d): no complete command in %u s; closing",
+		  (unsigned long long)c->id, (int)c->cred.pid, (int)c->cred.uid,
+		  c->srv->d->opt.idle_timeout_s);
+	client_error(c, "timeout", "no complete command in %u s; closing",
+		     c->srv->d->opt.idle_timeout_s);
+	c->closing = true;
+	c->in_len = 0;
+	/* what the socket takes now, then the slot is free */
+	if (client_flush(c))
+		client_free(c);
+	return 0;
 }
 
 static void refill(struct client *c, uint64_t now)
@@ -559,6 +713,7 @@ static void process_lines(struct client *c)
 		memmove(c->in, c->in + used, c->in_len - used);
 		c->in_len -= used;
 	}
+	idle_update(c);
 	client_flush(c);
 }
 
@@ -625,8 +780,11 @@ static void client_free(struct client *c)
 		  (unsigned long long)c->drops);
 	c->io = sd_event_source_disable_unref(c->io);
 	c->resume = sd_event_source_disable_unref(c->resume);
-	if (c->pass_fd >= 0)
-		close(c->pass_fd);
+	c->idle = sd_event_source_disable_unref(c->idle);
+	fds_release(c, c->n_fds + c->fds_sent);
+	while (c->n_fds)
+		fds_shift(c);
+	c->user->clients--;
 	close(c->fd);
 	free(c->in);
 	free(c->q);
@@ -658,26 +816,64 @@ static bool is_admin(const struct skind_options *o, int fd,
 	return false;
 }
 
-static void refuse(struct skind_server *srv, int fd)
+static void refuse(struct skind_server *srv, int fd, bool user)
 {
-	static const char msg[] =
+	static const char all[] =
 		"error too-many-clients the daemon serves its limit of clients; try again later\n";
+	static const char mine[] =
+		"error too-many-clients your user holds its share of the connections; close one\n";
+	const char *msg = user ? mine : all;
 
-	srv->refused++;
-	if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+	if (user)
+		srv->refused_user++;
+	else
+		srv->refused++;
+	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_debug("refused client: %s", strerror(errno));
 	close(fd);
+}
+
+/* The entry of @uid; there is one for every client, and n_clients < max. */
+static struct peer_user *user_of(struct skind_server *srv, uid_t uid)
+{
+	struct peer_user *free_entry = NULL;
+	unsigned int i;
+
+	for (i = 0; i < srv->d->opt.max_clients; i++) {
+		struct peer_user *u = &srv->users[i];
+
+		if (u->clients && u->uid == uid)
+			return u;
+		if (!u->clients && !free_entry)
+			free_entry = u;
+	}
+	free_entry->uid = uid;
+	free_entry->fds = 0;
+	return free_entry;
 }
 
 static void accept_one(struct skind_server *srv, int fd)
 {
 	struct skind_options *o = &srv->d->opt;
 	socklen_t len = sizeof(struct ucred);
+	struct peer_user *u;
+	struct ucred cred;
 	struct client *c;
 	int r;
 
 	if (srv->n_clients >= o->max_clients) {
-		refuse(srv, fd);
+		refuse(srv, fd, false);
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		cred.pid = 0;
+		cred.uid = (uid_t)-1;
+		cred.gid = (gid_t)-1;
+	}
+	/* a user's share of the slots, so that one cannot hold them all */
+	u = user_of(srv, cred.uid);
+	if (u->clients >= o->max_user_clients) {
+		refuse(srv, fd, true);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
@@ -690,20 +886,26 @@ static void accept_one(struct skind_server *srv, int fd)
 		goto fail;
 	c->srv = srv;
 	c->fd = fd;
-	c->pass_fd = -1;
 	c->q_cap = o->queue_bytes;
 	c->id = ++srv->next_id;
 	c->tokens = o->cmd_rate;
 	c->tokens_ns = now_ns();
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-		c->cred.uid = (uid_t)-1;
-		c->cred.gid = (gid_t)-1;
-	}
+	c->cred = cred;
+	c->user = u;
 	c->admin = is_admin(o, fd, &c->cred);
 	r = sd_event_add_io(srv->d->event, &c->io, fd, EPOLLIN, on_client, c);
 	if (r < 0)
 		goto fail;
 	sd_event_source_set_priority(c->io, SKIND_PRIO_CLIENT);
+	r = sd_event_add_time(srv->d->event, &c->idle, CLOCK_MONOTONIC,
+			      (now_ns() + (uint64_t)o->idle_timeout_s * 1000000000ull) / 1000,
+			      100000, on_idle, c);
+	if (r < 0) {
+		c->io = sd_event_source_disable_unref(c->io);
+		goto fail;
+	}
+	sd_event_source_set_priority(c->idle, SKIND_PRIO_CLIENT);
+	c->user->clients++;
 	c->next = srv->clients;
 	if (srv->clients)
 		srv->clients->prev = c;
@@ -721,7 +923,7 @@ fail:
 		free(c->subs);
 		free(c);
 	}
-	refuse(srv, fd);
+	refuse(srv, fd, false);
 }
 
 static int on_accept_resume(sd_event_source *s, uint64_t usec, void *data)
@@ -795,14 +997,31 @@ static int bind_path(int fd, const char *path)
 int server_start(struct skind *d)
 {
 	struct skind_server *srv = calloc(1, sizeof(*srv));
+	struct rlimit rl;
 	int n, r, fd = -1;
 
 	if (!srv)
 		return -ENOMEM;
 	srv->d = d;
+	srv->users = calloc(d->opt.max_clients, sizeof(*srv->users));
+	if (!srv->users) {
+		free(srv);
+		return -ENOMEM;
+	}
+	/* a quarter of what the kernel allows skind's user in flight */
+	srv->fds_budget = 256;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < srv->fds_budget)
+		srv->fds_budget = rl.rlim_cur / 4 > 1 ? (unsigned int)(rl.rlim_cur / 4) : 1;
+	/* and a user a quarter of that, so that four users may be served */
+	srv->user_fds_max = srv->fds_budget / 4 < USER_FDS_MAX ?
+			    srv->fds_budget / 4 : USER_FDS_MAX;
+	if (!srv->user_fds_max)
+		srv->user_fds_max = 1;
 	n = sd_listen_fds(1);
 	if (n > 1) {
 		log_err("socket activation passed %d sockets; expected one", n);
+		free(srv->users);
 		free(srv);
 		return -EINVAL;
 	}
@@ -810,6 +1029,7 @@ int server_start(struct skind *d)
 		fd = SD_LISTEN_FDS_START;
 		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
 			log_err("the socket systemd passed is not a listening Unix stream socket");
+			free(srv->users);
 			free(srv);
 			return -EINVAL;
 		}
@@ -819,6 +1039,7 @@ int server_start(struct skind *d)
 	} else {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
+			free(srv->users);
 			free(srv);
 			return -errno;
 		}
@@ -828,6 +1049,7 @@ int server_start(struct skind *d)
 				r = -errno;
 			log_err("%s: %s", d->opt.socket_path, strerror(-r));
 			close(fd);
+			free(srv->users);
 			free(srv);
 			return r;
 		}
@@ -837,6 +1059,7 @@ int server_start(struct skind *d)
 	r = sd_event_add_io(d->event, &srv->listen_io, fd, EPOLLIN, on_listen, srv);
 	if (r < 0) {
 		close(fd);
+		free(srv->users);
 		free(srv);
 		return r;
 	}
@@ -863,6 +1086,7 @@ void server_stop(struct skind *d)
 	close(srv->listen_fd);
 	if (!srv->activated)
 		unlink(d->opt.socket_path);
+	free(srv->users);
 	free(srv);
 	d->server = NULL;
 }

@@ -25,6 +25,32 @@ struct subscription {
 	uint64_t last_sample;		/* publication last sent */
 };
 
+/*
+ * Descriptors in flight: a `shm` reply's descriptor is in flight from the
+ * moment it is queued until the client has read everything skind sent it
+ * (SIOCOUTQ 0: the kernel's count of descriptors in flight falls only
+ * then).  Bounded per client, per user and for the daemon (a share of
+ * RLIMIT_NOFILE), so that no client can make sendmsg() fail for the
+ * others (ETOOMANYREFS, issue 16 item 2).
+ */
+#define CLIENT_FDS_MAX		8
+#define USER_FDS_MAX		32
+#define SHM_REFUSED_TEXT	"descriptors in flight at their bound; read the replies, or open the path"
+
+struct pass_fd {
+	int fd;
+	uint64_t at;			/* the first byte of its reply (q_total) */
+	uint64_t end;			/* the byte after its reply */
+	enum client_format format;	/* of the reply, for a refusal */
+};
+
+/* The clients of one uid (SO_PEERCRED): their slots and descriptors. */
+struct peer_user {
+	uid_t uid;
+	unsigned int clients;		/* 0: a free entry */
+	unsigned int fds;		/* in flight */
+};
+
 struct client {
 	struct client *next, *prev;
 	struct skind_server *srv;
@@ -32,7 +58,9 @@ struct client {
 	int fd;
 	sd_event_source *io;
 	sd_event_source *resume;	/* rate limit: timer to read again */
+	sd_event_source *idle;		/* on while no command is complete */
 	struct ucred cred;
+	struct peer_user *user;		/* the server's entry of cred.uid */
 	bool admin;			/* may calibrate and set */
 	enum client_format format;
 
@@ -48,9 +76,10 @@ struct client {
 	char *q;
 	size_t q_cap, q_head, q_len;
 	uint64_t q_total;		/* bytes ever queued */
-	uint64_t sent_total;		/* bytes ever sent */
-	int pass_fd;			/* to attach to the byte at pass_at */
-	uint64_t pass_at;
+	uint64_t sent_total;		/* bytes ever sent (or taken back) */
+	struct pass_fd fds[CLIENT_FDS_MAX];	/* queued, in byte order */
+	unsigned int n_fds;
+	unsigned int fds_sent;		/* sent; in flight until SIOCOUTQ is 0 */
 
 	/* events not queued because the queue was full */
 	uint64_t drops, drops_reported;
@@ -74,6 +103,11 @@ struct skind_server {
 	uint64_t next_id;
 	uint64_t accepted, refused, total_drops;
 	sd_event_source *accept_resume;
+	struct peer_user *users;	/* max_clients entries */
+	unsigned int fds_inflight, fds_budget, user_fds_max;
+	uint64_t fds_refused;		/* `shm` answered too-many-descriptors */
+	uint64_t refused_user;		/* over the per-user share of slots */
+	uint64_t timeouts;		/* closed: no command within the time */
 };
 
 /* protocol.c */
@@ -90,13 +124,21 @@ void client_ok(struct client *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void client_error(struct client *c, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void client_pass_fd(struct client *c, int fd);
+int client_fd_room(struct client *c);
+void client_pass_fd(struct client *c, int fd, uint64_t at);
 void client_close_after_reply(struct client *c);
 int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
 		     unsigned int rate_hz);
 unsigned int client_unsubscribe(struct client *c, int kind, const char *part);
 
-/* JSON string escaping into buf (always NUL-terminated). */
-void json_escape(char *buf, size_t len, const char *s);
+/*
+ * Every string of a JSON line goes through json_str(): @s escaped into
+ * @buf (skin_json_escape(): always NUL-terminated, never a partial
+ * escape) and @buf returned, for printf's arguments.  JSON_SIZE(n) is
+ * what n bytes of text may need escaped (6 per byte: \u00XX).
+ */
+#define JSON_SIZE(n)		((n) * 6 + 1)
+#define JSON_NAME_SIZE		JSON_SIZE(SKIN_SHM_NAME_LEN)
+const char *json_str(char *buf, size_t len, const char *s);
 
 #endif

@@ -76,6 +76,8 @@ struct skind_options {
 	unsigned int queue_bytes;	/* per client, 65536 */
 	unsigned int max_rate_hz;	/* subscription rate cap, 1000 */
 	unsigned int cmd_rate;		/* commands per second per client, 200 */
+	unsigned int max_user_clients;	/* per uid; 0: max_clients / 4 */
+	unsigned int idle_timeout_s;	/* for a command to complete, 10 */
 	unsigned int max_subscriptions;	/* per client, 32 */
 	bool evdev;			/* make uinput devices */
 	bool create_patches;		/* write configfs at start */

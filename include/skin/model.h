@@ -272,6 +272,10 @@ struct skin_config_patch {
 	int address;			/* 0..15 */
 };
 
+/* A part's name in skind.conf: 1..31 of [A-Za-z0-9_.-], no leading dot,
+ * not "all" (docs/MODEL.md) */
+#define SKIN_PART_NAME_MAX	31
+
 struct skin_config_part {
 	char *name;			/* section name: [part NAME] */
 	unsigned int line;		/* where the section starts */

@@ -266,6 +266,17 @@ int skin_contacts_bottle(char *buf, size_t len,
 			 const struct skin_contact *c, unsigned int n);
 int skin_contacts_json(char *buf, size_t len, const struct skin_model *m,
 		       const struct skin_contact *c, unsigned int n);
+/*
+ * skin_json_escape() - @s as the contents of a JSON string (RFC 8259), the
+ * one escaper of every JSON text the project writes (skind's replies,
+ * the encoders above).  '"' and '\\' are escaped, control characters and
+ * DEL become \u00XX, well-formed UTF-8 passes as it is and any other byte
+ * becomes \ufffd, so that the result is valid JSON whatever @s holds.
+ * snprintf semantics: writes at most @len bytes with the NUL, never a
+ * partial escape or character, and returns the length of the whole
+ * escaped text (without the NUL); @buf may be NULL when @len is 0.
+ */
+size_t skin_json_escape(char *buf, size_t len, const char *s);
 /* Every part's contacts of the last skin_proc_cluster() calls, in one
  * list (part -1) or one part's. */
 int skin_proc_bottle(const struct skin_proc *p, int part, char *buf,

@@ -503,6 +503,31 @@ static bool part_key(struct cfg_parse *p, const char *k, const char *v)
 	}
 }
 
+/*
+ * A part's name travels everywhere: skind's socket lines (bottle words and
+ * JSON strings), the shm's 32-byte name field, and the driver's patch
+ * names (the part's name, or PART.N), which are device nodes.  So it is
+ * what a patch name may be (the driver's skin_name_check()): 1..31
+ * characters of [A-Za-z0-9_.-], not starting with a dot; and not "all",
+ * which the socket's `subscribe ... all` means otherwise.
+ */
+static const char *part_name_check(const char *name)
+{
+	size_t i;
+
+	if (name[0] == '.')
+		return "starts with a dot";
+	for (i = 0; name[i]; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
+			    name[i]))
+			return "has a character outside [A-Za-z0-9_.-]";
+	if (i > SKIN_PART_NAME_MAX)
+		return "is longer than 31 characters";
+	if (!strcmp(name, "all"))
+		return "is 'all', which the socket's subscribe means otherwise";
+	return NULL;
+}
+
 static bool new_section(struct cfg_parse *p, const char *section)
 {
 	const char *arg = strchr(section, ' ');
@@ -549,10 +574,16 @@ static bool new_section(struct cfg_parse *p, const char *section)
 	}
 	if (arg && *arg && !strchr(arg, ' ') && kind == 4 &&
 	    !strncmp(section, "part", 4)) {
+		const char *why = part_name_check(arg);
 		struct skin_config_part *cp;
 		struct part_extra *x;
 		unsigned int i;
 
+		if (why) {
+			cfg_error(p, arg, "[part %.64s]: the name %s: expected 1..%u characters of [A-Za-z0-9_.-], not starting with a dot",
+				  arg, why, SKIN_PART_NAME_MAX);
+			return false;
+		}
 		for (i = 0; i < p->c->n_parts; i++)
 			if (!strcmp(p->c->parts[i].name, arg)) {
 				cfg_error(p, NULL, "[part %s] a second time (first on line %u): expected each part once",

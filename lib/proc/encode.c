@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +100,84 @@ static void bottle_one(struct out *o, const struct skin_contact *c)
 	put(o, ")");
 }
 
+/* Length of the well-formed UTF-8 sequence at @s, or 0 (RFC 3629). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned int n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* a NUL ends it here too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;		/* overlong, a surrogate, past Unicode */
+	return n;
+}
+
+size_t skin_json_escape(char *buf, size_t len, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t o = 0, full = 0;
+
+	while (*s) {
+		char tmp[8];
+		const char *piece = tmp;
+		size_t n = utf8_len(s), w;
+
+		if (n > 1) {
+			piece = (const char *)s;	/* well-formed: as it is */
+			w = n;
+		} else if (*s == '"' || *s == '\\') {
+			tmp[0] = '\\';
+			tmp[1] = (char)*s;
+			w = 2;
+			n = 1;
+		} else if (*s < 0x20 || *s == 0x7f) {
+			w = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x", *s);
+			n = 1;
+		} else if (n == 1) {
+			tmp[0] = (char)*s;
+			w = 1;
+		} else {
+			/* a byte that is no UTF-8: the replacement character */
+			memcpy(tmp, "\\ufffd", 6);
+			w = 6;
+			n = 1;
+		}
+		/* whole escapes and characters only, and room for the NUL */
+		if (o == full && o + w < len) {
+			memcpy(buf + o, piece, w);
+			o += w;
+		}
+		full += w;
+		s += n;
+	}
+	if (len)
+		buf[o] = '\0';
+	return full;
+}
+
+/* A JSON string's contents into @o. */
+static void put_json_string(struct out *o, const char *s)
+{
+	size_t room = o->off < o->len ? o->len - o->off : 0;
+
+	o->off += skin_json_escape(room ? o->buf + o->off : NULL, room, s);
+}
+
 static void json_one(struct out *o, const struct skin_model *m,
 		     const struct skin_contact *c)
 {
@@ -106,17 +185,7 @@ static void json_one(struct out *o, const struct skin_model *m,
 	const char *name = m && c->part < m->n_parts ? m->parts[c->part].name : "";
 
 	put(o, "{\"id\":%llu,\"part\":\"", (unsigned long long)c->id);
-	/* part names come from skind.conf section names: escape anyway */
-	for (i = 0; name[i]; i++) {
-		unsigned char ch = (unsigned char)name[i];
-
-		if (ch == '"' || ch == '\\')
-			put(o, "\\%c", ch);
-		else if (ch < 0x20)
-			put(o, "\\u%04x", ch);
-		else
-			put(o, "%c", ch);
-	}
+	put_json_string(o, name);
 	put(o, "\",\"body_part\":%d,\"skin_part\":%d,\"link\":%d,\"cop\":",
 	    (int)c->body_part, (int)c->skin_part, c->link_number);
 	put_vec(o, c->cop, true);

@@ -115,11 +115,23 @@ class Feed:
 
 
 class Daemon:
-    def __init__(self, env, extra=(), config=None, cal=0.5):
+    """skind.  side=NAME: a second one beside the suite's, with its own
+    directory (socket, shm, state) under the test directory; user=(uid,
+    gid): run as that user (the test runs as root); nofile: its
+    RLIMIT_NOFILE; shm: another path for its shm object."""
+
+    def __init__(self, env, extra=(), config=None, cal=0.5, side=None, user=None,
+                 nofile=None, shm=None):
         self.env = env
         self.dir = env.dir
+        if side:
+            self.dir = os.path.join(env.dir, side)
+            for sub in ("", "run", "state"):
+                os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
+                if user:
+                    os.chown(os.path.join(self.dir, sub), user[0], user[1])
         self.sock = os.path.join(self.dir, "run", "skind.sock")
-        self.shm = os.path.join(self.dir, "run", "skind.shm")
+        self.shm = shm or os.path.join(self.dir, "run", "skind.shm")
         self.config = config or os.path.join(self.dir, "skind.conf")
         if not config:
             with open(self.config, "w") as f:
@@ -129,7 +141,17 @@ class Daemon:
                      "--shm", self.shm, "--state-dir", os.path.join(self.dir, "state"),
                      "--no-create-patches", "-v"] + list(extra)
         self.logf = open(self.log_path, "w")
+
+        def child():
+            if nofile:
+                import resource
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+            if user:
+                os.setgroups([])
+                os.setgid(user[1])
+                os.setuid(user[0])
         self.p = subprocess.Popen(self.args, stdout=self.logf, stderr=subprocess.STDOUT,
+                                  preexec_fn=child if (user or nofile) else None,
                                   env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"))
         if not wait_for(lambda: os.path.exists(self.sock) or self.p.poll() is not None, 10):
             raise RuntimeError("skind did not start: " + self.log())
@@ -386,6 +408,153 @@ def t_shm_fd(env):
         shm.close()
 
 
+def recv_fds(sock, fds):
+    """One recvmsg: its bytes; the descriptors it carried appended to fds."""
+    import array
+    data, anc, _, _ = sock.recvmsg(65536, socket.CMSG_SPACE(16 * 4))
+    for level, kind, payload in anc:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            a = array.array("i")
+            a.frombytes(payload[: len(payload) - len(payload) % 4])
+            fds.extend(a)
+    return data
+
+
+def shm_lines(data):
+    """How many `shm` lines data holds (or begins)."""
+    return sum(1 for line in data.split(b"\n") if line.startswith(b"shm "))
+
+
+def shm_replies(sock, n, timeout=10):
+    """Read n `shm` replies with recvmsg: [(shm lines so far, descriptors
+    it carried)] per recvmsg, and the descriptors."""
+    sock.settimeout(timeout)
+    data, reads, fds = b"", [], []
+    while data.count(b"ok\n") + data.count(b"error ") < n:
+        before = len(fds)
+        chunk = recv_fds(sock, fds)
+        if not chunk:
+            raise EOFError("EOF after %r" % data[-200:])
+        data += chunk
+        reads.append((shm_lines(data), len(fds) - before))
+    return data, reads, fds
+
+
+@case("pipelined shm: one descriptor per reply, each with its own reply")
+def t_shm_pipelined(env):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(env.daemon.sock)
+    try:
+        s.sendall(b"shm\nshm\nshm\n")
+        data, reads, fds = shm_replies(s, 3)
+        try:
+            assert shm_lines(data) == 3 and data.count(b"ok\n") == 3, data
+            assert len(fds) == 3, "%d descriptors for 3 replies: %r" % (len(fds), reads)
+            # none before its reply's first byte, never two in one read
+            k = 0
+            for lines, n in reads:
+                assert n <= 1, reads
+                k += n
+                assert k <= lines, ("a descriptor before its reply", reads)
+            for fd in fds:
+                assert os.fstat(fd).st_size > 0
+        finally:
+            for fd in fds:
+                os.close(fd)
+    finally:
+        s.close()
+
+
+def as_uid(uid, fn):
+    """fn() in a child running as uid (gid the same, no groups); its
+    JSON-able result."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            try:
+                out = {"ok": fn()}
+            except Exception as e:
+                out = {"error": "%s: %s" % (type(e).__name__, e)}
+            os.write(w, json.dumps(out).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    out = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    os.close(r)
+    return json.loads(out.decode()) if out else {"error": "the child said nothing"}
+
+
+@case("hostile: shm floods that never read; others still get their descriptor")
+def t_shm_flood(env):
+    if os.geteuid() != 0:
+        print("# SKIP needs root to run skind and a client as other users")
+        return
+    # skind unprivileged, as under systemd, with little RLIMIT_NOFILE: the
+    # kernel refuses descriptors in flight past it (ETOOMANYREFS)
+    d = Daemon(env, side="flood", user=(65534, 65534), nofile=256)
+    try:
+        assert wait_for(lambda: int(d.status()["attached"]) == 3, 10), d.log()[-2000:]
+        os.chmod(d.sock, 0o666)
+        bad = []
+        for _ in range(5):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(d.sock)
+            s.sendall(b"shm\n" * 1000)      # and never reads
+            bad.append(s)
+
+        def well_behaved():
+            served, failed = 0, []
+            end = time.monotonic() + 6
+            while time.monotonic() < end:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    s.connect(d.sock)
+                    s.sendall(b"shm\n")
+                    data, _, fds = shm_replies(s, 1, timeout=5)
+                    for fd in fds:
+                        os.close(fd)
+                    if data.startswith(b"shm ") and len(fds) == 1:
+                        served += 1
+                    else:
+                        failed.append((data[:120].decode(errors="replace"), len(fds)))
+                except (OSError, EOFError) as e:
+                    failed.append(str(e)[:120])
+                finally:
+                    s.close()
+                time.sleep(0.2)
+            return served, failed
+        out = as_uid(1, well_behaved)
+        assert "ok" in out, out
+        served, failed = out["ok"]
+        st = d.status()
+        print("# well-behaved shm: %d served, %d not; skind: shm_refused %s" %
+              (served, len(failed), st.get("shm_refused")))
+        assert served >= 10 and not failed, (served, failed[:5])
+        assert int(st["shm_refused"]) > 0, st
+        # the flooders are told, not dropped
+        bad[0].settimeout(5)
+        text = b""
+        while b"error too-many-descriptors" not in text:
+            chunk = recv_fds(bad[0], [])
+            assert chunk, text[-300:]
+            text += chunk
+        for s in bad:
+            s.close()
+    finally:
+        assert d.stop() == 0, d.log()[-3000:]
+
+
 @case("calibrate and set: refused without rights, allowed for the admin group")
 def t_auth(env):
     if os.geteuid() != 0:
@@ -427,6 +596,152 @@ def t_auth(env):
     os.chmod(d.sock, 0o660)
 
 
+# hostile text: quotes, backslashes, control bytes, bytes that are no UTF-8
+HOSTILE = [b'a"b\\c', b'"}', b'\\', b'x\x01y\x1fz', b'\xff\xfe', b'h\xc3\xa4nd', b'\x7f']
+
+
+class RawClient:
+    """A socket that reads bytes: every line as skind sent it."""
+
+    def __init__(self, path, timeout=10):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def send(self, line):
+        self.sock.sendall(line + b"\n")
+
+    def line(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("skind closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def close(self):
+        self.sock.close()
+
+
+def json_sweep(d, names, live, bad_words):
+    """Every command that writes JSON, with the daemon's part names (live:
+    those attached, which publish and calibrate) and hostile words where a
+    client's words go: each line must be a JSON object (strict UTF-8,
+    json.loads).  Returns the lines that are not."""
+    bad = []
+    seen = set()
+    c = RawClient(d.sock)
+
+    def reply(cmd, until=None):
+        c.send(cmd)
+        end = time.monotonic() + 10
+        while True:
+            try:
+                if time.monotonic() > end:
+                    raise socket.timeout()
+                raw = c.line()
+            except socket.timeout:
+                bad.append((cmd, b"(no reply that parsed within 10 s)"))
+                return
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+                assert isinstance(obj, dict) and "type" in obj
+            except (ValueError, AssertionError):
+                bad.append((cmd, raw))
+                continue
+            seen.add(obj["type"])
+            if until and until(obj):
+                return
+            if not until and obj["type"] in ("ok", "error"):
+                return
+    try:
+        reply(b"format json")
+        for cmd in (b"help", b"status", b"parts", b"contacts", b"get", b"get add_threshold",
+                    b"set add_threshold 7", b"shm", b"unsubscribe"):
+            reply(cmd)
+        for n in names:
+            for cmd in (b"parts ", b"contacts ", b"taxels ", b"subscribe contacts ",
+                        b"subscribe taxels ", b"unsubscribe all "):
+                reply(cmd + n)
+        # events: contacts and taxels of every part, then a calibration
+        reply(b"subscribe contacts all 20")
+        reply(b"subscribe taxels all 20")
+        got = set()
+        reply(b"status", until=lambda o: (o["type"] in ("contacts", "taxels") and
+                                          got.add((o["type"], o["part"])) or
+                                          len(got) >= 2 * len(live)))
+        reply(b"unsubscribe")
+        for n in live:
+            reply(b"calibrate " + n)
+            reply(b"status", until=lambda o: o["type"] in ("calibrated", "calibration-failed"))
+        for w in bad_words:
+            for cmd in (w, b"parts " + w, b"contacts " + w, b"taxels " + w,
+                        b"subscribe contacts " + w, b"subscribe contacts all " + w,
+                        b"unsubscribe contacts " + w, b"get " + w, b"set " + w + b" 1",
+                        b"set add_threshold " + w, b"calibrate " + w, b"format " + w,
+                        b"shm " + w):
+                reply(cmd)
+        reply(b"quit")
+    finally:
+        c.close()
+    for t in ("ok", "error", "help", "status", "part", "patch", "contacts", "taxels",
+              "param", "shm", "calibrated"):
+        assert t in seen or bad, "the sweep saw no %s line: %s" % (t, sorted(seen))
+    return bad
+
+
+@case("JSON lines stay JSON whatever a name or a client's words hold")
+def t_json_hostile(env):
+    # a part name outside the charset: refused with file and line
+    conf = CONFIG.format(src=SRC, cal=0.3).replace("[part pad]", '[part a"b\\c]')
+    side = os.path.join(env.dir, "hostile")
+    os.makedirs(side, exist_ok=True)
+    path = os.path.join(side, "skind.conf")
+    with open(path, "w") as f:
+        f.write(conf)
+    failures = []
+    try:
+        d = Daemon(env, config=path, side="hostile")
+    except RuntimeError as e:
+        log = str(e)
+        assert "skind exited 1" in log, log
+        assert re.search(r'skind\.conf:\d+:\d+: \[part a"b\\c\]: the name has a character outside',
+                         log), log
+    else:
+        # accepted: show what it does to JSON, then fail
+        try:
+            wait_for(lambda: int(d.status()["calibrated"]) >= 2, 10)
+            bad = json_sweep(d, [b'a"b\\c', b"left_forearm"], [b'a"b\\c', b"left_forearm"],
+                             HOSTILE)
+            failures.append("[part a\"b\\c] accepted; %d lines not JSON, e.g. %r"
+                            % (len(bad), bad[:3]))
+        finally:
+            d.stop(signal.SIGKILL)
+    # names at the charset's edges, a bus named with quotes and a backslash
+    # (an interface name may hold them), a shm path with them, hostile
+    # words from the client
+    conf = CONFIG.format(src=SRC, cal=0.3)
+    conf = conf.replace("[part pad]", "[part a234567890123456789012345678901]")
+    conf = conf.replace("[part left_forearm]", "[part -L.f_0]")
+    conf += '\n[bus c"a\\b]\n\n[part Z.z]\nlayout = hand_v2_1\npatches = c"a\\b:14\n'
+    path = os.path.join(side, "edge.conf")
+    with open(path, "w") as f:
+        f.write(conf)
+    d = Daemon(env, config=path, side="edge",
+               shm=os.path.join(env.dir, "edge", "run", 'q"u\\ote.shm'))
+    try:
+        assert wait_for(lambda: int(d.status()["calibrated"]) >= 2, 10), d.log()[-2000:]
+        names = [b"a234567890123456789012345678901", b"-L.f_0", b"Z.z"]
+        bad = json_sweep(d, names, names[:2], HOSTILE)
+        if bad:
+            failures.append("names at the edges: %d lines not JSON, e.g. %r" % (len(bad), bad[:5]))
+    finally:
+        assert d.stop() == 0, d.log()[-3000:]
+    assert not failures, "\n".join(failures)
+
+
 # --- hostile clients -------------------------------------------------------------
 
 def served(d, within=3.0):
@@ -448,7 +763,7 @@ def t_many(env):
             s.connect(d.sock)
             socks.append(s)
         ln = skin_client.parse_event(good.command("status")[0])
-        assert int(ln["refused"]) > 0, ln
+        assert int(ln["refused"]) + int(ln.get("refused_user", 0)) > 0, ln
         assert int(ln["clients"]) <= 64, ln
         # a refused connection got one line saying why
         refused = 0
@@ -468,6 +783,69 @@ def t_many(env):
     assert wait_for(settled, 5)
     assert good.command("status")
     good.close()
+
+
+@case("hostile: slowloris clients of one user; another user gets in, idle ones are closed")
+def t_slowloris(env):
+    if os.geteuid() != 0:
+        print("# SKIP needs root to connect as another user")
+        return
+    d = Daemon(env, side="slow")
+    try:
+        assert wait_for(lambda: int(d.status()["attached"]) == 3, 10), d.log()[-2000:]
+        os.chmod(d.sock, 0o666)
+        quiet = d.client()              # completed a command, then idle: stays
+        quiet.command("status")
+        t0 = time.monotonic()
+        slow = []
+        for _ in range(64):             # every slot of --max-clients 64
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(d.sock)
+            s.send(b"s")                # a command that never ends
+            slow.append(s)
+
+        def another_user():
+            out = []
+            for _ in range(5):
+                try:
+                    with skin_client.Client(d.sock, timeout=3) as c:
+                        out.append(c.command("status")[0].split()[0])
+                except Exception as e:
+                    out.append("%s: %s" % (type(e).__name__, e))
+                time.sleep(0.1)
+            return out
+        out = as_uid(1, another_user)
+        assert out.get("ok") == ["status"] * 5, out
+        st = skin_client.parse_event(quiet.command("status")[0])
+        print("# uid 1 served 5 of 5; status: clients %s refused %s refused_user %s" %
+              (st["clients"], st["refused"], st.get("refused_user")))
+        assert int(st["refused_user"]) > 0, st
+        # the slow ones still in are closed after the idle timeout, told why
+        closed = 0
+        for s in slow:
+            s.settimeout(max(1, 20 - (time.monotonic() - t0)))
+            data = b""
+            try:
+                while True:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+            except (socket.timeout, ConnectionResetError):
+                pass
+            if data.startswith(b"error timeout ") or data.startswith(b"error too-many-clients "):
+                closed += 1
+        took = time.monotonic() - t0
+        st = skin_client.parse_event(quiet.command("status")[0])
+        print("# %d of 64 closed within %.1f s; timeouts %s" % (closed, took, st.get("timeouts")))
+        assert closed == 64, closed
+        assert 10 <= took < 20 and int(st["timeouts"]) > 0, (took, st)
+        assert int(st["clients"]) == 1, st     # quiet is still there
+        quiet.close()
+        for s in slow:
+            s.close()
+    finally:
+        assert d.stop() == 0, d.log()[-3000:]
 
 
 @case("hostile: a 1 MB line gets one error, the connection goes on")

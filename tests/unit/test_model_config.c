@@ -335,6 +335,43 @@ static void skind_improvement_keys(void **state)
 		  "/etc/skin/skind.conf:2:22: calibration_spread = '300': expected a number > 0 and <= 255");
 }
 
+/* A part's name reaches JSON, the shm and device names: a charset, not
+ * whatever a section header holds (issue 16, item 5). */
+static void part_names(void **state)
+{
+	static const char *const good[] = {
+		"a", "left_hand", "Z9.a-b_c", "a234567890123456789012345678901",
+	};
+	struct skin_error err;
+	struct skin_config *c;
+	char text[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text), "[bus can0]\n[part %s]\nlayout = hand_v2_1\npatches = can0:14\n",
+			 good[i]);
+		memset(&err, 0, sizeof(err));
+		c = cfg(text, &err);
+		if (!c)
+			fail_msg("[part %s] refused: %s", good[i], err.text);
+		assert_string_equal(c->parts[0].name, good[i]);
+		skin_config_free(c);
+	}
+	cfg_fails("[bus can0]\n[part a\"b\\c]\nlayout = hand_v2_1\npatches = can0:14\n",
+		  "/etc/skin/skind.conf:2:7: [part a\"b\\c]: the name has a character outside [A-Za-z0-9_.-]: expected 1..31 characters of [A-Za-z0-9_.-], not starting with a dot");
+	cfg_fails("[bus can0]\n[part x\x01y]\n",
+		  "/etc/skin/skind.conf:2:7: [part x\x01y]: the name has a character outside [A-Za-z0-9_.-]: expected 1..31 characters of [A-Za-z0-9_.-], not starting with a dot");
+	cfg_fails("[bus can0]\n[part h\xc3\xa4nd]\n",
+		  "/etc/skin/skind.conf:2:7: [part h\xc3\xa4nd]: the name has a character outside [A-Za-z0-9_.-]: expected 1..31 characters of [A-Za-z0-9_.-], not starting with a dot");
+	cfg_fails("[bus can0]\n[part .hidden]\n",
+		  "/etc/skin/skind.conf:2:7: [part .hidden]: the name starts with a dot: expected 1..31 characters of [A-Za-z0-9_.-], not starting with a dot");
+	cfg_fails("[bus can0]\n[part a2345678901234567890123456789012]\n",
+		  "/etc/skin/skind.conf:2:7: [part a2345678901234567890123456789012]: the name is longer than 31 characters: expected 1..31 characters of [A-Za-z0-9_.-], not starting with a dot");
+	cfg_fails("[bus can0]\n[part all]\n",
+		  "/etc/skin/skind.conf:2:7: [part all]: the name is 'all', which the socket's subscribe means otherwise: expected 1..31 characters of [A-Za-z0-9_.-], not starting with a dot");
+}
+
 static void long_line(void **state)
 {
 	char text[600];
@@ -357,6 +394,7 @@ int main(void)
 		cmocka_unit_test(mistakes),
 		cmocka_unit_test(geometry_mismatch),
 		cmocka_unit_test(long_line),
+		cmocka_unit_test(part_names),
 		cmocka_unit_test(skind_improvement_keys),
 	};
 

@@ -264,6 +264,57 @@ static void odd_numbers(void **state)
 	check_json(buf, NULL, &c, 1);
 }
 
+/* Whatever bytes a string holds, it is valid JSON escaped, and reads back
+ * as itself where it was UTF-8 (issue 16, item 5). */
+static void json_escape(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "left_hand", "left_hand" },
+		{ "a\"b\\c", "a\\\"b\\\\c" },
+		{ "\x01\n\x1f\x7f", "\\u0001\\u000a\\u001f\\u007f" },
+		{ "h\xc3\xa4nd \xe2\x82\xac \xf0\x9f\x96\x90", "h\xc3\xa4nd \xe2\x82\xac \xf0\x9f\x96\x90" },
+		/* stray, overlong, surrogate, past U+10FFFF, cut short */
+		{ "\xff\x80", "\\ufffd\\ufffd" },
+		{ "\xc0\xaf", "\\ufffd\\ufffd" },
+		{ "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd" },
+		{ "\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd" },
+		{ "x\xe2\x82", "x\\ufffd\\ufffd" },
+	};
+	char buf[64], doc[160];
+	unsigned int i, b;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct json_object *o;
+
+		assert_int_equal(skin_json_escape(buf, sizeof(buf), t[i].in), strlen(t[i].out));
+		assert_string_equal(buf, t[i].out);
+		assert_int_equal(skin_json_escape(NULL, 0, t[i].in), strlen(t[i].out));
+		snprintf(doc, sizeof(doc), "[\"%s\"]", buf);
+		o = json_tokener_parse(doc);
+		assert_non_null(o);
+		json_object_put(o);
+	}
+	/* truncated: whole escapes only, always terminated */
+	assert_int_equal(skin_json_escape(buf, 3, "a\"b"), 4);
+	assert_string_equal(buf, "a");
+	assert_int_equal(skin_json_escape(buf, 2, "\xc3\xa4"), 2);
+	assert_string_equal(buf, "");
+	/* every byte after 'a' */
+	for (b = 1; b < 256; b++) {
+		struct json_object *o;
+		char in[3] = { 'a', (char)b, 0 };
+
+		skin_json_escape(buf, sizeof(buf), in);
+		snprintf(doc, sizeof(doc), "[\"%s\"]", buf);
+		o = json_tokener_parse(doc);
+		assert_non_null(o);
+		json_object_put(o);
+	}
+}
+
 /* Live contacts of the upper body: both encoders read back. */
 static void live_contacts(void **state)
 {
@@ -308,6 +359,7 @@ int main(void)
 		cmocka_unit_test(bottle_exact),
 		cmocka_unit_test(bottle_truncated),
 		cmocka_unit_test(odd_numbers),
+		cmocka_unit_test(json_escape),
 		cmocka_unit_test(live_contacts),
 	};
 

@@ -99,10 +99,15 @@ static int print_sample(struct process *pr, const struct skinctl_sample *s)
 	if (n < 0)
 		return n;
 	if (pr->out == OUT_JSON) {
+		const char *name = m->parts[s->part].name;
+		char esc[6 * 128 + 1];
+
+		if (skin_json_escape(esc, sizeof(esc), name) >= sizeof(esc))
+			return -ENAMETOOLONG;
 		printf("{\"time\":");
 		print_time(s->ts_ns);
 		/* pr->buf is {"contacts":[...]}: splice the fields in */
-		printf(",\"part\":\"%s\",%s\n", m->parts[s->part].name, pr->buf + 1);
+		printf(",\"part\":\"%s\",%s\n", esc, pr->buf + 1);
 	} else {
 		print_time(s->ts_ns);
 		printf(" %s %s\n", m->parts[s->part].name, pr->buf);
