@@ -656,18 +656,64 @@ static void pause_for(struct client *c, uint64_t ns)
 }
 
 /*
+ * The line splitter: take the next line of the input buffer, if it is
+ * complete, and run it (protocol_command()).  A line of max_line bytes
+ * without its newline is answered "line-too-long" once and skipped to its
+ * newline; after EOF a last line without a newline runs.  Each command
+ * and each "line-too-long" costs a token.  No I/O: the fuzzer
+ * (tests/fuzz/fuzz_protocol.c) drives it on a buffer.  Returns true when
+ * it took something (a line, or a too-long line's bytes), false when the
+ * buffer holds no complete line.
+ */
+bool client_take_line(struct client *c)
+{
+	unsigned int max_line = c->srv->d->opt.max_line;
+	char *nl = memchr(c->in, '\n', c->in_len);
+	size_t used;
+
+	if (!nl) {
+		if (c->in_len >= max_line) {
+			if (!c->discarding)
+				client_error(c, "line-too-long",
+					     "lines are at most %u bytes; skipped to the next newline",
+					     max_line - 1);
+			c->discarding = true;
+			c->in_len = 0;
+			c->tokens -= 1;
+			return true;
+		}
+		if (!c->read_closed || !c->in_len || c->discarding)
+			return false;
+		/* EOF after a last line without a newline: run it */
+		nl = c->in + c->in_len;
+		c->in_len++;
+	}
+	used = (size_t)(nl - c->in) + 1;
+	if (c->discarding) {
+		c->discarding = false;	/* the tail of a long line */
+	} else {
+		c->tokens -= 1;
+		*nl = 0;
+		if (nl > c->in && nl[-1] == '\r')
+			nl[-1] = 0;
+		c->commands++;
+		protocol_command(c, c->in);
+	}
+	memmove(c->in, c->in + used, c->in_len - used);
+	c->in_len -= used;
+	return true;
+}
+
+/*
  * Run the complete lines of the input buffer, within the client's budget
  * of tokens, queue room and lines per dispatch.
  */
 static void process_lines(struct client *c)
 {
-	unsigned int max_line = c->srv->d->opt.max_line, done = 0;
+	unsigned int done = 0;
 
 	refill(c, now_ns());
 	while (!c->paused && !c->closing) {
-		char *nl;
-		size_t used;
-
 		if (c->tokens < 1) {
 			pause_for(c, (uint64_t)((1 - c->tokens) * 1e9 /
 				  c->srv->d->opt.cmd_rate) + 1000);
@@ -681,37 +727,8 @@ static void process_lines(struct client *c)
 			pause_for(c, 0);	/* let the others have a turn */
 			break;
 		}
-		nl = memchr(c->in, '\n', c->in_len);
-		if (!nl) {
-			if (c->in_len >= max_line) {
-				if (!c->discarding)
-					client_error(c, "line-too-long",
-						     "lines are at most %u bytes; skipped to the next newline",
-						     max_line - 1);
-				c->discarding = true;
-				c->in_len = 0;
-				c->tokens -= 1;
-				continue;
-			}
-			if (!c->read_closed || !c->in_len || c->discarding)
-				break;
-			/* EOF after a last line without a newline: run it */
-			nl = c->in + c->in_len;
-			c->in_len++;
-		}
-		used = (size_t)(nl - c->in) + 1;
-		if (c->discarding) {
-			c->discarding = false;	/* the tail of a long line */
-		} else {
-			c->tokens -= 1;
-			*nl = 0;
-			if (nl > c->in && nl[-1] == '\r')
-				nl[-1] = 0;
-			c->commands++;
-			protocol_command(c, c->in);
-		}
-		memmove(c->in, c->in + used, c->in_len - used);
-		c->in_len -= used;
+		if (!client_take_line(c))
+			break;
 	}
 	idle_update(c);
 	client_flush(c);

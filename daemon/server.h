@@ -110,6 +110,9 @@ struct skind_server {
 	uint64_t timeouts;		/* closed: no command within the time */
 };
 
+/* server.c: the line splitter, without I/O (a buffer and a client) */
+bool client_take_line(struct client *c);
+
 /* protocol.c */
 void protocol_command(struct client *c, char *line);
 void protocol_event_line(struct skind_part *p, enum sub_kind kind,

@@ -25,16 +25,28 @@ static struct skin_config *cfg;
 static struct skin_model *model;
 static char in_path[64], out_path[64];
 
+static void cleanup(void)
+{
+	unlink(in_path);
+	unlink(out_path);
+}
+
 static void setup(void)
 {
 	struct skin_error err;
+	const char *dir;
 
 	cfg = skin_config_load_buffer(conf, strlen(conf), "fuzz.conf", &err);
 	model = cfg ? skin_config_build_model(cfg, &err) : NULL;
 	if (!model)
 		abort();
-	snprintf(in_path, sizeof(in_path), "/tmp/fuzz_calfile.%d.in", (int)getpid());
-	snprintf(out_path, sizeof(out_path), "/tmp/fuzz_calfile.%d.out", (int)getpid());
+	/* tmpfs when there is one: on a disk, every input's write, the
+	 * save's fsync() and the rename over the last file cost most of the
+	 * time (2,100 inputs a second on ext4) */
+	dir = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
+	snprintf(in_path, sizeof(in_path), "%s/fuzz_calfile.%d.in", dir, (int)getpid());
+	snprintf(out_path, sizeof(out_path), "%s/fuzz_calfile.%d.out", dir, (int)getpid());
+	atexit(cleanup);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
