@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * skin/follow.h - follow skind: each part's newest publication, across
+ * skind's reloads, crashes and restarts
+ *
+ * For programs that forward the skin elsewhere (the ROS 2 and YARP
+ * bridges, loggers): they want every part's latest state as soon as skind
+ * publishes it, and they must never need a restart because skind had one.
+ *
+ * A follower holds one connection to skind's socket, subscribed to
+ * `samples` (a short event line per publication: the wakeup, nothing
+ * else; docs/PROTOCOL.md), and the shared memory skind passed over it
+ * (`shm`), from which it copies each part under its seqlock.  When skind
+ * goes away (its socket closes, the object is retired, the heartbeat
+ * stops) the follower says so and connects again by itself, every
+ * @retry_ms, for as long as it lives.
+ *
+ * Delivery is latest-state, as the shared memory is: a wakeup makes the
+ * follower look at every part's sequence number and copy each part that
+ * changed, so a dropped or coalesced wakeup loses nothing but
+ * intermediate publications; the copy's head says how many there were
+ * (skin_shm_part.samples counts every publication).
+ *
+ *	struct skin_follow *f;
+ *	int err = skin_follow_new(&f, NULL, NULL);     (NULL: defaults)
+ *	for (;;) {
+ *		struct pollfd p = { skin_follow_fd(f), POLLIN, 0 };
+ *		poll(&p, 1, skin_follow_timeout_ms(f));
+ *		skin_follow_dispatch(f, on_event, data);
+ *	}
+ *	skin_follow_free(f);
+ *
+ * Ownership: the follower owns its connection, mapping and copies; what
+ * it hands @fn (the map, the copy) is valid during that call only.
+ * Errors: negative errno.  Threads: not thread-safe per follower; one
+ * thread dispatches it.  It never blocks: skin_follow_dispatch() does
+ * what the fd says is ready and returns.
+ */
+#ifndef SKIN_FOLLOW_H
+#define SKIN_FOLLOW_H
+
+#include <stdint.h>
+
+#include <skin/client.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct skin_follow;
+
+/**
+ * struct skin_follow_options - zero means the default
+ * @socket: skind's socket (NULL: $SKIN_SOCKET, else SKIN_SOCKET_PATH)
+ * @retry_ms: between connection attempts while skind is away (500)
+ */
+struct skin_follow_options {
+	const char *socket;
+	unsigned int retry_ms;
+};
+
+enum skin_follow_event {
+	/* Connected and mapped an object: the parts (their names, sizes,
+	 * order) may differ from the last object's.  @s->map is valid,
+	 * @s->part and @s->block are not. */
+	SKIN_FOLLOW_ATTACHED,
+	/* Part @s->part has a new publication: @s->block is a consistent
+	 * copy (skin_shm_values(s->map, s->part, s->block) ...). */
+	SKIN_FOLLOW_SAMPLE,
+	/* skind went away, reloaded or stopped beating: the parts of the
+	 * last ATTACHED are gone.  @s->map is NULL.  An ATTACHED follows
+	 * when skind is back. */
+	SKIN_FOLLOW_DETACHED,
+};
+
+/**
+ * struct skin_follow_sample - what an event is about
+ * @map: the mapped object (NULL for DETACHED)
+ * @part: index of the part in @map (SAMPLE only)
+ * @block: the copy of the part's block (SAMPLE only)
+ * @reason: DETACHED only: -ECONNRESET (socket closed), -ESTALE (object
+ *	retired: a reload or a stop), -ETIMEDOUT (heartbeat stopped)
+ */
+struct skin_follow_sample {
+	const struct skin_shm_map *map;
+	unsigned int part;
+	const void *block;
+	int reason;
+};
+
+typedef void (*skin_follow_fn)(struct skin_follow *f,
+			       enum skin_follow_event ev,
+			       const struct skin_follow_sample *s, void *data);
+
+/* A follower that starts connecting (it is not attached on return).
+ * 0 or -errno (-ENOMEM, -EINVAL for bad options). */
+int skin_follow_new(struct skin_follow **f,
+		    const struct skin_follow_options *opts);
+void skin_follow_free(struct skin_follow *f);
+
+/* The descriptor to poll for POLLIN.  It changes across reconnections:
+ * ask again after each dispatch (-1 while waiting for @retry_ms). */
+int skin_follow_fd(const struct skin_follow *f);
+/* How long poll() may wait before the follower needs a dispatch anyway
+ * (retry, heartbeat check), in milliseconds. */
+int skin_follow_timeout_ms(const struct skin_follow *f);
+
+/*
+ * Do what is due: read wakeups, copy the parts that changed, check the
+ * object, reconnect; @fn gets each event in order.  Return: the number
+ * of SAMPLE events, or -errno for what the follower cannot recover from
+ * (-ENOMEM); skind being away is not an error.
+ */
+int skin_follow_dispatch(struct skin_follow *f, skin_follow_fn fn,
+			 void *data);
+
+/* Whether the follower is attached, and the map (NULL when not). */
+const struct skin_shm_map *skin_follow_map(const struct skin_follow *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKIN_FOLLOW_H */
