@@ -3,8 +3,8 @@
 """Integration tests of skind on ring files: its socket, shm, limits, signals.
 
 Run by tests/daemon/run, which builds the programs (ASan + UBSan) and
-passes their paths in the environment: SKIND, RINGFEED, SHMCHECK, SKINCTL,
-SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or "not ok N - name" per
+passes their paths in the environment: SKIND, RINGFEED, SHMCHECK, SHMWATCH,
+SKINCTL, SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or "not ok N - name" per
 case.  Every case runs against real processes: ringfeed writes ring files
 with the driver's own writer, skind reads them, the clients are real
 sockets (and the Python client of clients/python).
@@ -367,6 +367,66 @@ def t_subscribe(env):
         assert 10 <= na <= 21, na
         assert nb > na, (na, nb)
         a.command("unsubscribe")
+
+
+@case("subscribe samples: a short line per publication, bottle and JSON")
+def t_subscribe_samples(env):
+    with env.daemon.client() as a, env.daemon.client() as b:
+        a.send("subscribe samples pad")
+        assert a.read_line() == "ok subscribed samples pad every"
+        b.command("format json")
+        b.send("subscribe samples all 10")
+        assert json.loads(b.read_line()) == {"type": "ok", "message": "subscribed samples all 10"}
+        a.sock.settimeout(0.05)
+        b.sock.settimeout(0.05)
+        got_a, got_b = [], []
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 2.0:
+            for cl, got in ((a, got_a), (b, got_b)):
+                try:
+                    got.append(cl.read_line())
+                except socket.timeout:
+                    pass
+        a.sock.settimeout(10)
+        b.sock.settimeout(10)
+        # bottle: "sample PART SAMPLES FRAME_TS_NS PUBLISH_NS", nothing more
+        last = 0
+        for line in got_a:
+            w = line.split(" ")
+            assert len(w) == 5 and w[0] == "sample" and w[1] == "pad", line
+            ev = skin_client.parse_event(line)
+            assert ev["sample"] > last and 0 < ev["frame_ts_ns"] <= ev["publish_ns"], line
+            last = ev["sample"]
+        # every publication: the part publishes at 50 Hz
+        assert len(got_a) >= 60, len(got_a)
+        # JSON, both parts, at most 10 a second each (21 in 2 s)
+        objs = [json.loads(l) for l in got_b]
+        for o in objs:
+            assert set(o) == {"type", "part", "sample", "frame_ts_ns", "publish_ns", "state"}, o
+            assert o["type"] == "sample" and o["state"] == "running", o
+        for part in ("pad", "left_forearm"):
+            n = len([o for o in objs if o["part"] == part])
+            assert 10 <= n <= 21, (part, n)
+        a.send("unsubscribe samples")
+        while True:
+            line = a.read_line()
+            if line.startswith("ok "):
+                break
+        assert line == "ok unsubscribed 1", line
+        b.send("unsubscribe samples pad")
+        while True:
+            o = json.loads(b.read_line())
+            if o["type"] == "ok":
+                break
+        assert o["message"] == "unsubscribed 1", o
+        b.send("subscribe samples")
+        while True:
+            o = json.loads(b.read_line())
+            if o["type"] in ("ok", "error"):
+                break
+        assert o["type"] == "error" and o["code"] == "usage" and "samples" in o["message"], o
+        lines = a.command("help")
+        assert any(l.startswith("help subscribe contacts|taxels|samples ") for l in lines), lines
 
 
 @case("shared memory by name agrees with the socket")
