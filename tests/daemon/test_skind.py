@@ -1310,6 +1310,12 @@ class Follower:
     def lines(self, since=0):
         return self.out.lines(since)
 
+    def following(self, d):
+        """Attached to skind @d and copying: where its output is now."""
+        self.wait(r"^attached pid %d " % d.p.pid)
+        self.wait(r"^sample pad ", self.after)
+        return self.mark()
+
     def stop(self):
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGTERM)
@@ -1393,9 +1399,7 @@ def t_follow_kill9(env):
     d = env.daemon
     f = Follower(d.sock)
     try:
-        f.wait(r"^attached pid %d " % d.p.pid)
-        f.wait(r"^sample pad ")
-        mark = f.mark()
+        mark = f.following(d)
         t0 = time.monotonic()
         d.stop(signal.SIGKILL)
         env.daemon = None
@@ -1458,9 +1462,7 @@ def t_follow_stop(env):
     d = env.daemon
     f = Follower(d.sock)
     try:
-        f.wait(r"^attached pid %d " % d.p.pid)
-        f.wait(r"^sample pad ")
-        mark = f.mark()
+        mark = f.following(d)
         d.p.send_signal(signal.SIGSTOP)
         t0 = time.monotonic()
         try:
