@@ -38,6 +38,7 @@
 #include "msg.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-ros2.conf"
+#define STOP_TIMEOUT_S	3
 
 struct bridge_part {
 	bool live;			/* in the current object */
@@ -50,7 +51,8 @@ struct bridge_part {
 struct bridge {
 	struct ros2_config cfg;
 	dds_entity_t pp;
-	struct bridge_part *parts;
+	/* each on its own: a part's messages point into themselves */
+	struct bridge_part **parts;
 	unsigned int n_parts;
 	/* the current object's part i -> parts[], or NULL: not published */
 	struct bridge_part **by_index;
@@ -149,14 +151,23 @@ static int part_open(struct bridge *b, struct bridge_part *bp,
 	return 0;
 }
 
-static struct bridge_part *find(struct bridge *b, const char *name)
+static int find(const struct bridge *b, const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < b->n_parts; i++)
-		if (!strcmp(b->parts[i].msg.sensor, name))
-			return &b->parts[i];
-	return NULL;
+		if (!strcmp(b->parts[i]->msg.sensor, name))
+			return (int)i;
+	return -1;
+}
+
+/* Its writers deleted (its topics go with them), its place taken by the
+ * last part. */
+static void part_remove(struct bridge *b, unsigned int i)
+{
+	part_drop(b->parts[i]);
+	free(b->parts[i]);
+	b->parts[i] = b->parts[--b->n_parts];
 }
 
 /* A new object: keep the writers of the parts it keeps, drop the others,
@@ -164,7 +175,8 @@ static struct bridge_part *find(struct bridge *b, const char *name)
 static void attach(struct bridge *b, const struct skin_shm_map *m)
 {
 	unsigned int n = skin_shm_n_parts(m), i, kept = 0, opened = 0;
-	struct bridge_part *np;
+	struct bridge_part **np;
+	int k;
 
 	free(b->by_index);
 	b->n_index = 0;
@@ -177,28 +189,31 @@ static void attach(struct bridge *b, const struct skin_shm_map *m)
 		return;
 	}
 	for (i = 0; i < b->n_parts; i++)
-		b->parts[i].live = false;
+		b->parts[i]->live = false;
 	for (i = 0; i < n; i++) {
 		const struct skin_shm_part_desc *d = skin_shm_part(m, i);
 		struct bridge_part *bp;
 
 		if (!ros2_config_publishes(&b->cfg, d->name))
 			continue;
-		bp = find(b, d->name);
+		k = find(b, d->name);
+		bp = k >= 0 ? b->parts[k] : NULL;
 		if (bp && (bp->msg.n_taxels != d->n_taxels ||
 			   bp->msg.max_contacts != d->max_contacts ||
 			   strcmp(bp->msg.frame_id, ros2_config_frame(&b->cfg, d->name, d->skin_part)))) {
-			part_drop(bp);		/* same name, new shape */
+			log_info("part %s: new sizes, new writers", d->name);
+			part_remove(b, (unsigned int)k);
 			bp = NULL;
 		}
 		if (bp) {
 			kept++;
 		} else {
-			bp = &b->parts[b->n_parts];
-			memset(bp, 0, sizeof(*bp));
-			if (part_open(b, bp, d))
+			bp = calloc(1, sizeof(*bp));
+			if (!bp || part_open(b, bp, d)) {
+				free(bp);
 				continue;
-			b->n_parts++;
+			}
+			b->parts[b->n_parts++] = bp;
 			opened++;
 		}
 		bp->live = true;
@@ -208,20 +223,14 @@ static void attach(struct bridge *b, const struct skin_shm_map *m)
 	b->n_index = n;
 	/* parts gone from skind: their writers go, so do their topics */
 	for (i = 0; i < b->n_parts; ) {
-		if (b->parts[i].live) {
+		if (b->parts[i]->live) {
 			i++;
 			continue;
 		}
 		log_info("part %s: gone from skind, its topics removed",
-			 b->parts[i].msg.sensor);
-		part_drop(&b->parts[i]);
-		b->parts[i] = b->parts[--b->n_parts];
+			 b->parts[i]->msg.sensor);
+		part_remove(b, i);
 	}
-	/* the moves above invalidated by_index: rebuild it */
-	for (i = 0; i < b->n_index; i++)
-		b->by_index[i] = NULL;
-	for (i = 0; i < b->n_parts; i++)
-		b->by_index[b->parts[i].map_index] = &b->parts[i];
 	for (i = 0; i < b->cfg.n_parts; i++)
 		if (b->cfg.parts[i].publish &&
 		    skin_shm_find_part(m, b->cfg.parts[i].name) < 0)
@@ -299,6 +308,17 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
+}
+
+static void on_stop_timeout(int sig)
+{
+	static const char msg[] = "skin-ros2-bridge: warning: DDS did not shut down in time: exiting without it\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing left to tell it to */
+	}
+	_exit(0);
 }
 
 static void usage(FILE *f)
@@ -406,12 +426,21 @@ int main(int argc, char **argv)
 	sd_notify(0, "STOPPING=1");
 out:
 	skin_follow_free(f);
-	for (i = 0; i < b.n_parts; i++)
-		ros2_msg_part_free(&b.parts[i].msg);
+	for (i = 0; i < b.n_parts; i++) {
+		part_drop(b.parts[i]);
+		free(b.parts[i]);
+	}
 	free(b.parts);
 	free(b.by_index);
+	/* Deleting the participant tells the subscribers at once that its
+	 * writers are gone (rather than at the end of their lease).  Cyclone
+	 * 0.10.2 was seen to hang here for good, joining a receive thread
+	 * that never woke (tests/ros2): a stop must not wait for it. */
+	signal(SIGALRM, on_stop_timeout);
+	alarm(STOP_TIMEOUT_S);
 	dds_delete(b.pp);
 	dds_delete(DDS_CYCLONEDDS_HANDLE);
+	alarm(0);
 	ros2_config_free(&b.cfg);
 	return rc ? 1 : 0;
 }
