@@ -90,7 +90,8 @@ class Proc:
                                   env=dict(os.environ, **(env or {})))
 
     def log(self):
-        self.logf.flush()
+        if not self.logf.closed:
+            self.logf.flush()
         with open(self.log_path) as f:
             return f.read()
 
@@ -573,6 +574,24 @@ def t_bad_config(s):
                        text=True, timeout=30)
     assert r.returncode == 0, r.stderr
     assert s.stack.skind.p.poll() is None
+
+
+@case("SIGTERM stops the bridge at once (exit 0); subscribers see its writers go", "faults")
+def t_stop(s):
+    sub = Sub(s.dir)
+    try:
+        assert flowing(sub, "left_hand", 0)
+        t = time.monotonic()
+        rc = s.stack.bridge.stop()
+        took = time.monotonic() - t
+        assert rc == 0, "exit %s: %s" % (rc, s.stack.bridge.log())
+        assert took < 5, "took %.1f s to stop" % took
+        # the participant's deletion is announced: no lease to wait out
+        assert wait_for(lambda: sub.matched("default", values_topic("left_hand")) == 0, 5, 0.1), \
+            "still matched 5 s after the stop"
+        assert "did not shut down in time" not in s.stack.bridge.log()
+    finally:
+        sub.stop()
 
 
 # --- session "netns": the subscriber on another (virtual) machine --------

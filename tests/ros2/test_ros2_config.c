@@ -145,6 +145,23 @@ static void test_files(void **state)
 	ros2_config_free(&c);
 }
 
+/* The configuration the packages install parses, and says the defaults. */
+static void test_shipped(void **state)
+{
+	struct ros2_config c;
+	struct skin_error err;
+
+	(void)state;
+	ros2_config_init(&c);
+	if (ros2_config_load(&c, SKIN_SOURCE_ROOT "/bridges/ros2/skin-ros2.conf", &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(c.domain_id, 0);
+	assert_string_equal(c.ns, "/skin");
+	assert_true(c.raw);
+	assert_true(c.all_parts);
+	ros2_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_shipped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
