@@ -20,6 +20,10 @@
  * Copies are decided by the sequence numbers, not by the event lines,
  * so a wakeup dropped by skind (its queue full) or read together with
  * others loses nothing but intermediate publications.
+ *
+ * One wait is left: connect() on a Unix socket whose listen backlog is
+ * full (a skind stopped with 128 connections pending) waits until skind
+ * accepts; skin_client_connect() is a blocking connect for every client.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -247,8 +251,11 @@ static void detach(struct skin_follow *f, skin_follow_fn fn, void *data,
 	bool told = f->told;
 
 	/* a reload or a stop: skind is there (or gone for good), ask at
-	 * once; a crash: its successor needs time, wait a retry */
-	drop(f, reason == -ESTALE ? 0 : mono_ns() + f->retry_ms * 1000000ull);
+	 * once; a crash: its successor needs time, wait a retry.  An object
+	 * retired before it was even told (a skind serving an object another
+	 * one replaced) waits a retry too, or this would loop flat out. */
+	drop(f, reason == -ESTALE && told ? 0 :
+		mono_ns() + f->retry_ms * 1000000ull);
 	if (told)
 		emit(f, fn, data, SKIN_FOLLOW_DETACHED, 0, reason);
 }
