@@ -642,10 +642,16 @@ def t_netns(s):
             assert len(got) >= 10, "sensor_data reader: %d" % len(got)
             st = parse_state(got[-1])
             assert st["frame"] == FRAMES[part]
-        # the bridge really is in the other namespace: it sees no eth0
-        r = subprocess.run(["ip", "netns", "identify", str(s.stack.bridge.p.pid)],
-                           capture_output=True, text=True)
-        assert r.stdout.strip() == NETNS[0] or r.returncode != 0, r.stdout
+        # the bridge and the subscriber really are apart: all DDS traffic
+        # between them crossed the veth pair
+        for proc, ns in ((s.stack.bridge.p, NETNS[0]), (sub.p, NETNS[1])):
+            r = subprocess.run(["ip", "netns", "identify", str(proc.pid)],
+                               capture_output=True, text=True)
+            assert r.stdout.strip() == ns, (proc.pid, r.stdout, r.stderr)
+        r = subprocess.run(["ip", "-n", NETNS[1], "-s", "link", "show", "r2vb%d" % os.getpid()],
+                           capture_output=True, text=True, check=True)
+        rx = int(r.stdout.split("RX:")[1].splitlines()[1].split()[0])
+        assert rx > 100000, "only %d bytes came over the veth" % rx
     finally:
         sub.stop()
 
