@@ -51,7 +51,7 @@ struct view_opts {
 	const char *shm;
 	const char *socket;
 	const char *svg;
-	enum view_projection proj;
+	enum skin_flatten_mode proj;
 	uint64_t sample;		/* 0: the last */
 	struct skinctl_replay_opts replay;
 	bool once;
@@ -822,11 +822,11 @@ static int run_view(int argc, char **argv, bool snapshot)
 			break;
 		case 'P':
 			if (!strcmp(optarg, "auto")) {
-				o.proj = VIEW_PROJ_AUTO;
+				o.proj = SKIN_FLATTEN_AUTO;
 			} else if (!strcmp(optarg, "plane")) {
-				o.proj = VIEW_PROJ_PLANE;
+				o.proj = SKIN_FLATTEN_TO_PLANE;
 			} else if (!strcmp(optarg, "cylinder")) {
-				o.proj = VIEW_PROJ_CYLINDER;
+				o.proj = SKIN_FLATTEN_TO_CYLINDER;
 			} else {
 				fprintf(stderr, "%s: --projection '%s': expected auto, plane or cylinder\n",
 					o.who, optarg);
