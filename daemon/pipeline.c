@@ -84,12 +84,12 @@ static uint32_t proc_state_bits(enum skin_proc_state st)
 }
 
 /* The contacts of the last clustering, into the part's preallocated arrays. */
-static void copy_contacts(struct skind_part *p, const struct skin_model *m)
+static void copy_contacts(struct skind_part *p)
 {
 	const struct skin_contact *c;
 	unsigned int n = skin_proc_contacts(p->skin->proc, p->index, &c);
-	const struct skin_taxel *taxels = &m->taxels[p->mp->first_taxel];
 	const double *values = skin_proc_values(p->skin->proc, p->index);
+	bool flat = p->flat.x && p->flat.how == SKIN_FLATTEN_FLAT;
 	unsigned int i, k, nt = 0;
 
 	if (n > SKIND_MAX_CONTACTS) {
@@ -98,7 +98,6 @@ static void copy_contacts(struct skind_part *p, const struct skin_model *m)
 	}
 	for (i = 0; i < n; i++) {
 		struct skin_shm_contact *o = &p->contacts[i];
-		double w = 0, fx = 0, fy = 0;
 
 		o->id = c[i].id;
 		memcpy(o->cop, c[i].cop, sizeof(o->cop));
@@ -114,21 +113,15 @@ static void copy_contacts(struct skind_part *p, const struct skin_model *m)
 		o->first_taxel = nt;
 		o->n_taxels = 0;
 		for (k = 0; k < c[i].n_taxels && nt < p->n_taxels; k++) {
-			unsigned int t = c[i].taxels[k];
-			double v;
-
-			p->contact_taxels[nt++] = t;
+			p->contact_taxels[nt++] = c[i].taxels[k];
 			o->n_taxels++;
-			if (t >= p->n_taxels || !(taxels[t].flags & SKIN_TAXEL_HAS_FLAT))
-				continue;
-			/* at least a little weight: binarized or faint touches */
-			v = values[t] > 1 ? values[t] : 1;
-			fx += taxels[t].flat[0] * v;
-			fy += taxels[t].flat[1] * v;
-			w += v;
 		}
-		o->flat[0] = w > 0 ? fx / w : NAN;
-		o->flat[1] = w > 0 ? fy / w : NAN;
+		/* the part's own flattened layout only (shm.h): NaN for
+		 * positions projected or unrolled */
+		o->flat[0] = o->flat[1] = NAN;
+		if (flat)
+			skin_flatten_centroid(&p->flat, &p->contact_taxels[o->first_taxel],
+					      o->n_taxels, values, o->flat);
 	}
 	p->n_contacts = n;
 	p->n_contact_taxels = nt;
@@ -181,7 +174,7 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 	}
 	if (st == SKIN_PROC_RUNNING) {
 		skin_proc_cluster(s->proc, p->index);
-		copy_contacts(p, s->model);
+		copy_contacts(p);
 	} else {
 		p->n_contacts = 0;
 		p->n_contact_taxels = 0;

@@ -28,6 +28,7 @@
 
 #include <systemd/sd-event.h>
 
+#include <skin/flatten.h>
 #include <skin/model.h>
 #include <skin/ring.h>
 #include <skin/shm.h>
@@ -142,6 +143,10 @@ struct skind_part {
 	unsigned int n_patches;
 	struct skind_patch *patches;
 	unsigned int attached;
+
+	/* the taxels on a plane, as skinctl view draws them (skin/flatten.h):
+	 * the contacts' flat positions, the evdev axes; x NULL: no geometry */
+	struct skin_flattening flat;
 
 	/* the real-time state, allocated at build time */
 	uint8_t *raw;			/* n_taxels */

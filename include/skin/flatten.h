@@ -19,6 +19,7 @@
 #define SKIN_FLATTEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <skin/model.h>
@@ -62,6 +63,16 @@ int skin_flatten_part(struct skin_flattening *f, const struct skin_model *m,
 		      unsigned int part, enum skin_flatten_mode mode,
 		      struct skin_error *err);
 void skin_flatten_free(struct skin_flattening *f);
+
+/*
+ * Where a flattening's positions come from, for people (skinctl's
+ * captions, skind's journal): "flat layout (skinGui units)", "flat layout
+ * (m)", "3D positions projected on their best-fit plane" or "3D positions
+ * unrolled from their best-fit cylinder (radius 38 mm)".  Returns the
+ * sentence: a constant, or @buf (NUL-terminated, cut to @len).
+ */
+const char *skin_flatten_describe(const struct skin_flattening *f, char *buf,
+				  size_t len);
 
 /*
  * The pressure-weighted position of @n taxels (part-local indices) in @f:

@@ -10,6 +10,7 @@
  * taxels and are flattened once per model, so clarity beats speed here.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -462,6 +463,20 @@ void skin_flatten_free(struct skin_flattening *f)
 	free(f->x);
 	free(f->y);
 	f->x = f->y = NULL;
+}
+
+const char *skin_flatten_describe(const struct skin_flattening *f, char *buf,
+				  size_t len)
+{
+	if (f->how == SKIN_FLATTEN_PLANE)
+		return "3D positions projected on their best-fit plane";
+	if (f->how == SKIN_FLATTEN_CYLINDER) {
+		snprintf(buf, len, "3D positions unrolled from their best-fit cylinder (radius %.0f mm)",
+			 f->radius * 1000);
+		return buf;
+	}
+	return f->unit == SKIN_FLAT_SKINGUI ? "flat layout (skinGui units)" :
+	       "flat layout (m)";
 }
 
 /* The 3D positions of the part's taxels that have one, flattened into

@@ -1393,6 +1393,25 @@ def t_view(env):
         os.close(fd)
 
 
+@case("skind places each part's taxels as skinctl view draws them (its evdev axes)")
+def t_flatten(env):
+    d = env.daemon
+    log = d.log()
+    # the sentence of skinctl view's caption, from the same flattening
+    want = {"pad": r"3D positions projected on their best-fit plane",
+            "left_forearm": r"3D positions unrolled from their best-fit cylinder \(radius \d+ mm\)"}
+    e = dict(os.environ, SKIN_SOCKET=d.sock)
+    for part, how in want.items():
+        m = re.search(r"%s: taxels placed by (%s)$" % (re.escape(part), how), log, re.M)
+        assert m, log
+        r = subprocess.run([SKINCTL, "view", part, "--config", d.config, "--once", "--no-color",
+                            "--size", "120x16"], env=e, capture_output=True, text=True, timeout=10)
+        assert r.returncode == 0, r
+        caption = r.stdout.split("\n")[15]
+        assert caption.startswith(m.group(1) + " | skind shm") or \
+            caption.startswith(m.group(1) + ", "), (caption, m.group(1))
+
+
 @case("the Python client: command line, socket and shm")
 def t_python(env):
     d = env.daemon

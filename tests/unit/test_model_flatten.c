@@ -198,6 +198,7 @@ static void parts_of_files(void **state)
 	struct skin_flattening f;
 	struct skin_error err;
 	struct skin_model *m;
+	char how[128], want[128];
 	unsigned int i;
 
 	(void)state;
@@ -208,6 +209,8 @@ static void parts_of_files(void **state)
 	assert_int_equal(f.how, SKIN_FLATTEN_FLAT);
 	assert_int_equal(f.unit, SKIN_FLAT_SKINGUI);
 	assert_placed(&f, m, 0, SKIN_TAXEL_HAS_FLAT, 288);
+	assert_string_equal(skin_flatten_describe(&f, how, sizeof(how)),
+			    "flat layout (skinGui units)");
 	for (i = 0; i < f.n; i++)
 		if (isfinite(f.x[i])) {
 			assert_true(f.x[i] == m->taxels[i].flat[0]);
@@ -223,11 +226,17 @@ static void parts_of_files(void **state)
 	assert_int_equal(f.unit, SKIN_FLAT_METRE);
 	assert_true(f.radius > 0.03 && f.radius < 0.045);
 	assert_placed(&f, m, 0, SKIN_TAXEL_HAS_POS, 240);
+	snprintf(want, sizeof(want),
+		 "3D positions unrolled from their best-fit cylinder (radius %.0f mm)",
+		 f.radius * 1000);
+	assert_string_equal(skin_flatten_describe(&f, how, sizeof(how)), want);
 	skin_flatten_free(&f);
 	assert_int_equal(skin_flatten_part(&f, m, 0, SKIN_FLATTEN_TO_PLANE, &err), 0);
 	assert_int_equal(f.how, SKIN_FLATTEN_PLANE);
 	assert_int_equal(f.unit, SKIN_FLAT_METRE);
 	assert_placed(&f, m, 0, SKIN_TAXEL_HAS_POS, 240);
+	assert_string_equal(skin_flatten_describe(&f, how, sizeof(how)),
+			    "3D positions projected on their best-fit plane");
 	skin_flatten_free(&f);
 	skin_model_free(m);
 

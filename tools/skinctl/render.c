@@ -307,25 +307,15 @@ static void status_text(char *s, size_t len, const struct view_layout *l,
 		snprintf(s + n, len - n, "  [%s]", f->state);
 }
 
-/* Where the picture's positions come from, for its caption. */
-static const char *layout_text(const struct view_layout *l, char *buf, size_t len)
-{
-	if (l->how == SKIN_FLATTEN_PLANE)
-		return "3D positions projected on their best-fit plane";
-	if (l->how == SKIN_FLATTEN_CYLINDER) {
-		snprintf(buf, len, "3D positions unrolled from their best-fit cylinder (radius %.0f mm)",
-			 l->radius * 1000);
-		return buf;
-	}
-	return l->unit == SKIN_FLAT_SKINGUI ? "flat layout (skinGui units)" :
-	       "flat layout (m)";
-}
-
 /* Where the positions come from and what is not drawn. */
 static size_t layout_caption(char *s, size_t len, const struct view_layout *l)
 {
+	const struct skin_flattening f = {
+		.how = l->how, .unit = l->unit, .radius = l->radius,
+	};
 	char how[128];
-	size_t n = (size_t)snprintf(s, len, "%s", layout_text(l, how, sizeof(how)));
+	size_t n = (size_t)snprintf(s, len, "%s",
+				    skin_flatten_describe(&f, how, sizeof(how)));
 
 	if (l->n_unplaced && n < len)
 		n += (size_t)snprintf(s + n, len - n, ", %u taxel%s without a position not shown",
