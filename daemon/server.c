@@ -37,6 +37,7 @@
 
 #include <skin/proc.h>
 
+#include "cleanup.h"
 #include "log.h"
 #include "server.h"
 
@@ -780,6 +781,35 @@ static int on_client(sd_event_source *s, int fd, uint32_t revents, void *data)
 	return 0;
 }
 
+/*
+ * What a client holds, and the client: its event sources, the descriptors
+ * it has in flight, its socket (fd -1: not its own yet), its buffers.  Not
+ * in the server's list (client_free() takes it out).
+ */
+static void client_destroy(struct client *c)
+{
+	if (!c)
+		return;
+	c->io = sd_event_source_disable_unref(c->io);
+	c->resume = sd_event_source_disable_unref(c->resume);
+	c->idle = sd_event_source_disable_unref(c->idle);
+	if (c->n_fds + c->fds_sent)
+		fds_release(c, c->n_fds + c->fds_sent);
+	while (c->n_fds)
+		fds_shift(c);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->in);
+	free(c->q);
+	free(c->subs);
+	free(c);
+}
+
+static void client_destroyp(struct client **c)
+{
+	client_destroy(*c);
+}
+
 static void client_free(struct client *c)
 {
 	struct skind_server *srv = c->srv;
@@ -795,18 +825,8 @@ static void client_free(struct client *c)
 		  (unsigned long long)c->id, (int)c->cred.pid, (int)c->cred.uid,
 		  (unsigned long long)c->commands, (unsigned long long)c->errors,
 		  (unsigned long long)c->drops);
-	c->io = sd_event_source_disable_unref(c->io);
-	c->resume = sd_event_source_disable_unref(c->resume);
-	c->idle = sd_event_source_disable_unref(c->idle);
-	fds_release(c, c->n_fds + c->fds_sent);
-	while (c->n_fds)
-		fds_shift(c);
 	c->user->clients--;
-	close(c->fd);
-	free(c->in);
-	free(c->q);
-	free(c->subs);
-	free(c);
+	client_destroy(c);
 	/* a full house may take the one that waited */
 	if (srv->listen_io)
 		sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
@@ -873,9 +893,9 @@ static void accept_one(struct skind_server *srv, int fd)
 {
 	struct skind_options *o = &srv->d->opt;
 	socklen_t len = sizeof(struct ucred);
+	_cleanup_(client_destroyp) struct client *c = NULL;
 	struct peer_user *u;
 	struct ucred cred;
-	struct client *c;
 	int r;
 
 	if (srv->n_clients >= o->max_clients) {
@@ -896,13 +916,13 @@ static void accept_one(struct skind_server *srv, int fd)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto fail;
+	c->fd = -1;		/* refuse() closes it until the client is made */
 	c->in = malloc(o->max_line + 1);
 	c->q = malloc(o->queue_bytes);
 	c->subs = calloc(o->max_subscriptions, sizeof(*c->subs));
 	if (!c->in || !c->q || !c->subs)
 		goto fail;
 	c->srv = srv;
-	c->fd = fd;
 	c->q_cap = o->queue_bytes;
 	c->id = ++srv->next_id;
 	c->tokens = o->cmd_rate;
@@ -917,11 +937,10 @@ static void accept_one(struct skind_server *srv, int fd)
 	r = sd_event_add_time(srv->d->event, &c->idle, CLOCK_MONOTONIC,
 			      (now_ns() + (uint64_t)o->idle_timeout_s * 1000000000ull) / 1000,
 			      100000, on_idle, c);
-	if (r < 0) {
-		c->io = sd_event_source_disable_unref(c->io);
+	if (r < 0)
 		goto fail;
-	}
 	sd_event_source_set_priority(c->idle, SKIND_PRIO_CLIENT);
+	c->fd = fd;
 	c->user->clients++;
 	c->next = srv->clients;
 	if (srv->clients)
@@ -932,14 +951,11 @@ static void accept_one(struct skind_server *srv, int fd)
 	log_debug("client %llu: pid %d uid %d gid %d%s", (unsigned long long)c->id,
 		  (int)c->cred.pid, (int)c->cred.uid, (int)c->cred.gid,
 		  c->admin ? " (admin)" : "");
+	TAKE_PTR(c);
 	return;
 fail:
-	if (c) {
-		free(c->in);
-		free(c->q);
-		free(c->subs);
-		free(c);
-	}
+	/* its sources gone before the socket they watch is closed */
+	client_destroy(TAKE_PTR(c));
 	refuse(srv, fd, false);
 }
 
@@ -1011,20 +1027,75 @@ static int bind_path(int fd, const char *path)
 	return 0;
 }
 
+/* The server without its clients: the listening socket, its sources. */
+static void server_free(struct skind_server *srv)
+{
+	if (!srv)
+		return;
+	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
+	srv->accept_resume = sd_event_source_disable_unref(srv->accept_resume);
+	if (srv->listen_fd >= 0)
+		close(srv->listen_fd);
+	free(srv->users);
+	free(srv);
+}
+
+static void server_freep(struct skind_server **srv)
+{
+	server_free(*srv);
+}
+
+/* The listening socket, into srv->listen_fd: systemd's or our own. */
+static int server_listen(struct skind_server *srv)
+{
+	const char *path = srv->d->opt.socket_path;
+	_cleanup_(cleanup_closep) int fd = -1;
+	int n, r;
+
+	n = sd_listen_fds(1);
+	if (n > 1) {
+		log_err("socket activation passed %d sockets; expected one", n);
+		return -EINVAL;
+	}
+	if (n == 1) {
+		if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <= 0) {
+			log_err("the socket systemd passed is not a listening Unix stream socket");
+			return -EINVAL;
+		}
+		fd = SD_LISTEN_FDS_START;
+		srv->activated = true;
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		log_info("listening on the socket systemd passed");
+	} else {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		r = bind_path(fd, path);
+		if (r < 0 || listen(fd, 128) < 0) {
+			if (!r)
+				r = -errno;
+			log_err("%s: %s", path, strerror(-r));
+			return r;
+		}
+		log_info("listening on %s", path);
+	}
+	srv->listen_fd = TAKE_FD(fd);
+	return 0;
+}
+
 int server_start(struct skind *d)
 {
-	struct skind_server *srv = calloc(1, sizeof(*srv));
+	_cleanup_(server_freep) struct skind_server *srv = calloc(1, sizeof(*srv));
 	struct rlimit rl;
-	int n, r, fd = -1;
+	int r;
 
 	if (!srv)
 		return -ENOMEM;
 	srv->d = d;
+	srv->listen_fd = -1;
 	srv->users = calloc(d->opt.max_clients, sizeof(*srv->users));
-	if (!srv->users) {
-		free(srv);
+	if (!srv->users)
 		return -ENOMEM;
-	}
 	/* a quarter of what the kernel allows skind's user in flight */
 	srv->fds_budget = 256;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
@@ -1035,59 +1106,22 @@ int server_start(struct skind *d)
 			    srv->fds_budget / 4 : USER_FDS_MAX;
 	if (!srv->user_fds_max)
 		srv->user_fds_max = 1;
-	n = sd_listen_fds(1);
-	if (n > 1) {
-		log_err("socket activation passed %d sockets; expected one", n);
-		free(srv->users);
-		free(srv);
-		return -EINVAL;
-	}
-	if (n == 1) {
-		fd = SD_LISTEN_FDS_START;
-		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-			log_err("the socket systemd passed is not a listening Unix stream socket");
-			free(srv->users);
-			free(srv);
-			return -EINVAL;
-		}
-		srv->activated = true;
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-		log_info("listening on the socket systemd passed");
-	} else {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			free(srv->users);
-			free(srv);
-			return -errno;
-		}
-		r = bind_path(fd, d->opt.socket_path);
-		if (r < 0 || listen(fd, 128) < 0) {
-			if (!r)
-				r = -errno;
-			log_err("%s: %s", d->opt.socket_path, strerror(-r));
-			close(fd);
-			free(srv->users);
-			free(srv);
-			return r;
-		}
-		log_info("listening on %s", d->opt.socket_path);
-	}
-	srv->listen_fd = fd;
-	r = sd_event_add_io(d->event, &srv->listen_io, fd, EPOLLIN, on_listen, srv);
-	if (r < 0) {
-		close(fd);
-		free(srv->users);
-		free(srv);
+	r = server_listen(srv);
+	if (r < 0)
 		return r;
-	}
+	r = sd_event_add_io(d->event, &srv->listen_io, srv->listen_fd, EPOLLIN,
+			    on_listen, srv);
+	if (r < 0)
+		return r;
 	sd_event_source_set_priority(srv->listen_io, SKIND_PRIO_CLIENT);
-	d->server = srv;
+	d->server = TAKE_PTR(srv);
 	return 0;
 }
 
 void server_stop(struct skind *d)
 {
 	struct skind_server *srv = d->server;
+	bool ours;
 
 	if (!srv)
 		return;
@@ -1098,12 +1132,9 @@ void server_stop(struct skind *d)
 		if (srv->clients == c)
 			client_free(c);
 	}
-	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
-	srv->accept_resume = sd_event_source_disable_unref(srv->accept_resume);
-	close(srv->listen_fd);
-	if (!srv->activated)
+	ours = !srv->activated;
+	server_free(srv);
+	if (ours)
 		unlink(d->opt.socket_path);
-	free(srv->users);
-	free(srv);
 	d->server = NULL;
 }
