@@ -212,7 +212,7 @@ void protocol_event_line(struct skind_part *p, enum sub_kind kind,
 
 static struct skind_part *part_arg(struct client *c, const char *name)
 {
-	struct skind_part *p = skin_find_part(skin_of(c), name);
+	struct skind_part *p = skind_skin_part(skin_of(c), name);
 
 	if (!p)
 		client_error(c, "no-such-part", "no part '%.64s'; 'parts' lists them", name);

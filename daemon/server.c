@@ -285,7 +285,7 @@ static uint64_t rate_interval(unsigned int rate_hz)
 int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
 		     unsigned int rate_hz)
 {
-	struct skind_part *p = skin_find_part(c->srv->d->skin, part);
+	struct skind_part *p = skind_skin_part(c->srv->d->skin, part);
 	struct subscription *s = NULL;
 	unsigned int i;
 
@@ -402,7 +402,7 @@ void server_skin_replaced(struct skind *d)
 	for (c = srv->clients; c; c = next) {
 		next = c->next;
 		for (i = 0; i < c->n_subs; i++) {
-			struct skind_part *p = skin_find_part(d->skin, c->subs[i].part);
+			struct skind_part *p = skind_skin_part(d->skin, c->subs[i].part);
 
 			c->subs[i].part_index = p ? (int)p->index : -1;
 			c->subs[i].last_sample = 0;

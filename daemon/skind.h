@@ -128,10 +128,6 @@ struct skind_line_cache {
 	size_t cap[3];			/* [kind] */
 };
 
-struct skind_contact {
-	struct skin_shm_contact c;	/* c.first_taxel: into taxels[] */
-};
-
 /* One part of the skin: a data vector fed by its patches. */
 struct skind_part {
 	struct skind *d;
@@ -229,11 +225,11 @@ struct skind {
 int options_parse(struct skind_options *o, int argc, char **argv);
 
 /* skin.c: building and replacing the skin */
-struct skind_skin *skin_build(struct skind *d, bool runtime,
-			      struct skin_error *err);
-void skin_free(struct skind_skin *s);
-int skind_reload(struct skind *d);
-struct skind_part *skin_find_part(struct skind_skin *s, const char *name);
+struct skind_skin *skind_skin_build(struct skind *d, bool runtime,
+				    struct skin_error *err);
+void skind_skin_free(struct skind_skin *s);
+int skind_skin_reload(struct skind *d);
+struct skind_part *skind_skin_part(struct skind_skin *s, const char *name);
 uint64_t now_ns(void);
 
 /* configfs.c: the driver's patches from the configuration */

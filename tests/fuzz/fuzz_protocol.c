@@ -327,7 +327,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (sd_event_new(&d.event) < 0 || fanout_init(&d) < 0)
 		abort();
 	d.start_ns = now_ns();
-	d.skin = skin_build(&d, true, &err);
+	d.skin = skind_skin_build(&d, true, &err);
 	if (!d.skin) {
 		fprintf(stderr, "fuzz_protocol: %s\n", err.text);
 		abort();
