@@ -2,6 +2,11 @@
 /*
  * protocol.c - the socket's commands and the text of its lines
  *
+ * Every line skind writes to a client, in bottle text or JSON, is worded
+ * here: command replies, subscription events, and the server's own
+ * (dropped, reload, calibrated, an error for a refused descriptor);
+ * server.c only queues and sends them.
+ *
  * docs/PROTOCOL.md is the specification; this file follows it.  A command
  * is one line of words; its reply is zero or more data lines and one last
  * line, "ok ..." or "error CODE TEXT" ({"type":"ok"|"error",...} in JSON).
@@ -12,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +56,136 @@ static const char *state_name(uint32_t state)
 	if (state & SKIN_SHM_PART_CALIBRATED)
 		return "running";
 	return "uncalibrated";
+}
+
+/* --- the lines every reply and event shares ------------------------------ */
+
+const char *json_str(char *buf, size_t len, const char *s)
+{
+	skin_json_escape(buf, len, s);
+	return buf;
+}
+
+/* Bottle text: one line, no control characters. */
+static void text_clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+/* snprintf's length, 0 for an error or a line cut short */
+static size_t line_len(int n, size_t len)
+{
+	return n > 0 && (size_t)n < len ? (size_t)n : 0;
+}
+
+void client_ok(struct client *c, const char *fmt, ...)
+{
+	char msg[1024] = "", esc[JSON_SIZE(1024)];
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
+	if (c->format == FORMAT_JSON) {
+		json_str(esc, sizeof(esc), msg);
+		if (msg[0])
+			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
+		else
+			client_printf(c, "{\"type\":\"ok\"}");
+	} else {
+		text_clean(msg);
+		client_printf(c, msg[0] ? "ok %s" : "ok", msg);
+	}
+}
+
+size_t protocol_error_line(char *buf, size_t len, enum client_format fmt,
+			   const char *code, const char *msg)
+{
+	char esc[JSON_SIZE(1024)], ecode[JSON_SIZE(64)], clean[1024];
+	int n;
+
+	if (fmt == FORMAT_JSON) {
+		n = snprintf(buf, len, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}\n",
+			     json_str(ecode, sizeof(ecode), code),
+			     json_str(esc, sizeof(esc), msg));
+	} else {
+		snprintf(clean, sizeof(clean), "%s", msg);
+		text_clean(clean);
+		n = snprintf(buf, len, "error %s %s\n", code, clean);
+	}
+	return line_len(n, len);
+}
+
+void client_error(struct client *c, const char *code, const char *fmt, ...)
+{
+	char msg[1024], line[JSON_SIZE(1024) + JSON_SIZE(64) + 64];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->errors++;
+	n = protocol_error_line(line, sizeof(line), c->format, code, msg);
+	if (!n || !client_queue(c, line, n))
+		c->errors++;
+}
+
+size_t protocol_dropped_line(char *buf, size_t len, enum client_format fmt,
+			     uint64_t count, uint64_t total)
+{
+	int n;
+
+	if (fmt == FORMAT_JSON)
+		n = snprintf(buf, len, "{\"type\":\"dropped\",\"count\":%llu,\"total\":%llu}\n",
+			     (unsigned long long)count, (unsigned long long)total);
+	else
+		n = snprintf(buf, len, "dropped %llu total %llu\n",
+			     (unsigned long long)count, (unsigned long long)total);
+	return line_len(n, len);
+}
+
+size_t protocol_reload_line(char *buf, size_t len, enum client_format fmt,
+			    uint64_t generation)
+{
+	int n;
+
+	if (fmt == FORMAT_JSON)
+		n = snprintf(buf, len, "{\"type\":\"reload\",\"generation\":%llu}\n",
+			     (unsigned long long)generation);
+	else
+		n = snprintf(buf, len, "reload generation %llu\n",
+			     (unsigned long long)generation);
+	return line_len(n, len);
+}
+
+size_t protocol_calibration_line(char *buf, size_t len, enum client_format fmt,
+				 const struct skind_part *p, unsigned int events)
+{
+	char esc[JSON_SIZE(512)], name[JSON_NAME_SIZE];
+	const char *why;
+	int n;
+
+	if (events & SKIN_PROC_EV_CALIBRATED) {
+		if (fmt == FORMAT_JSON)
+			n = snprintf(buf, len, "{\"type\":\"calibrated\",\"part\":\"%s\"}\n",
+				     json_str(name, sizeof(name), p->name));
+		else
+			n = snprintf(buf, len, "calibrated %s\n", p->name);
+		return line_len(n, len);
+	}
+	why = skin_proc_reason(p->skin->proc, p->index);
+	if (fmt == FORMAT_JSON)
+		n = snprintf(buf, len, "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
+			     json_str(name, sizeof(name), p->name),
+			     json_str(esc, sizeof(esc), why));
+	else
+		n = snprintf(buf, len, "calibration-failed %s %s\n", p->name, why);
+	return line_len(n, len);
 }
 
 /* --- event lines (also the data lines of contacts / taxels) ------------- */

@@ -100,61 +100,6 @@ void client_printf(struct client *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *json_str(char *buf, size_t len, const char *s)
-{
-	skin_json_escape(buf, len, s);
-	return buf;
-}
-
-/* Bottle text: one line, no control characters. */
-static void text_clean(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			*s = '?';
-}
-
-void client_ok(struct client *c, const char *fmt, ...)
-{
-	char msg[1024] = "", esc[JSON_SIZE(1024)];
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
-	}
-	if (c->format == FORMAT_JSON) {
-		json_str(esc, sizeof(esc), msg);
-		if (msg[0])
-			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
-		else
-			client_printf(c, "{\"type\":\"ok\"}");
-	} else {
-		text_clean(msg);
-		client_printf(c, msg[0] ? "ok %s" : "ok", msg);
-	}
-}
-
-void client_error(struct client *c, const char *code, const char *fmt, ...)
-{
-	char msg[1024], esc[JSON_SIZE(1024)], ecode[JSON_SIZE(64)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	c->errors++;
-	if (c->format == FORMAT_JSON) {
-		client_printf(c, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}",
-			      json_str(ecode, sizeof(ecode), code),
-			      json_str(esc, sizeof(esc), msg));
-	} else {
-		text_clean(msg);
-		client_printf(c, "error %s %s", code, msg);
-	}
-}
-
 /* --- descriptors in flight (server.h) ----------------------------------- */
 
 static void fds_release(struct client *c, unsigned int n)
@@ -238,18 +183,12 @@ static void fds_refused_at_send(struct client *c)
 	struct pass_fd *pf = &c->fds[0];
 	size_t len = (size_t)(pf->end - pf->at), n, room, first;
 	char line[256];
-	int w;
 
 	c->q_head = (c->q_head + len) % c->q_cap;
 	c->q_len -= len;
 	c->sent_total += len;
-	if (pf->format == FORMAT_JSON)
-		w = snprintf(line, sizeof(line), "{\"type\":\"error\",\"code\":\"too-many-descriptors\",\"message\":\"%s\"}\n",
-			     SHM_REFUSED_TEXT);
-	else
-		w = snprintf(line, sizeof(line), "error too-many-descriptors %s\n",
-			     SHM_REFUSED_TEXT);
-	n = w < 0 ? 0 : (size_t)w;
+	n = protocol_error_line(line, sizeof(line), pf->format, "too-many-descriptors",
+				SHM_REFUSED_TEXT);
 	room = q_free(c);
 	if (n > room) {			/* a full queue, a short reply: never seen */
 		n = room;
@@ -331,19 +270,13 @@ unsigned int client_unsubscribe(struct client *c, int kind, const char *part)
 static void report_drops(struct client *c)
 {
 	char line[128];
-	int n;
+	size_t n;
 
 	if (c->drops == c->drops_reported)
 		return;
-	if (c->format == FORMAT_JSON)
-		n = snprintf(line, sizeof(line), "{\"type\":\"dropped\",\"count\":%llu,\"total\":%llu}\n",
-			     (unsigned long long)(c->drops - c->drops_reported),
-			     (unsigned long long)c->drops);
-	else
-		n = snprintf(line, sizeof(line), "dropped %llu total %llu\n",
-			     (unsigned long long)(c->drops - c->drops_reported),
-			     (unsigned long long)c->drops);
-	if (client_queue(c, line, (size_t)n))
+	n = protocol_dropped_line(line, sizeof(line), c->format,
+				  c->drops - c->drops_reported, c->drops);
+	if (client_queue(c, line, n))
 		c->drops_reported = c->drops;
 }
 
@@ -395,7 +328,7 @@ void server_skin_replaced(struct skind *d)
 	struct client *c, *next;
 	unsigned int i;
 	char line[128];
-	int n;
+	size_t n;
 
 	if (!srv)
 		return;
@@ -407,14 +340,9 @@ void server_skin_replaced(struct skind *d)
 			c->subs[i].part_index = p ? (int)p->index : -1;
 			c->subs[i].last_sample = 0;
 		}
-		if (c->format == FORMAT_JSON)
-			n = snprintf(line, sizeof(line), "{\"type\":\"reload\",\"generation\":%llu}\n",
-				     (unsigned long long)d->generation);
-		else
-			n = snprintf(line, sizeof(line), "reload generation %llu\n",
-				     (unsigned long long)d->generation);
+		n = protocol_reload_line(line, sizeof(line), c->format, d->generation);
 		if (c->n_subs) {
-			if (!client_queue(c, line, (size_t)n))
+			if (!client_queue(c, line, n))
 				c->drops++;
 			client_flush(c);
 		}
@@ -426,8 +354,8 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 {
 	struct skind_server *srv = d->server;
 	struct client *c;
-	char line[JSON_SIZE(1024)], esc[JSON_SIZE(512)], name[JSON_NAME_SIZE];
-	int n;
+	char line[JSON_SIZE(1024)];
+	size_t n;
 
 	if (!srv || !p->calibrate_client ||
 	    !(events & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED)))
@@ -438,25 +366,8 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 	p->calibrate_client = 0;
 	if (!c)
 		return;
-	if (events & SKIN_PROC_EV_CALIBRATED) {
-		if (c->format == FORMAT_JSON)
-			n = snprintf(line, sizeof(line), "{\"type\":\"calibrated\",\"part\":\"%s\"}\n",
-				     json_str(name, sizeof(name), p->name));
-		else
-			n = snprintf(line, sizeof(line), "calibrated %s\n", p->name);
-	} else {
-		const char *why = skin_proc_reason(p->skin->proc, p->index);
-
-		if (c->format == FORMAT_JSON) {
-			n = snprintf(line, sizeof(line), "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
-				     json_str(name, sizeof(name), p->name),
-				     json_str(esc, sizeof(esc), why));
-		} else {
-			n = snprintf(line, sizeof(line), "calibration-failed %s %s\n",
-				     p->name, why);
-		}
-	}
-	if (n > 0 && (size_t)n < sizeof(line) && !client_queue(c, line, (size_t)n))
+	n = protocol_calibration_line(line, sizeof(line), c->format, p, events);
+	if (n && !client_queue(c, line, n))
 		c->drops++;
 	client_flush(c);
 }
