@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,18 +220,54 @@ static size_t head(char *buf, size_t len, const struct skind_part *p,
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/*
+ * The publication's contacts (the snapshot shm readers and evdev got, cut
+ * to SKIND_MAX_CONTACTS once, by the pipeline) as lib/proc's, for its
+ * encoders: the processor is not read again at fan-out time.  A contact
+ * without a positioned taxel is published with NaN positions (shm.h)
+ * where lib/proc holds 0 (a sum of nothing), and is written as lib/proc
+ * holds it.
+ */
+static unsigned int published_contacts(const struct skind_part *p,
+				       struct skin_contact *out)
+{
+	unsigned int i, n = p->state & SKIN_SHM_PART_CALIBRATED ? p->n_contacts : 0;
+
+	for (i = 0; i < n; i++) {
+		const struct skin_shm_contact *s = &p->contacts[i];
+		struct skin_contact *c = &out[i];
+
+		memset(c, 0, sizeof(*c));
+		c->id = s->id;
+		c->part = p->index;
+		c->body_part = p->mp->body_part;
+		c->skin_part = p->mp->skin_part;
+		c->link_number = p->mp->link_number;
+		memcpy(c->cop, s->cop, sizeof(c->cop));
+		memcpy(c->force, s->force, sizeof(c->force));
+		memcpy(c->moment, s->moment, sizeof(c->moment));
+		memcpy(c->geo, s->geo, sizeof(c->geo));
+		memcpy(c->normal, s->normal, sizeof(c->normal));
+		if (isnan(s->cop[0])) {
+			memset(c->cop, 0, sizeof(c->cop));
+			memset(c->geo, 0, sizeof(c->geo));
+			memset(c->normal, 0, sizeof(c->normal));
+		}
+		c->pressure = s->pressure;
+		c->n_taxels = s->n_taxels;
+		c->taxels = &p->contact_taxels[s->first_taxel];
+	}
+	return n;
+}
+
 static size_t contacts_line(char *buf, size_t len, struct skind_part *p,
 			    enum client_format fmt)
 {
-	const struct skin_contact *c;
-	unsigned int n = 0;
+	struct skin_contact c[SKIND_MAX_CONTACTS];
+	unsigned int n = published_contacts(p, c);
 	size_t o = head(buf, len, p, "contacts", fmt);
 	int w;
 
-	if (p->state & SKIN_SHM_PART_CALIBRATED)
-		n = skin_proc_contacts(p->skin->proc, p->index, &c);
-	if (n > SKIND_MAX_CONTACTS)
-		n = SKIND_MAX_CONTACTS;
 	if (fmt == FORMAT_JSON) {
 		/* {"contacts":[...]} without its opening brace */
 		w = skin_contacts_json(buf + o - 1, len - o + 1, p->skin->model,
