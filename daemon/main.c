@@ -184,7 +184,9 @@ int main(int argc, char **argv)
 			if (evdev_create(&d.skin->parts[i]) == -ENOENT)
 				break;	/* no /dev/uinput: said once */
 	}
-	r = fanout_init(&d);
+	r = pipeline_events_init(&d);
+	if (r >= 0)
+		r = fanout_init(&d);
 	if (r >= 0)
 		r = server_start(&d);
 	if (r < 0) {
@@ -232,6 +234,7 @@ out:
 	d.status_timer = sd_event_source_disable_unref(d.status_timer);
 	d.heartbeat = sd_event_source_disable_unref(d.heartbeat);
 	d.fanout = sd_event_source_disable_unref(d.fanout);
+	d.events = sd_event_source_disable_unref(d.events);
 	if (d.skin) {
 		input_detach_skin(d.skin);
 		skind_skin_free(d.skin);

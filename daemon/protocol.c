@@ -179,7 +179,7 @@ size_t protocol_calibration_line(char *buf, size_t len, enum client_format fmt,
 			n = snprintf(buf, len, "calibrated %s\n", p->name);
 		return line_len(n, len);
 	}
-	why = skin_proc_reason(p->skin->proc, p->index);
+	why = p->cal_reason;
 	if (fmt == FORMAT_JSON)
 		n = snprintf(buf, len, "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
 			     json_str(name, sizeof(name), p->name),

@@ -168,7 +168,9 @@ struct skind_part {
 	uint32_t *shm_contact_taxels;
 
 	/* for the housekeeping side: what the real-time path saw */
-	unsigned int events;		/* SKIN_PROC_EV_* since last fan-out */
+	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */
+	unsigned int told;		/* handled: for the fan-out to tell */
+	char cal_reason[256];		/* the last calibration refused: why */
 	uint64_t calibrate_client;	/* client that asked, 0 none */
 
 	/* fan-out */
@@ -206,6 +208,7 @@ struct skind {
 	uint64_t start_ns;
 	uint64_t next_contact_id;
 
+	sd_event_source *events;	/* deferred: the pipeline's events */
 	sd_event_source *fanout;	/* deferred: subscribers and evdev */
 	/* overload guard of the real-time path (input.c) */
 	uint64_t rt_window_start;
@@ -249,7 +252,7 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
 int pipeline_calibrate(struct skind_skin *s, int part);
 int pipeline_save_calibration(struct skind_skin *s);
 void pipeline_start(struct skind_skin *s);
-unsigned int pipeline_events(struct skind_part *p);
+int pipeline_events_init(struct skind *d);
 
 /* shm.c */
 int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err);
