@@ -1704,7 +1704,7 @@ def t_view(env):
         os.close(fd)
 
 
-@case("skind places each part's taxels as skinctl view draws them (its evdev axes)")
+@case("skind flattens each part as skinctl view draws it (where its evdev touches go)")
 def t_flatten(env):
     d = env.daemon
     log = d.log()
