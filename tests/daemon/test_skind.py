@@ -281,6 +281,15 @@ def t_bad_command(env):
     assert lines[1].startswith("error no-such-part "), lines
     assert lines[2].startswith("error usage "), lines
     assert lines[3].startswith("status ") and lines[4] == "ok", lines
+    # the same errors in JSON, byte for byte the same words
+    with env.daemon.client() as c:
+        assert c.command("format json") == []
+        for cmd, bottle in zip(("frobnicate now", "contacts nosuchpart", "subscribe contacts"),
+                               lines):
+            c.send(cmd)
+            line = c.read_line()
+            code, msg = bottle.split(" ", 2)[1:]
+            assert line == '{"type":"error","code":"%s","message":"%s"}' % (code, msg), (line, bottle)
 
 
 @case("contacts match the ground truth (one board)")
@@ -1055,12 +1064,21 @@ def t_reload(env):
         text = f.read()
     with open(d.config, "w") as f:
         f.write(text.replace("add_threshold = 7", "add_threshold = 8"))
+    jsub = d.client()
+    assert jsub.command("format json") == []
+    jsub.command("subscribe contacts pad")
     d.p.send_signal(signal.SIGHUP)
     for _ in range(1000):
         line = sub.read_line()
         if line.startswith("reload "):
             assert line == "reload generation 2", line
             break
+    for _ in range(1000):
+        line = jsub.read_line()
+        if '"reload"' in line:
+            assert line == '{"type":"reload","generation":2}', line
+            break
+    jsub.close()
     assert sub.read_line().startswith("contacts pad "), "events after the reload"
     assert d.status()["generation"] == "2"
     with d.client() as c:
@@ -1707,6 +1725,25 @@ def t_view(env):
         assert b"\x1b[?1049l" in out
     finally:
         os.close(fd)
+
+
+@case("skind flattens each part as skinctl view draws it (where its evdev touches go)")
+def t_flatten(env):
+    d = env.daemon
+    log = d.log()
+    # the sentence of skinctl view's caption, from the same flattening
+    want = {"pad": r"3D positions projected on their best-fit plane",
+            "left_forearm": r"3D positions unrolled from their best-fit cylinder \(radius \d+ mm\)"}
+    e = dict(os.environ, SKIN_SOCKET=d.sock)
+    for part, how in want.items():
+        m = re.search(r"%s: taxels placed by (%s)$" % (re.escape(part), how), log, re.M)
+        assert m, log
+        r = subprocess.run([SKINCTL, "view", part, "--config", d.config, "--once", "--no-color",
+                            "--size", "120x16"], env=e, capture_output=True, text=True, timeout=10)
+        assert r.returncode == 0, r
+        caption = r.stdout.split("\n")[15]
+        assert caption.startswith(m.group(1) + " | skind shm") or \
+            caption.startswith(m.group(1) + ", "), (caption, m.group(1))
 
 
 @case("the Python client: command line, socket and shm")
