@@ -908,12 +908,17 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *data)
 	return 0;
 }
 
-/* A stale socket file from a skind that died may be replaced; a live one not. */
-static int bind_path(int fd, const char *path)
+/*
+ * A stale socket file from a skind that died may be replaced; a live one
+ * not.  The socket is bound under a temporary name and renamed into place
+ * once it listens: a client that sees the path can connect (bound but not
+ * yet listening, it would get ECONNREFUSED).
+ */
+static int bind_listen(int fd, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
-	int probe;
+	int probe, r;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -928,13 +933,21 @@ static int bind_path(int fd, const char *path)
 		}
 		if (probe >= 0)
 			close(probe);
-		unlink(path);
 	}
+	r = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.%d", path, (int)getpid());
+	if (r < 0 || (size_t)r >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	unlink(sa.sun_path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
-	/* reading for the group the directory gives; writers are decided per command */
-	if (chmod(path, 0660) < 0)
-		return -errno;
+	/* reading for the group the directory gives; writers are decided
+	 * per command */
+	if (chmod(sa.sun_path, 0660) < 0 || listen(fd, 128) < 0 ||
+	    rename(sa.sun_path, path) < 0) {
+		r = -errno;
+		unlink(sa.sun_path);
+		return r;
+	}
 	return 0;
 }
 
@@ -981,10 +994,8 @@ static int server_listen(struct skind_server *srv)
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return -errno;
-		r = bind_path(fd, path);
-		if (r < 0 || listen(fd, 128) < 0) {
-			if (!r)
-				r = -errno;
+		r = bind_listen(fd, path);
+		if (r < 0) {
 			log_err("%s: %s", path, strerror(-r));
 			return r;
 		}

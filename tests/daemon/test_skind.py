@@ -24,6 +24,7 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -1195,6 +1196,50 @@ def t_calibration_fifo(env):
     finally:
         d2.stop(signal.SIGTERM)
         env.daemon = None
+
+
+def inotify_names(path):
+    """Watch directory @path; returns a function that gives the (mask, name)
+    events so far (IN_CREATE, IN_MOVED_TO)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+    assert fd >= 0
+    assert libc.inotify_add_watch(fd, path.encode(), 0x100 | 0x80) >= 0
+
+    def events():
+        out = []
+        while True:
+            try:
+                buf = os.read(fd, 65536)
+            except BlockingIOError:
+                return out
+            i = 0
+            while i < len(buf):
+                _wd, mask, _cookie, n = struct.unpack_from("iIII", buf, i)
+                out.append((mask, buf[i + 16:i + 16 + n].rstrip(b"\0").decode()))
+                i += 16 + n
+    return events
+
+
+@case("the socket's path appears only once skind listens (renamed into place)")
+def t_socket_atomic(env):
+    # A client that sees the path must be able to connect: the file is
+    # bound under another name and renamed once it listens, never
+    # created under its own name (between bind and listen a connect gets
+    # ECONNREFUSED).  Also over a stale file of a killed skind.
+    d = env.start(side="atomic")
+    run = os.path.dirname(d.sock)
+    for stale in (False, True):
+        d.stop(signal.SIGKILL if stale else signal.SIGTERM)
+        events = inotify_names(run)
+        d = env.start(side="atomic")
+        d.ready()
+        names = [(m, n) for m, n in events() if n == "skind.sock"]
+        assert names and all(m & 0x80 for m, n in names), \
+            "skind.sock created in place (IN_CREATE=0x100, IN_MOVED_TO=0x80): %s" % names
+        assert not [n for n in os.listdir(run) if n.startswith("skind.sock.")], os.listdir(run)
+    d.stop()
 
 
 @case("kill -9 and restart: the saved calibration is restored")
