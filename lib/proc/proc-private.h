@@ -15,6 +15,8 @@
 
 #include <skin/proc.h>
 
+#include "proc-isa.h"
+
 #define SKIN_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
 /* skinManager's constants (icub-main compensator.h) */
@@ -47,8 +49,8 @@ enum proc_mode {
 				 * (set and cleared within one run()) */
 
 /*
- * The arguments of the dense pass over one patch (taxel.c: dense() and
- * its vector forms), kept in the patch (proc_patch.io): the slices of the
+ * The arguments of the dense pass over one patch (proc-isa.h: one form
+ * per instruction set), kept in the patch (proc_patch.io): the slices of the
  * part's arrays, the masks and the parameters' constants are set once
  * (proc_patch_io()), so a sample sets only its raw values and masks.
  */
@@ -58,13 +60,13 @@ struct dense_io {
 	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr, *act;
 	uint64_t on[3];			/* act as bits (tactile slots but the
-					 * special ones), for dense_avx512() */
+					 * special ones), for the AVX-512 form */
 	uint8_t *byte;
 	const uint8_t *vals;
 	unsigned int n;
 	uint64_t groups;		/* proc_patch.groups */
-	uint64_t wr[3];			/* proc_patch.slots, for
-					 * dense_avx512() */
+	uint64_t wr[3];			/* proc_patch.slots, for the
+					 * AVX-512 form */
 	const uint64_t *held;		/* proc_patch.held */
 	uint64_t nz[3];			/* proc_patch.out_nz before the pass */
 	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
@@ -136,6 +138,9 @@ struct proc_patch {
 					 * cleared a bit since): run()
 					 * builds it again */
 	uint64_t last_ns;
+	const struct proc_isa_ops *ops;	/* the dense pass and the checks'
+					 * masks for this patch's CPU and
+					 * size (proc_isa_ops_for()) */
 	struct dense_io io;		/* the dense pass's arguments */
 };
 
@@ -253,8 +258,8 @@ struct skin_proc {
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
 	bool faults_on, hold_on, recal_on;	/* improvements c, a, b are
 					 * on (their switch, not compat) */
-	bool avx2;			/* the CPU has AVX2: dense_avx2() */
-	bool avx512;			/* and AVX-512 F, VL: dense_avx512() */
+	enum skin_proc_isa isa;		/* the instruction set its patches'
+					 * passes use (resolved at creation) */
 	unsigned int n_parts, n_patches;
 	struct proc_part *parts;
 	struct proc_patch *patches;
@@ -293,7 +298,7 @@ static inline void proc_mark(struct proc_part *pt, unsigned int k)
 	pt->special[k] = sp;
 	pt->act[k] = sp && !held ? 0.0 : 1.0;
 	/* the slot bit of special tactile taxels (pads and absent slots are
-	 * special too, but dense() leaves them at 0 for good) */
+	 * special too, but the dense pass leaves them at 0 for good) */
 	proc_bit_set(pp->spec, o, sp && !held && tactile);
 	proc_bit_set(pp->held, o, held);
 	if (held) {

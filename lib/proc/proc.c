@@ -276,6 +276,21 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 				const struct skin_config_comp *comp,
 				struct skin_error *err)
 {
+	return skin_proc_new_opts(m, comp, NULL, err);
+}
+
+enum skin_proc_isa skin_proc_isa(const struct skin_proc *p)
+{
+	return p->isa;
+}
+
+struct skin_proc *skin_proc_new_opts(const struct skin_model *m,
+				     const struct skin_config_comp *comp,
+				     const struct skin_proc_opts *opts,
+				     struct skin_error *err)
+{
+	const enum skin_proc_isa want = opts ? opts->isa : SKIN_PROC_ISA_AUTO;
+	enum skin_proc_isa isa;
 	struct skin_config_comp def;
 	struct skin_proc *p;
 	const char *bad;
@@ -288,6 +303,15 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 	}
 	if ((bad = check_params(comp))) {
 		proc_err(err, NULL, 0, "%s", bad);
+		return NULL;
+	}
+	if (!skin_proc_isa_name(want)) {
+		proc_err(err, NULL, 0, "unknown instruction set %d", (int)want);
+		return NULL;
+	}
+	if (proc_isa_resolve(want, &isa)) {
+		proc_err(err, NULL, 0, "this CPU cannot run the %s form of the processing",
+			 skin_proc_isa_name(want));
 		return NULL;
 	}
 	if (!m || !m->n_parts) {
@@ -323,15 +347,7 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 		goto oom;
 	p->m = m;
 	p->prm = *comp;
-#if defined(__x86_64__)
-	/* SKIN_PROC_NO_AVX2=1: the generic path, for tests and comparisons */
-	p->avx2 = __builtin_cpu_supports("avx2") &&
-		  !(getenv("SKIN_PROC_NO_AVX2") && *getenv("SKIN_PROC_NO_AVX2"));
-	/* SKIN_PROC_NO_AVX512=1: the AVX2 path on an AVX-512 CPU */
-	p->avx512 = p->avx2 && __builtin_cpu_supports("avx512f") &&
-		    __builtin_cpu_supports("avx512vl") &&
-		    !(getenv("SKIN_PROC_NO_AVX512") && *getenv("SKIN_PROC_NO_AVX512"));
-#endif
+	p->isa = isa;
 	proc_derive(p);
 	p->next_id = 1;
 	p->n_parts = m->n_parts;
@@ -406,6 +422,7 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 				pp->groups |= 1ull << k;
 				pp->slots[k / 16] |= 0xfull << (4 * (k % 16));
 			}
+		pp->ops = proc_isa_ops_for(p->isa, pp->n_slots);
 		proc_patch_io(p, pp);
 	}
 	return p;
