@@ -17,10 +17,14 @@ bool skin_proc_isa_supported(enum skin_proc_isa isa)
 	case SKIN_PROC_ISA_PORTABLE:
 		return true;
 #if defined(__x86_64__)
+	/* dense_avx2.c is built with -mbmi -mbmi2 too (every AVX2 CPU
+	 * has them, but a hypervisor may hide them) */
 	case SKIN_PROC_ISA_AVX2:
-		return __builtin_cpu_supports("avx2");
-	case SKIN_PROC_ISA_AVX512:
 		return __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("bmi") &&
+		       __builtin_cpu_supports("bmi2");
+	case SKIN_PROC_ISA_AVX512:
+		return skin_proc_isa_supported(SKIN_PROC_ISA_AVX2) &&
 		       __builtin_cpu_supports("avx512f") &&
 		       __builtin_cpu_supports("avx512vl");
 #endif
