@@ -52,7 +52,7 @@ void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 			const double v = io->voff + io->vsign * (double)vals[j];
 			const double b = baseline[j], sm = smooth[j], lv = level[j];
 			const bool on = act[j] > 0.5;
-			const bool hd = hold && ((io->held[w] >> (j % 64)) & 1);
+			const bool hd = hold && ((io->held->w[w] >> (j % 64)) & 1);
 			const double lvh = lv - io->hyst;
 			double d = v - b, s, fs, out;
 			bool tf, tr, stay;
@@ -69,7 +69,7 @@ void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 			dd[j] = d;
 			baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
 							d * inv_thr[j] : b;
-			if (!bin || tf || ((io->nz[w] >> (j % 64)) & 1)) {
+			if (!bin || tf || ((io->nz.w[w] >> (j % 64)) & 1)) {
 				value[j] = out;
 				byte[j] = (uint8_t)(int)(out + 0.5);
 			}
@@ -77,9 +77,9 @@ void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 			mtr |= (uint64_t)tr << (j % 64);
 			mrel |= (uint64_t)(hd && !stay) << (j % 64);
 		}
-		io->tf[w] = mtf;
-		io->tr[w] = mtr;
-		io->rel[w] = mrel;
+		io->tf.w[w] = mtf;
+		io->tr.w[w] = mtr;
+		io->rel.w[w] = mrel;
 	}
 }
 
@@ -96,13 +96,13 @@ static void dense_portable_held(struct dense_io *io, bool bin)
 
 /* Slots (bit o) whose raw value differs from the last check's */
 static void raw_changed_portable(const uint8_t *a, const uint8_t *b,
-				 uint64_t out[3])
+				 struct proc_mask *out)
 {
 	unsigned int o;
 
-	out[0] = out[1] = out[2] = 0;
+	*out = (struct proc_mask){ { 0, 0, 0 } };
 	for (o = 0; o < SKIN_VALUES_PER_PATCH; o++)
-		out[o / 64] |= (uint64_t)(a[o] != b[o]) << (o % 64);
+		out->w[o / 64] |= (uint64_t)(a[o] != b[o]) << (o % 64);
 }
 
 /*
@@ -112,18 +112,18 @@ static void raw_changed_portable(const uint8_t *a, const uint8_t *b,
  */
 static void baseline_out_of_range_portable(const double *restrict b,
 					   uint64_t groups,
-					   const uint64_t slots[3],
+					   const struct proc_mask *slots,
 					   unsigned int n, double lo, double hi,
-					   uint64_t out[3])
+					   struct proc_mask *out)
 {
 	unsigned int j, end;
 
 	(void)slots;
-	out[0] = out[1] = out[2] = 0;
+	*out = (struct proc_mask){ { 0, 0, 0 } };
 	for (; groups; groups &= groups - 1)
 		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
 		     j < end && j < n; j++)
-			out[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
+			out->w[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
 }
 
 static void store_where16_portable(uint64_t *dst, unsigned int bits,

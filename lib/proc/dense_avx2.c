@@ -32,7 +32,7 @@ void proc_store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
 }
 
 /* The raw values that moved, 32 bytes at a time */
-void proc_raw_changed_avx2(const uint8_t *a, const uint8_t *b, uint64_t out[3])
+void proc_raw_changed_avx2(const uint8_t *a, const uint8_t *b, struct proc_mask *out)
 {
 	unsigned int w;
 
@@ -42,16 +42,16 @@ void proc_raw_changed_avx2(const uint8_t *a, const uint8_t *b, uint64_t out[3])
 		const __m256i y0 = _mm256_loadu_si256((const __m256i *)(b + 64 * w));
 		const __m256i y1 = _mm256_loadu_si256((const __m256i *)(b + 64 * w + 32));
 
-		out[w] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, y0)) |
+		out->w[w] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, y0)) |
 			   (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, y1)) << 32);
 	}
 }
 
 /* The baselines out of range, a group of 4 at a time */
 static void baseline_out_of_range_avx2(const double *restrict b,
-				       uint64_t groups, const uint64_t slots[3],
+				       uint64_t groups, const struct proc_mask *slots,
 				       unsigned int n, double lo, double hi,
-				       uint64_t out[3])
+				       struct proc_mask *out)
 {
 	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
 	unsigned int w;
@@ -69,7 +69,7 @@ static void baseline_out_of_range_avx2(const double *restrict b,
 				_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
 				_mm256_cmp_pd(v, vhi, _CMP_GT_OQ))) << (4 * i);
 		}
-		out[w] = mo;
+		out->w[w] = mo;
 	}
 }
 
@@ -106,7 +106,7 @@ void dense_avx2_body(struct dense_io *io, const bool bin, const bool hold)
 	for (w = 0; w < 3; w++) {
 		/* the word's masks in registers: io is not restrict, so a
 		 * read through it inside the loop is a load per group */
-		const uint64_t heldw = hold ? io->held[w] : 0, nzw = io->nz[w];
+		const uint64_t heldw = hold ? io->held->w[w] : 0, nzw = io->nz.w[w];
 		uint64_t tfw = 0, trw = 0, relw = 0;
 
 		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
@@ -163,9 +163,9 @@ void dense_avx2_body(struct dense_io *io, const bool bin, const bool hold)
 			tfw |= mtf << (4 * i);
 			trw |= mtr << (4 * i);
 		}
-		io->tf[w] = tfw;
-		io->tr[w] = trw;
-		io->rel[w] = relw;
+		io->tf.w[w] = tfw;
+		io->tr.w[w] = trw;
+		io->rel.w[w] = relw;
 	}
 }
 

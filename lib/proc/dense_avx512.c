@@ -15,16 +15,16 @@
  */
 static void baseline_out_of_range_avx512(const double *restrict b,
 					 uint64_t groups,
-					 const uint64_t slots[3], unsigned int n,
-					 double lo, double hi, uint64_t out[3])
+					 const struct proc_mask *slots, unsigned int n,
+					 double lo, double hi, struct proc_mask *out)
 {
 	const uint8_t *wr8 = (const uint8_t *)slots;
 	const __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
-	uint8_t *out8 = (uint8_t *)out;
+	uint8_t *out8 = (uint8_t *)out->w;
 	unsigned int q;
 
 	(void)groups;
-	out[0] = out[1] = out[2] = 0;
+	*out = (struct proc_mask){ { 0, 0, 0 } };
 	for (q = 0; q < n / 8; q++) {
 		const __mmask8 km = wr8[q];
 		__m512d v;
@@ -73,19 +73,18 @@ void dense_avx512_body(struct dense_io *io, const bool bin, const bool hold)
 	const uint8_t *restrict vals = io->vals;
 	uint8_t *restrict byte = io->byte;
 	/* the masks, a byte per group, all in *io: one base register */
-	const uint8_t *wr8 = (const uint8_t *)io->wr;
-	const uint8_t *on8 = (const uint8_t *)io->on;
+	const uint8_t *wr8 = (const uint8_t *)&io->wr;
+	const uint8_t *on8 = (const uint8_t *)&io->on;
 	const uint8_t *hd8 = (const uint8_t *)io->held;
-	const uint8_t *nz8 = (const uint8_t *)io->nz;
-	uint8_t *tf8 = (uint8_t *)io->tf, *tr8 = (uint8_t *)io->tr;
-	uint8_t *rel8 = (uint8_t *)io->rel;
+	const uint8_t *nz8 = (const uint8_t *)&io->nz;
+	uint8_t *tf8 = (uint8_t *)&io->tf, *tr8 = (uint8_t *)&io->tr;
+	uint8_t *rel8 = (uint8_t *)&io->rel;
 	const unsigned int nq = io->n / 8;
 	unsigned int q;
 
-	memset(io->tf, 0, sizeof(io->tf));
-	memset(io->tr, 0, sizeof(io->tr));
+	io->tf = io->tr = (struct proc_mask){ { 0, 0, 0 } };
 	if (hold)
-		memset(io->rel, 0, sizeof(io->rel));
+		io->rel = (struct proc_mask){ { 0, 0, 0 } };
 	/* n is a multiple of 8 (this table's align): an 8-slot group is
 	 * two whole 4-slot groups */
 	for (q = 0; q < nq; q++) {

@@ -26,6 +26,7 @@
 #include <skin/proc.h>
 
 struct dense_io;
+struct proc_mask;
 
 struct proc_isa_ops {
 	enum skin_proc_isa isa;
@@ -39,12 +40,14 @@ struct proc_isa_ops {
 	void (*dense_held)(struct dense_io *io, bool bin);
 	/* slots (bit o) whose raw value differs between @a and @b (192
 	 * bytes each) */
-	void (*raw_changed)(const uint8_t *a, const uint8_t *b, uint64_t out[3]);
+	void (*raw_changed)(const uint8_t *a, const uint8_t *b,
+			    struct proc_mask *out);
 	/* slots of the 4-slot @groups (8-slot ones: @slots, the same slots)
 	 * whose baseline lies outside [lo, hi] */
 	void (*baseline_out_of_range)(const double *b, uint64_t groups,
-				      const uint64_t slots[3], unsigned int n,
-				      double lo, double hi, uint64_t out[3]);
+				      const struct proc_mask *slots,
+				      unsigned int n, double lo, double hi,
+				      struct proc_mask *out);
 	/* dst[t] = v for every bit t of @bits (16 triangles' timestamps) */
 	void (*store_where16)(uint64_t *dst, unsigned int bits, uint64_t v);
 };
@@ -54,7 +57,8 @@ extern const struct proc_isa_ops proc_isa_portable;	/* dense.c */
 extern const struct proc_isa_ops proc_isa_avx2;		/* dense_avx2.c */
 extern const struct proc_isa_ops proc_isa_avx512;	/* dense_avx512.c */
 /* dense_avx2.c's forms that the AVX-512 table takes as they are */
-void proc_raw_changed_avx2(const uint8_t *a, const uint8_t *b, uint64_t out[3]);
+void proc_raw_changed_avx2(const uint8_t *a, const uint8_t *b,
+			   struct proc_mask *out);
 void proc_store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v);
 #endif
 

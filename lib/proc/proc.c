@@ -149,7 +149,7 @@ static bool part_neighbours(const struct skin_model *m,
 	pt->nb_start = calloc((size_t)pt->n + 1, sizeof(*pt->nb_start));
 	pt->nb = malloc(((size_t)m->nbr_start[base + pt->n] -
 			 m->nbr_start[base] + 1) * sizeof(*pt->nb));
-	pt->nb_mask = calloc((size_t)pt->n * 3 + 1, sizeof(*pt->nb_mask));
+	pt->nb_mask = calloc((size_t)pt->n + 1, sizeof(*pt->nb_mask));
 	pt->nb_x = calloc(words + 1, sizeof(*pt->nb_x));
 	pt->pend = calloc(words + 1, sizeof(*pt->pend));
 	if (!pt->nb_start || !pt->nb || !pt->nb_mask || !pt->nb_x || !pt->pend)
@@ -168,8 +168,7 @@ static bool part_neighbours(const struct skin_model *m,
 				if (q != k && !pt->has_pos[q]) {
 					unsigned int o = q % SKIN_VALUES_PER_PATCH;
 
-					pt->nb_mask[3 * (size_t)k + o / 64] |=
-						1ull << (o % 64);
+					proc_bit_set(&pt->nb_mask[k], o, true);
 				}
 			continue;
 		}
@@ -181,8 +180,7 @@ static bool part_neighbours(const struct skin_model *m,
 			if (q / SKIN_VALUES_PER_PATCH == patch) {
 				unsigned int o = q % SKIN_VALUES_PER_PATCH;
 
-				pt->nb_mask[3 * (size_t)k + o / 64] |=
-					1ull << (o % 64);
+				proc_bit_set(&pt->nb_mask[k], o, true);
 			} else {
 				pt->nb[n++] = q;
 			}
@@ -413,14 +411,14 @@ struct skin_proc *skin_proc_new_opts(const struct skin_model *m,
 		for (k = 0; k < pp->n_slots; k++)
 			if (pt->kind[first + k] == SKIN_TAXEL_TACTILE) {
 				pp->tactile[pp->n_tactile++] = (uint16_t)k;
-				proc_bit_set(pp->tact, k, true);
+				proc_bit_set(&pp->tact, k, true);
 				pp->tri_tactile |= (uint16_t)(1u << (k / SKIN_CHANNELS_PER_TRIANGLE));
 			}
 		/* whole groups of 4 slots: a triangle (12 slots) is 3 */
 		for (k = 0; k < (pp->n_slots + 3) / 4; k++)
 			if (pp->tri_tactile & (1u << (4 * k / SKIN_CHANNELS_PER_TRIANGLE))) {
 				pp->groups |= 1ull << k;
-				pp->slots[k / 16] |= 0xfull << (4 * (k % 16));
+				pp->slots.w[k / 16] |= 0xfull << (4 * (k % 16));
 			}
 		pp->ops = proc_isa_ops_for(p->isa, pp->n_slots);
 		proc_patch_io(p, pp);

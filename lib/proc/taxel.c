@@ -34,15 +34,15 @@ static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
 	pt->value[k] = 0;
 	pt->byte[k] = 0;
 	pt->touched[k] = 0;
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
 		     k % SKIN_VALUES_PER_PATCH, false);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
 		     k % SKIN_VALUES_PER_PATCH, false);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	/* not touched any more: a touch at the next sample is a change, and
 	 * the patch's touched list is to be built again */
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touch_bits,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].touch_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	pt->patch0[k / SKIN_VALUES_PER_PATCH].list_stale = true;
 	pt->hold[k] = 0;
@@ -209,7 +209,7 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		pp->next_check_ns = 0;
 		pp->raw_lo = pp->raw_hi = 0;	/* every raw_ns 0 */
 		memset(pp->last_raw, 0, sizeof(pp->last_raw));
-		memcpy(pp->ns0, pp->tact, sizeof(pp->ns0));	/* raw_ns 0 */
+		pp->ns0 = pp->tact;	/* raw_ns 0 */
 		memset(pp->recent, 0, sizeof(pp->recent));
 	}
 	pt->state = SKIN_PROC_RUNNING;
@@ -359,7 +359,7 @@ static uint64_t raw_ns_of(const struct proc_part *pt,
 	unsigned int i;
 
 	for (i = 0; i < PROC_RECENT_CHECKS; i++)
-		if (proc_bit(pp->recent[i], o))
+		if (proc_bit(&pp->recent[i], o))
 			return pp->recent_ns[i];
 	return pt->raw_ns[pp->first + o];
 }
@@ -370,29 +370,29 @@ static void raw_ns_set(struct proc_part *pt, struct proc_patch *pp,
 	unsigned int i;
 
 	for (i = 0; i < PROC_RECENT_CHECKS; i++)
-		proc_bit_set(pp->recent[i], o, false);
+		proc_bit_set(&pp->recent[i], o, false);
 	pt->raw_ns[pp->first + o] = ts;
 }
 
 /* A check at @ts: the slots in @upd moved (their time is @ts now) */
 static void raw_window_advance(struct proc_part *pt, struct proc_patch *pp,
-			       const uint64_t upd[3], uint64_t ts)
+			       const struct proc_mask *upd, uint64_t ts)
 {
 	const unsigned int last = PROC_RECENT_CHECKS - 1;
 	unsigned int i, w;
 	uint64_t m;
 
 	for (w = 0; w < 3; w++)
-		for (m = pp->recent[last][w] & ~upd[w]; m; m &= m - 1)
+		for (m = pp->recent[last].w[w] & ~upd->w[w]; m; m &= m - 1)
 			pt->raw_ns[pp->first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
 				pp->recent_ns[last];
 	for (i = last; i > 0; i--) {
 		pp->recent_ns[i] = pp->recent_ns[i - 1];
 		for (w = 0; w < 3; w++)
-			pp->recent[i][w] = pp->recent[i - 1][w] & ~upd[w];
+			pp->recent[i].w[w] = pp->recent[i - 1].w[w] & ~upd->w[w];
 	}
 	pp->recent_ns[0] = ts;
-	memcpy(pp->recent[0], upd, sizeof(pp->recent[0]));
+	pp->recent[0] = *upd;
 }
 
 /* A tactile raw_ns[] of the patch was set to @ts: the bounds take it in */
@@ -438,7 +438,7 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 			raw_ns_set(pt, &pt->patch0[k / SKIN_VALUES_PER_PATCH],
 				   k % SKIN_VALUES_PER_PATCH, ts);
 			raw_bounds(&pt->patch0[k / SKIN_VALUES_PER_PATCH], ts);
-			proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
+			proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
 				     k % SKIN_VALUES_PER_PATCH, !ts);
 			ev |= SKIN_PROC_EV_RECAL | SKIN_PROC_EV_FAULTS;
 		} else if (!(pt->fault[k] & SKIN_FAULT_SATURATED)) {
@@ -499,29 +499,30 @@ static bool diag_channels(const struct skin_frame *f,
  */
 static uint64_t raw_young(const struct proc_part *pt,
 			  const struct proc_patch *pp, uint64_t ts,
-			  uint64_t lim, uint64_t young[3])
+			  uint64_t lim, struct proc_mask *young)
 {
-	uint64_t listed[3] = { 0, 0, 0 }, mn = UINT64_MAX, m;
+	struct proc_mask listed = { { 0, 0, 0 } };
+	uint64_t mn = UINT64_MAX, m;
 	unsigned int i, w;
 
-	young[0] = young[1] = young[2] = 0;
+	*young = (struct proc_mask){ { 0, 0, 0 } };
 	for (i = 0; i < PROC_RECENT_CHECKS; i++) {
 		const bool in = ts - pp->recent_ns[i] < lim;
 
-		if (!(pp->recent[i][0] | pp->recent[i][1] | pp->recent[i][2]))
+		if (!proc_mask_any(&pp->recent[i]))
 			continue;
 		for (w = 0; w < 3; w++) {
-			listed[w] |= pp->recent[i][w];
-			young[w] |= in ? pp->recent[i][w] : 0;
+			listed.w[w] |= pp->recent[i].w[w];
+			young->w[w] |= in ? pp->recent[i].w[w] : 0;
 		}
 		mn = pp->recent_ns[i] < mn ? pp->recent_ns[i] : mn;
 	}
 	for (w = 0; w < 3; w++)
-		for (m = pp->tact[w] & ~listed[w]; m; m &= m - 1) {
+		for (m = pp->tact.w[w] & ~listed.w[w]; m; m &= m - 1) {
 			const unsigned int b = (unsigned int)__builtin_ctzll(m);
 			const uint64_t ns = pt->raw_ns[pp->first + 64 * w + b];
 
-			young[w] |= (uint64_t)(ts - ns < lim) << b;
+			young->w[w] |= (uint64_t)(ts - ns < lim) << b;
 			mn = ns < mn ? ns : mn;
 		}
 	return mn;
@@ -556,8 +557,9 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
 	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
-	uint64_t oor[3], neq[3], upd[3] = { 0, 0, 0 }, young[3] = { 0, 0, 0 };
-	uint64_t dead_slots[3] = { 0, 0, 0 }, m;
+	struct proc_mask oor, neq, upd = { { 0, 0, 0 } }, young = { { 0, 0, 0 } };
+	struct proc_mask dead_slots = { { 0, 0, 0 } };
+	uint64_t m;
 	unsigned int t, w;
 	int ev = 0;
 
@@ -575,16 +577,16 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	for (m = pp->tri_dead; m; m &= m - 1) {
 		t = (unsigned int)__builtin_ctzll(m);
 		for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
-			proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
+			proc_bit_set(&dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
 	}
 	if (faults) {
-		pp->ops->raw_changed(f->values, pp->last_raw, neq);
+		pp->ops->raw_changed(f->values, pp->last_raw, &neq);
 		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		for (w = 0; w < 3; w++)
-			upd[w] = (neq[w] | pp->ns0[w]) & pp->tact[w];
-		raw_window_advance(pt, pp, upd, ts);
-		if (upd[0] | upd[1] | upd[2]) {
+			upd.w[w] = (neq.w[w] | pp->ns0.w[w]) & pp->tact.w[w];
+		raw_window_advance(pt, pp, &upd, ts);
+		if (proc_mask_any(&upd)) {
 			pp->raw_lo = ts < pp->raw_lo ? ts : pp->raw_lo;
 			pp->raw_hi = ts > pp->raw_hi ? ts : pp->raw_hi;
 		}
@@ -596,22 +598,22 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 		 * oldest timestamp again (the bound tightens).
 		 */
 		if (pp->raw_hi <= ts && ts - pp->raw_lo < still_min)
-			memcpy(young, pp->tact, sizeof(young));
+			young = pp->tact;
 		else
-			pp->raw_lo = raw_young(pt, pp, ts, still_min, young);
+			pp->raw_lo = raw_young(pt, pp, ts, still_min, &young);
 	}
 	if (recal_on) {
 		/* the baselines out of range */
 		pp->ops->baseline_out_of_range(pt->baseline + pp->first,
-					       pp->groups, pp->slots, pp->n_slots,
-					       lo_b, hi_b, oor);
+					       pp->groups, &pp->slots, pp->n_slots,
+					       lo_b, hi_b, &oor);
 		for (w = 0; w < 3; w++)
-			for (m = oor[w] & pp->tact[w]; m; m &= m - 1) {
+			for (m = oor.w[w] & pp->tact.w[w]; m; m &= m - 1) {
 				const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 				const unsigned int k = pp->first + o;
 
 				if (!pt->special[k] && !pt->touched[k] &&
-				    !proc_bit(pp->tr_bits, o) &&
+				    !proc_bit(&pp->tr_bits, o) &&
 				    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
 					recal_start(pt, k);
 			}
@@ -619,13 +621,13 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	if (!faults)
 		goto done;
 	for (w = 0; w < 3; w++) {
-		pp->ns0[w] = ts ? pp->ns0[w] & ~upd[w] : pp->ns0[w] | upd[w];
+		pp->ns0.w[w] = ts ? pp->ns0.w[w] & ~upd.w[w] : pp->ns0.w[w] | upd.w[w];
 		/* the rest of the walk: every taxel that is special (a faulty
 		 * one is), dead, or has diagnostics, or whose value stayed
 		 * for the shorter of the two limits: a healthy taxel of a live
 		 * triangle whose value moved since then is done (below) */
-		m = pp->tact[w] & (pp->spec[w] | dead_slots[w] |
-				   (diag ? ~0ull : 0) | ~(upd[w] | young[w]));
+		m = pp->tact.w[w] & (pp->spec.w[w] | dead_slots.w[w] |
+				   (diag ? ~0ull : 0) | ~(upd.w[w] | young.w[w]));
 		for (; m; m &= m - 1) {
 			const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 			const unsigned int k = pp->first + o;
@@ -640,7 +642,7 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 			 * of the two limits, is neither stuck nor saturated: a
 			 * healthy taxel of a live triangle is done */
 			if (!pt->fault[k] && !dead && !diag &&
-			    (((upd[w] >> (o % 64)) & 1) || still < still_min))
+			    (((upd.w[w] >> (o % 64)) & 1) || still < still_min))
 				continue;
 			raw = f->values[o];
 			rail = raw == 0 || raw == PROC_MAX_SKIN;
@@ -763,14 +765,14 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 	      s > 0 ? s : 0;
 	pt->value[k] = out;
 	pt->byte[k] = (uint8_t)(out + 0.5);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
 		     k % SKIN_VALUES_PER_PATCH, out != 0);
 	if (tf != pt->touched[k])
 		ev |= SKIN_PROC_EV_TOUCH;
 	pt->touched[k] = tf;
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
 		     k % SKIN_VALUES_PER_PATCH, tf);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
 		     k % SKIN_VALUES_PER_PATCH, tr);
 	pt->d[k] = d;
 	if (!(pt->hold[k] & HOLD_ON))
@@ -797,15 +799,16 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 static void holds_due(struct skin_proc *p, struct proc_patch *pp, uint64_t ts)
 {
 	struct proc_part *pt = &p->parts[pp->part];
-	uint64_t held[3], lo = UINT64_MAX, hi = 0, m;
+	struct proc_mask held;
+	uint64_t lo = UINT64_MAX, hi = 0, m;
 	unsigned int w;
 
-	if (!p->hold_max_ns || !(pp->held[0] | pp->held[1] | pp->held[2]) ||
+	if (!p->hold_max_ns || !proc_mask_any(&pp->held) ||
 	    (pp->hold_hi <= ts && ts - pp->hold_lo < p->hold_max_ns))
 		return;
-	memcpy(held, pp->held, sizeof(held));
+	held = pp->held;
 	for (w = 0; w < 3; w++)
-		for (m = held[w]; m; m &= m - 1) {
+		for (m = held.w[w]; m; m &= m - 1) {
 			unsigned int k = pp->first + 64 * w + (unsigned int)__builtin_ctzll(m);
 			uint64_t ns = pt->hold_ns[k];
 
@@ -841,7 +844,7 @@ void proc_patch_io(struct skin_proc *p, struct proc_patch *pp)
 	io->voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
 	io->vsign = c->zero_up_raw_data ? 1 : -1;
 	io->hyst = c->hold_hysteresis;
-	io->held = pp->held;
+	io->held = &pp->held;
 	io->baseline = pt->baseline + first;
 	io->smooth = pt->smooth + first;
 	io->d = pt->d + first;
@@ -852,7 +855,7 @@ void proc_patch_io(struct skin_proc *p, struct proc_patch *pp)
 	io->byte = pt->byte + first;
 	io->n = pp->n_slots;
 	io->groups = pp->groups;
-	memcpy(io->wr, pp->slots, sizeof(io->wr));
+	io->wr = pp->slots;
 }
 
 /*
@@ -870,14 +873,14 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	const uint64_t ts = f->timestamp_ns;
 	const unsigned int first = pp->first;
 	struct dense_io *const io = &pp->io;
-	uint64_t spec[3], held0[3], was[3];
+	struct proc_mask spec, held0, was;
 	bool held;
 	unsigned int w, n_touched = 0, changed = 0;
 	uint16_t diag[SKIN_TRIANGLES];
 	int ev = 0;
 
 	/* the touch flags of the last sample, before this one zeroes any */
-	memcpy(was, pp->touch_bits, sizeof(was));
+	was = pp->touch_bits;
 	if (faults || recal_on) {
 		bool any = faults && diag_channels(f, diag);
 
@@ -886,27 +889,26 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	}
 	if (hold_on)
 		holds_due(p, pp, ts);
-	held = pp->held[0] | pp->held[1] | pp->held[2];
+	held = proc_mask_any(&pp->held);
 	io->vals = f->values;
-	memcpy(io->nz, pp->out_nz, sizeof(io->nz));
+	io->nz = pp->out_nz;
 	for (w = 0; w < 3; w++)
-		io->on[w] = pp->tact[w] & ~pp->spec[w];
+		io->on.w[w] = pp->tact.w[w] & ~pp->spec.w[w];
 	(held ? pp->ops->dense_held : pp->ops->dense)(io, c->binarization);
-	memcpy(pp->tr_bits, io->tr, sizeof(io->tr));	/* taxel_slow: the rest */
+	pp->tr_bits = io->tr;	/* taxel_slow: the rest */
 	/* the pass's slots hold 100 where touched and 0 elsewhere when
 	 * binarized; else any value */
 	if (c->binarization)
 		for (w = 0; w < 3; w++)
-			pp->out_nz[w] = (pp->out_nz[w] & ~pp->slots[w]) | io->tf[w];
+			pp->out_nz.w[w] = (pp->out_nz.w[w] & ~pp->slots.w[w]) | io->tf.w[w];
 	else
 		for (w = 0; w < 3; w++)
-			pp->out_nz[w] |= pp->slots[w];
+			pp->out_nz.w[w] |= pp->slots.w[w];
 	/* the usual patch: nothing touched, now or at the last sample, no
 	 * special or held taxel: no byte, hold, list or flag to update */
-	if (!(io->tf[0] | io->tf[1] | io->tf[2] | io->tr[0] | io->tr[1] | io->tr[2] |
-	      pp->touched_bytes[0] | pp->touched_bytes[1] | pp->touched_bytes[2] |
-	      was[0] | was[1] | was[2] |
-	      pp->spec[0] | pp->spec[1] | pp->spec[2] | held)) {
+	if (!(proc_mask_any(&io->tf) | proc_mask_any(&io->tr) |
+	      proc_mask_any(&pp->touched_bytes) | proc_mask_any(&was) |
+	      proc_mask_any(&pp->spec) | held)) {
 		pp->n_touched = 0;
 		pp->list_stale = false;
 		return ev;
@@ -916,18 +918,18 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
 
-		for (m = pp->touched_bytes[w] ^ io->tf[w]; m; m &= m - 1)
+		for (m = pp->touched_bytes.w[w] ^ io->tf.w[w]; m; m &= m - 1)
 			pt->touched[first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
-				(io->tf[w] >> __builtin_ctzll(m)) & 1;
-		pp->touched_bytes[w] = io->tf[w];
+				(io->tf.w[w] >> __builtin_ctzll(m)) & 1;
+		pp->touched_bytes.w[w] = io->tf.w[w];
 	}
-	memcpy(spec, pp->spec, sizeof(spec));
-	memcpy(held0, pp->held, sizeof(held0));	/* the loop changes them */
+	spec = pp->spec;
+	held0 = pp->held;	/* the loop changes them */
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
 
 		/* plain taxels that touch start holds */
-		for (m = hold_on ? io->tr[w] & ~held0[w] : 0; m; m &= m - 1) {
+		for (m = hold_on ? io->tr.w[w] & ~held0.w[w] : 0; m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
 			pt->hold[k] = HOLD_ON;
@@ -935,7 +937,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 			proc_mark(pt, k);
 		}
 		/* held ones whose hold ended */
-		for (m = held ? io->rel[w] : 0; m; m &= m - 1) {
+		for (m = held ? io->rel.w[w] : 0; m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
 			pt->hold[k] = 0;
@@ -943,7 +945,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		}
 		/* and taxel_slow()'s last step for the held ones (a hold keeps
 		 * the baseline, which may have been out of range before) */
-		for (m = recal_on && held ? held0[w] & ~(io->tr[w] | io->tf[w]) : 0;
+		for (m = recal_on && held ? held0.w[w] & ~(io->tr.w[w] | io->tf.w[w]) : 0;
 		     m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
@@ -952,7 +954,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 				recal_start(pt, k);
 		}
 		/* the special taxels, through the general path */
-		for (m = spec[w]; m; m &= m - 1) {
+		for (m = spec.w[w]; m; m &= m - 1) {
 			unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 			unsigned int k = first + o;
 
@@ -960,10 +962,10 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
 					 ts);
 			if (pt->touched[k])
-				io->tf[w] |= 1ull << (o % 64);
+				io->tf.w[w] |= 1ull << (o % 64);
 		}
-		changed |= io->tf[w] != was[w];
-		pp->touch_bits[w] = io->tf[w];
+		changed |= io->tf.w[w] != was.w[w];
+		pp->touch_bits.w[w] = io->tf.w[w];
 	}
 	if (changed) {
 		ev |= SKIN_PROC_EV_TOUCH;
@@ -975,7 +977,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		for (w = 0; w < 3; w++) {
 			uint64_t m;
 
-			for (m = io->tf[w]; m; m &= m - 1)
+			for (m = io->tf.w[w]; m; m &= m - 1)
 				pp->touched[n_touched++] = first + 64 * w +
 					(unsigned int)__builtin_ctzll(m);
 		}
