@@ -94,15 +94,38 @@ static void dense_portable_held(struct dense_io *io, bool bin)
 }
 
 
-/* Slots (bit o) whose raw value differs from the last check's */
+/* Eight bytes of @p as a little-endian word: byte i is bits 8i..8i+7 */
+static inline uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/*
+ * Slots (bit o) whose raw value differs from the last check's, eight
+ * bytes a step in one 64-bit word: bit 7 of each byte of t is set where
+ * the byte of x = a ^ b is not 0 (its low seven bits plus 0x7f carry into
+ * bit 7 without leaving the byte, or bit 7 was set), and the multiply
+ * gathers those eight bits into the top byte, byte i to bit 56 + i.
+ */
 static void raw_changed_portable(const uint8_t *a, const uint8_t *b,
 				 struct proc_mask *out)
 {
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
 	unsigned int o;
 
 	*out = (struct proc_mask){ { 0, 0, 0 } };
-	for (o = 0; o < SKIN_VALUES_PER_PATCH; o++)
-		out->w[o / 64] |= (uint64_t)(a[o] != b[o]) << (o % 64);
+	for (o = 0; o < SKIN_VALUES_PER_PATCH; o += 8) {
+		const uint64_t x = load_le64(a + o) ^ load_le64(b + o);
+		const uint64_t t = (((x & low7) + low7) | x) & ~low7;
+
+		out->w[o / 64] |= ((t >> 7) * 0x0102040810204080ull) >> 56 << (o % 64);
+	}
 }
 
 /*
