@@ -83,15 +83,7 @@ void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 	}
 }
 
-static void dense_portable(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_portable_body, io, bin, false);
-}
-
-static void dense_portable_held(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_portable_body, io, bin, true);
-}
+PROC_DENSE_FORMS(dense_portable, dense_portable_body)
 
 
 /* Eight bytes of @p as a little-endian word: byte i is bits 8i..8i+7 */

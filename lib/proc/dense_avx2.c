@@ -169,15 +169,7 @@ void dense_avx2_body(struct dense_io *io, const bool bin, const bool hold)
 	}
 }
 
-static void dense_avx2(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx2_body, io, bin, false);
-}
-
-static void dense_avx2_held(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx2_body, io, bin, true);
-}
+PROC_DENSE_FORMS(dense_avx2, dense_avx2_body)
 
 
 const struct proc_isa_ops proc_isa_avx2 = {

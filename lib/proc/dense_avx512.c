@@ -134,15 +134,7 @@ void dense_avx512_body(struct dense_io *io, const bool bin, const bool hold)
 	}
 }
 
-static void dense_avx512(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx512_body, io, bin, false);
-}
-
-static void dense_avx512_held(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx512_body, io, bin, true);
-}
+PROC_DENSE_FORMS(dense_avx512, dense_avx512_body)
 
 const struct proc_isa_ops proc_isa_avx512 = {
 	.isa = SKIN_PROC_ISA_AVX512,

@@ -72,17 +72,27 @@ const struct proc_isa_ops *proc_isa_ops_for(enum skin_proc_isa isa,
 					    unsigned int n_slots);
 
 /*
- * One copy of the dense loop per case: binarized or not, and with held
- * taxels or without.  The held copies are functions of their own
- * (gcc allocates registers worse for every case when they share one:
- * docs/PERFORMANCE.md).
+ * The two entry points of a form of the dense pass, from its body
+ * (static inline, always_inline): @name without held taxels and
+ * @name_held with, each with a copy of the loop for binarized and not, so
+ * that every case is compiled with its constants.  The held copies are
+ * functions of their own because gcc allocates registers worse for every
+ * case when they share one (docs/PERFORMANCE.md).
  */
-#define DENSE_BIN(body, io, bin, hold)					\
-	do {								\
+#define PROC_DENSE_FORMS(name, body)					\
+	static void name(struct dense_io *io, bool bin)			\
+	{								\
 		if (bin)						\
-			body(io, true, hold);				\
+			body(io, true, false);				\
 		else							\
-			body(io, false, hold);				\
-	} while (0)
+			body(io, false, false);				\
+	}								\
+	static void name##_held(struct dense_io *io, bool bin)		\
+	{								\
+		if (bin)						\
+			body(io, true, true);				\
+		else							\
+			body(io, false, true);				\
+	}
 
 #endif
