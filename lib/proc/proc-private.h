@@ -329,6 +329,18 @@ static inline void proc_touch_dirty(struct proc_part *pt)
 	pt->touch_dirty = true;
 }
 
+/* taxel k's histogram of v (calibration) */
+static inline uint32_t *proc_hist(const struct proc_part *pt, unsigned int k)
+{
+	return &pt->hist[(size_t)k * (PROC_MAX_SKIN + 1)];
+}
+
+/* v, the count a raw value stands for (calibration's histograms) */
+static inline unsigned int proc_v_of(const struct skin_proc *p, uint8_t raw)
+{
+	return p->prm.zero_up_raw_data ? raw : PROC_MAX_SKIN - raw;
+}
+
 /* proc.c */
 void proc_derive(struct skin_proc *p);
 void proc_err(struct skin_error *err, const char *file, unsigned int line,
@@ -337,9 +349,22 @@ void proc_err(struct skin_error *err, const char *file, unsigned int line,
 /* taxel.c */
 int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	      const struct skin_frame *f);
+void proc_patch_io(struct skin_proc *p, struct proc_patch *pp);
+void proc_outputs_zero(struct proc_part *pt, unsigned int k);
+
+/* calibrate.c */
 void proc_cal_start(struct skin_proc *p, struct proc_part *pt);
 void proc_set_running(struct skin_proc *p, struct proc_part *pt);
-void proc_patch_io(struct skin_proc *p, struct proc_patch *pp);
+int proc_collect(struct skin_proc *p, struct proc_patch *pp,
+		 const struct skin_frame *f);
+void proc_hist_clear(struct proc_part *pt, unsigned int k);
+void proc_hist_range(const uint32_t *h, int *lo, int *hi);
+bool proc_taxel_calibration(const struct skin_proc *p,
+			    const struct proc_part *pt, unsigned int k,
+			    unsigned int expected, double *baseline,
+			    double *thr);
+void proc_set_threshold(struct skin_proc *p, struct proc_part *pt,
+			unsigned int k, double thr);
 
 /* contact.c */
 int proc_cluster(struct skin_proc *p, struct proc_part *pt);
