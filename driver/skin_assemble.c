@@ -10,22 +10,18 @@
  * sample, and the half starts the next one.  A timer of the caller's
  * (1.5 periods) publishes whatever is pending when the board goes quiet.
  *
- * The caller serialises all calls on one struct skin_asm and publishes:
- *
- *	verdict = skin_asm_check(a, cf, is_fd, &h);
- *	if (skin_verdict_accepted(verdict)) {
- *		if (skin_asm_is_repeat(a, &h))
- *			publish(SKIN_FRAME_REPEAT);
- *		skin_asm_apply(a, &h, now);
- *		if (skin_asm_complete(a))
- *			publish(0);
- *	}
- *
- * where publish(flags) is skin_asm_fill() into a slot of skin_ring_begin()
- * and skin_ring_commit().
+ * skin_asm_rx() is the whole receive sequence of one frame, written once
+ * for every receive path: the driver's (driver/skin_can.c), the board
+ * simulator's ring files (lib/sim/ring.c), skinctl's replay of a CAN log
+ * and the core's benchmark.  It publishes into the patch's ring and counts
+ * in the ring's control page; what it leaves to its caller is the lock, the
+ * clock, the timer and waking the readers.  The caller serialises all calls
+ * on one assembler and its ring.
  *
  * Portable: see skin_core.h.
  */
+#include <linux/can/error.h>
+
 #include "skin_core.h"
 
 /**
@@ -136,4 +132,89 @@ u16 skin_asm_fill(struct skin_asm *a, struct skin_frame *f, u16 flags)
 	a->have_head = 0;
 	a->have_tail = 0;
 	return flags;
+}
+
+/* The pending sample, into the ring. */
+static void skin_asm_publish(struct skin_asm *a, struct skin_ring *r,
+			     u16 flags)
+{
+	struct skin_frame *slot = skin_ring_begin(r);
+
+	flags = skin_asm_fill(a, slot, flags);
+	skin_ring_commit(r, slot);
+	skin_ring_stat_inc(r, SKIN_STAT_FRAMES);
+	if (flags & SKIN_FRAME_PARTIAL)
+		skin_ring_stat_inc(r, SKIN_STAT_PARTIAL);
+}
+
+/**
+ * skin_asm_rx() - one received frame, from check to publication
+ * @a: the assembler
+ * @r: the patch's ring, whose control page holds the counters
+ * @cf: the frame, as the patch's receive filters pass it: its board's data
+ *	frames and error frames
+ * @is_fd: the frame arrived as CAN FD
+ * @ts: its time of arrival, ns
+ *
+ * Counts the frame's verdict (and, for an error frame, bus-off or bus
+ * error).  An accepted half that is already pending publishes the pending
+ * sample first, flagged SKIN_FRAME_REPEAT; a sample that the half makes
+ * complete is published at once.  A frame publishes at most one sample:
+ * after a repeat, one half is pending, and a sample needs two.
+ *
+ * Return: SKIN_ASM_WAKE when a sample was published, SKIN_ASM_ARM when
+ * the half is the first of a sample (the caller arms its timer, which
+ * calls skin_asm_timeout() 1.5 periods later; a complete sample does not
+ * disarm it, as a timer that finds nothing pending does nothing); or 0.
+ */
+unsigned int skin_asm_rx(struct skin_asm *a, struct skin_ring *r,
+			 const struct can_frame *cf, bool is_fd, u64 ts)
+{
+	enum skin_rx_verdict verdict;
+	unsigned int todo = 0;
+	struct skin_half h;
+
+	verdict = skin_asm_check(a, cf, is_fd, &h);
+	skin_ring_stat_inc(r, verdict);
+	if (verdict == SKIN_RX_ERR_FRAME) {
+		skin_ring_stat_inc(r, cf->can_id & CAN_ERR_BUSOFF ?
+				   SKIN_STAT_BUS_OFF : SKIN_STAT_BUS_ERROR);
+		return 0;
+	}
+	if (!skin_verdict_accepted(verdict))
+		return 0;
+	if (h.diag)
+		skin_ring_stat_inc(r, SKIN_STAT_DIAG);
+	if (skin_asm_is_repeat(a, &h)) {
+		skin_asm_publish(a, r, SKIN_FRAME_REPEAT);
+		skin_ring_stat_inc(r, SKIN_STAT_REPEATS);
+		todo = SKIN_ASM_WAKE;
+	}
+	if (!skin_asm_pending(a))
+		todo |= SKIN_ASM_ARM;
+	skin_asm_apply(a, &h, ts);
+	if (skin_asm_complete(a)) {
+		skin_asm_publish(a, r, 0);
+		todo |= SKIN_ASM_WAKE;
+	}
+	return todo;
+}
+
+/**
+ * skin_asm_timeout() - the timer of a sample that did not complete
+ * @a: the assembler
+ * @r: the patch's ring
+ *
+ * Publishes what is pending, flagged SKIN_FRAME_TIMEOUT; nothing when the
+ * sample completed (or was published on a repeat) meanwhile.
+ *
+ * Return: SKIN_ASM_WAKE when a sample was published, else 0.
+ */
+unsigned int skin_asm_timeout(struct skin_asm *a, struct skin_ring *r)
+{
+	if (!skin_asm_pending(a))
+		return 0;
+	skin_asm_publish(a, r, SKIN_FRAME_TIMEOUT);
+	skin_ring_stat_inc(r, SKIN_STAT_TIMEOUTS);
+	return SKIN_ASM_WAKE;
 }
