@@ -42,6 +42,48 @@ void skin_asm_init(struct skin_asm *a, const struct skin_patch_config *cfg)
 	memset(a->values, cfg->no_load, sizeof(a->values));
 }
 
+/*
+ * The steps of skin_asm_rx() are inline there, so that a frame costs one
+ * call into the core and one into skin_decode(); skin_asm_check() and
+ * skin_asm_apply() are the same steps out of line, for tests.
+ */
+static inline enum skin_rx_verdict
+__skin_asm_check(const struct skin_asm *a, const struct can_frame *cf,
+		 bool is_fd, struct skin_half *half)
+{
+	enum skin_rx_verdict verdict = skin_decode(cf, is_fd, half);
+
+	if (!skin_verdict_accepted(verdict))
+		return verdict;
+	if (half->cls != a->cls)
+		return SKIN_RX_BAD_CLASS;
+	if (half->board != a->address)
+		return SKIN_RX_BAD_BOARD;
+	if (!(a->enabled & (1U << half->triangle)))
+		return SKIN_RX_BAD_TRIANGLE;
+	return verdict;
+}
+
+static inline void __skin_asm_apply(struct skin_asm *a,
+				    const struct skin_half *h, u64 ts)
+{
+	u8 *v = &a->values[h->triangle * SKIN_CHANNELS + h->first_channel];
+	u16 bit = 1U << h->triangle;
+
+	if (h->tail) {
+		memcpy(v, h->values, SKIN_TAIL_CHANNELS);
+		a->have_tail |= bit;
+		if (h->has_diag) {
+			a->diag[h->triangle] = h->diag;
+			a->diag_valid |= bit;
+		}
+	} else {
+		memcpy(v, h->values, SKIN_HEAD_CHANNELS);
+		a->have_head |= bit;
+	}
+	a->last_ts = ts;
+}
+
 /**
  * skin_asm_check() - decode a frame and check that it is for this patch
  * @a: the assembler
@@ -60,17 +102,7 @@ enum skin_rx_verdict skin_asm_check(const struct skin_asm *a,
 				    const struct can_frame *cf, bool is_fd,
 				    struct skin_half *half)
 {
-	enum skin_rx_verdict verdict = skin_decode(cf, is_fd, half);
-
-	if (!skin_verdict_accepted(verdict))
-		return verdict;
-	if (half->cls != a->cls)
-		return SKIN_RX_BAD_CLASS;
-	if (half->board != a->address)
-		return SKIN_RX_BAD_BOARD;
-	if (!(a->enabled & (1U << half->triangle)))
-		return SKIN_RX_BAD_TRIANGLE;
-	return verdict;
+	return __skin_asm_check(a, cf, is_fd, half);
 }
 
 /**
@@ -81,21 +113,7 @@ enum skin_rx_verdict skin_asm_check(const struct skin_asm *a,
  */
 void skin_asm_apply(struct skin_asm *a, const struct skin_half *h, u64 ts)
 {
-	u8 *v = &a->values[h->triangle * SKIN_CHANNELS + h->first_channel];
-	u16 bit = 1U << h->triangle;
-
-	if (h->tail) {
-		memcpy(v, h->values, SKIN_TAIL_CHANNELS);
-		a->have_tail |= bit;
-		if (h->has_diag) {
-			a->diag[h->triangle] = h->diag;
-			a->diag_valid |= bit;
-		}
-	} else {
-		memcpy(v, h->values, SKIN_HEAD_CHANNELS);
-		a->have_head |= bit;
-	}
-	a->last_ts = ts;
+	__skin_asm_apply(a, h, ts);
 }
 
 /**
@@ -174,7 +192,7 @@ unsigned int skin_asm_rx(struct skin_asm *a, struct skin_ring *r,
 	unsigned int todo = 0;
 	struct skin_half h;
 
-	verdict = skin_asm_check(a, cf, is_fd, &h);
+	verdict = __skin_asm_check(a, cf, is_fd, &h);
 	skin_ring_stat_inc(r, verdict);
 	if (verdict == SKIN_RX_ERR_FRAME) {
 		skin_ring_stat_inc(r, cf->can_id & CAN_ERR_BUSOFF ?
@@ -192,7 +210,7 @@ unsigned int skin_asm_rx(struct skin_asm *a, struct skin_ring *r,
 	}
 	if (!skin_asm_pending(a))
 		todo |= SKIN_ASM_ARM;
-	skin_asm_apply(a, &h, ts);
+	__skin_asm_apply(a, &h, ts);
 	if (skin_asm_complete(a)) {
 		skin_asm_publish(a, r, 0);
 		todo |= SKIN_ASM_WAKE;
