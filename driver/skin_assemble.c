@@ -43,13 +43,28 @@ void skin_asm_init(struct skin_asm *a, const struct skin_patch_config *cfg)
 }
 
 /*
- * The steps of skin_asm_rx() are inline there, so that a frame costs one
- * call into the core and one into skin_decode(); skin_asm_check() and
- * skin_asm_apply() are the same steps out of line, for tests.
+ * The steps of skin_asm_rx(), each called once there and inlined by the
+ * compiler: a frame costs one call into the core and one into
+ * skin_decode().
  */
-static inline enum skin_rx_verdict
-__skin_asm_check(const struct skin_asm *a, const struct can_frame *cf,
-		 bool is_fd, struct skin_half *half)
+
+/**
+ * skin_asm_check() - decode a frame and check that it is for this patch
+ * @a: the assembler
+ * @cf: the frame
+ * @is_fd: the frame arrived as CAN FD
+ * @half: the decoded half, valid when the verdict is accepted
+ *
+ * The driver's receive filters pass only the patch's class and board, so
+ * the class and board checks guard against a filter that is wider than
+ * meant; the triangle check catches a board whose triangle configuration
+ * differs from ours.
+ *
+ * Return: the verdict.
+ */
+static enum skin_rx_verdict
+skin_asm_check(const struct skin_asm *a, const struct can_frame *cf,
+	       bool is_fd, struct skin_half *half)
 {
 	enum skin_rx_verdict verdict = skin_decode(cf, is_fd, half);
 
@@ -64,8 +79,23 @@ __skin_asm_check(const struct skin_asm *a, const struct can_frame *cf,
 	return verdict;
 }
 
-static inline void __skin_asm_apply(struct skin_asm *a,
-				    const struct skin_half *h, u64 ts)
+/* Whether an accepted half is already pending: publish before applying it. */
+static bool skin_asm_is_repeat(const struct skin_asm *a,
+			       const struct skin_half *h)
+{
+	u16 have = h->tail ? a->have_tail : a->have_head;
+
+	return have & (1U << h->triangle);
+}
+
+/**
+ * skin_asm_apply() - take the values of an accepted half
+ * @a: the assembler
+ * @h: an accepted half of this patch, not a repeat
+ * @ts: its time of arrival, ns
+ */
+static void skin_asm_apply(struct skin_asm *a, const struct skin_half *h,
+			   u64 ts)
 {
 	u8 *v = &a->values[h->triangle * SKIN_CHANNELS + h->first_channel];
 	u16 bit = 1U << h->triangle;
@@ -85,38 +115,6 @@ static inline void __skin_asm_apply(struct skin_asm *a,
 }
 
 /**
- * skin_asm_check() - decode a frame and check that it is for this patch
- * @a: the assembler
- * @cf: the frame
- * @is_fd: the frame arrived as CAN FD
- * @half: the decoded half, valid when the verdict is accepted
- *
- * The driver's receive filters pass only the patch's class and board, so
- * the class and board checks guard against a filter that is wider than
- * meant; the triangle check catches a board whose triangle configuration
- * differs from ours.
- *
- * Return: the verdict.
- */
-enum skin_rx_verdict skin_asm_check(const struct skin_asm *a,
-				    const struct can_frame *cf, bool is_fd,
-				    struct skin_half *half)
-{
-	return __skin_asm_check(a, cf, is_fd, half);
-}
-
-/**
- * skin_asm_apply() - take the values of an accepted half
- * @a: the assembler
- * @h: an accepted half of this patch, not a repeat
- * @ts: its time of arrival, ns
- */
-void skin_asm_apply(struct skin_asm *a, const struct skin_half *h, u64 ts)
-{
-	__skin_asm_apply(a, h, ts);
-}
-
-/**
  * skin_asm_fill() - write the pending sample into a frame and start anew
  * @a: the assembler
  * @f: the frame, a ring slot from skin_ring_begin(); @f->seq is not touched
@@ -126,7 +124,7 @@ void skin_asm_apply(struct skin_asm *a, const struct skin_half *h, u64 ts)
  * triangle did not deliver both halves, SKIN_FRAME_DIAG when a triangle's
  * last diagnostics word is not 0.
  */
-u16 skin_asm_fill(struct skin_asm *a, struct skin_frame *f, u16 flags)
+static u16 skin_asm_fill(struct skin_asm *a, struct skin_frame *f, u16 flags)
 {
 	u16 refreshed = a->have_head & a->have_tail;
 	unsigned int t;
@@ -192,7 +190,7 @@ unsigned int skin_asm_rx(struct skin_asm *a, struct skin_ring *r,
 	unsigned int todo = 0;
 	struct skin_half h;
 
-	verdict = __skin_asm_check(a, cf, is_fd, &h);
+	verdict = skin_asm_check(a, cf, is_fd, &h);
 	skin_ring_stat_inc(r, verdict);
 	if (verdict == SKIN_RX_ERR_FRAME) {
 		skin_ring_stat_inc(r, cf->can_id & CAN_ERR_BUSOFF ?
@@ -210,7 +208,7 @@ unsigned int skin_asm_rx(struct skin_asm *a, struct skin_ring *r,
 	}
 	if (!skin_asm_pending(a))
 		todo |= SKIN_ASM_ARM;
-	__skin_asm_apply(a, &h, ts);
+	skin_asm_apply(a, &h, ts);
 	if (skin_asm_complete(a)) {
 		skin_asm_publish(a, r, 0);
 		todo |= SKIN_ASM_WAKE;

@@ -178,26 +178,7 @@ unsigned int skin_asm_rx(struct skin_asm *a, struct skin_ring *r,
 			 const struct can_frame *cf, bool is_fd, u64 ts);
 unsigned int skin_asm_timeout(struct skin_asm *a, struct skin_ring *r);
 
-/*
- * The steps of skin_asm_rx(), for tests that look at one of them; every
- * receive path runs them through skin_asm_rx().
- */
-enum skin_rx_verdict skin_asm_check(const struct skin_asm *a,
-				    const struct can_frame *cf, bool is_fd,
-				    struct skin_half *half);
-void skin_asm_apply(struct skin_asm *a, const struct skin_half *h, u64 ts);
-u16 skin_asm_fill(struct skin_asm *a, struct skin_frame *f, u16 flags);
-
-/* The predicates of the receive sequence, inline: they run for every frame. */
-
-/* Whether an accepted half is already pending: publish before applying it. */
-static inline bool skin_asm_is_repeat(const struct skin_asm *a,
-				      const struct skin_half *h)
-{
-	u16 have = h->tail ? a->have_tail : a->have_head;
-
-	return have & (1U << h->triangle);
-}
+/* The assembler's state, inline: skin_asm_rx() asks for every frame. */
 
 /* Whether every enabled triangle sent both halves since the last sample. */
 static inline bool skin_asm_complete(const struct skin_asm *a)
