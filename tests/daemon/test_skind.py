@@ -4,8 +4,10 @@
 
 Run by tests/daemon/run, which builds the programs (ASan + UBSan) and
 passes their paths in the environment: SKIND, RINGFEED, SHMCHECK, SHMWATCH,
-FOLLOWCHECK, SKINCTL, SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or "not ok N - name" per
-case.  Every case runs against real processes: ringfeed writes ring files
+FOLLOWCHECK, SKINCTL, SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or
+"not ok N - name" per case, and "ok N - name # SKIP why" for a case that
+cannot run here (it raises Skip): counted as skipped, not passed, by
+tests/daemon/run.  Every case runs against real processes: ringfeed writes ring files
 with the driver's own writer, skind reads them, the clients are real
 sockets (and the Python client of clients/python).
 
@@ -238,6 +240,10 @@ def expect_contacts(d, part, want, timeout=5):
 
 
 CASES = []
+
+
+class Skip(Exception):
+    """This case cannot run here; the message says why."""
 
 
 def case(name):
@@ -572,8 +578,7 @@ def as_uid(uid, fn):
 @case("hostile: shm floods that never read; others still get their descriptor")
 def t_shm_flood(env):
     if os.geteuid() != 0:
-        print("# SKIP needs root to run skind and a client as other users")
-        return
+        raise Skip("needs root to run skind and a client as other users")
     # skind unprivileged, as under systemd, with little RLIMIT_NOFILE: the
     # kernel refuses descriptors in flight past it (ETOOMANYREFS)
     d = Daemon(env, side="flood", user=(65534, 65534), nofile=256)
@@ -632,8 +637,7 @@ def t_shm_flood(env):
 @case("calibrate and set: refused without rights, allowed for the admin group")
 def t_auth(env):
     if os.geteuid() != 0:
-        print("# SKIP needs root to connect as other users")
-        return
+        raise Skip("needs root to connect as other users")
     d = env.daemon
     os.chmod(d.sock, 0o666)
     gid = grp.getgrnam("daemon").gr_gid
@@ -862,8 +866,7 @@ def t_many(env):
 @case("hostile: slowloris clients of one user; another user gets in, idle ones are closed")
 def t_slowloris(env):
     if os.geteuid() != 0:
-        print("# SKIP needs root to connect as another user")
-        return
+        raise Skip("needs root to connect as another user")
     d = Daemon(env, side="slow")
     try:
         assert wait_for(lambda: int(d.status()["attached"]) == 3, 10), d.log()[-2000:]
@@ -1626,8 +1629,7 @@ def t_notify(env):
 def t_activation(env):
     act = shutil.which("systemd-socket-activate")
     if not act:
-        print("# SKIP no systemd-socket-activate")
-        return
+        raise Skip("no systemd-socket-activate")
     sock = os.path.join(env.dir, "act.sock")
     logp = os.path.join(env.dir, "act.log")
     args = [act, "-l", sock, SKIND, "-c", env.daemon.config, "-r", env.rings,
@@ -1844,6 +1846,8 @@ def main():
                     env.start(["--admin-group", "daemon"]).ready()
                 fn(env)
                 print("ok %d - %s" % (i, name), flush=True)
+            except Skip as why:
+                print("ok %d - %s # SKIP %s" % (i, name, why), flush=True)
             except Exception:
                 failed += 1
                 print("not ok %d - %s" % (i, name))
