@@ -416,7 +416,7 @@ static void rd_atom(struct rd *r, enum yw_version v, int32_t tag,
 		uint32_t u = (uint32_t)rd_i32(r);
 		unsigned int i;
 
-		a->type = YW_ATOM_STRING;
+		a->type = YW_ATOM_VOCAB;
 		for (i = 0; i < 4 && (u >> (8 * i)) & 0xff; i++)
 			a->s[i] = (char)(u >> (8 * i));
 	} else if (tag == YW_TAG_STRING) {
@@ -480,7 +480,17 @@ int yw_parse_text(const char *line, struct yw_atom *atoms, unsigned int max)
 			s = q + 1;
 			continue;
 		}
-		if (*s == '(' || *s == '[' || *s == '{')
+		if (*s == '[') {
+			const char *q = strchr(s + 1, ']');
+
+			if (!q || q - s - 1 > 4)
+				return -EPROTO;
+			a->type = YW_ATOM_VOCAB;
+			memcpy(a->s, s + 1, (size_t)(q - s - 1));
+			s = q + 1;
+			continue;
+		}
+		if (*s == '(' || *s == '{')
 			return -EPROTO;
 		w = strcspn(s, " \t\r\n");
 		if (w >= sizeof(a->s))
@@ -498,5 +508,70 @@ int yw_parse_text(const char *line, struct yw_atom *atoms, unsigned int max)
 			continue;
 		}
 		a->type = YW_ATOM_STRING;
+	}
+}
+
+void yw_atoms_bottle(struct yw_buf *b, enum yw_version v,
+		     const struct yw_atom *atoms, unsigned int n)
+{
+	unsigned int i;
+
+	yw_bottle_begin(b, YW_TAG_LIST, n);
+	for (i = 0; i < n; i++)
+		switch (atoms[i].type) {
+		case YW_ATOM_INT:
+			if (atoms[i].i == (int32_t)atoms[i].i) {
+				yw_item_i32(b, (int32_t)atoms[i].i);
+			} else {
+				yw_put_i32(b, YW_TAG_INT64);
+				yw_put_i32(b, (int32_t)(uint32_t)atoms[i].i);
+				yw_put_i32(b, (int32_t)(uint32_t)((uint64_t)atoms[i].i >> 32));
+			}
+			break;
+		case YW_ATOM_FLOAT:
+			yw_item_f64(b, v, atoms[i].f);
+			break;
+		case YW_ATOM_STRING:
+			yw_item_str(b, atoms[i].s);
+			break;
+		case YW_ATOM_VOCAB:
+			yw_item_vocab(b, atoms[i].s);
+			break;
+		}
+}
+
+void yw_atoms_text(struct yw_buf *b, const struct yw_atom *atoms,
+		   unsigned int n)
+{
+	unsigned int i;
+	char tmp[32];
+	const char *c;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			yw_put(b, " ", 1);
+		switch (atoms[i].type) {
+		case YW_ATOM_INT:
+			snprintf(tmp, sizeof(tmp), "%lld", (long long)atoms[i].i);
+			yw_put_str(b, tmp);
+			break;
+		case YW_ATOM_FLOAT:
+			put_double_text(b, atoms[i].f);
+			break;
+		case YW_ATOM_STRING:
+			yw_put(b, "\"", 1);
+			for (c = atoms[i].s; *c; c++) {
+				if (*c == '"' || *c == '\\')
+					yw_put(b, "\\", 1);
+				yw_put(b, c, 1);
+			}
+			yw_put(b, "\"", 1);
+			break;
+		case YW_ATOM_VOCAB:
+			yw_put(b, "[", 1);
+			yw_put_str(b, atoms[i].s);
+			yw_put(b, "]", 1);
+			break;
+		}
 	}
 }

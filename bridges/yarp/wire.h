@@ -148,14 +148,15 @@ void yw_msg_head_text(struct yw_buf *b, const char *envelope, bool reply);
 enum yw_atom_type {
 	YW_ATOM_INT,
 	YW_ATOM_FLOAT,
-	YW_ATOM_STRING,		/* strings and vocabs */
+	YW_ATOM_STRING,
+	YW_ATOM_VOCAB,		/* [abcd]: up to 4 characters */
 };
 
 struct yw_atom {
 	enum yw_atom_type type;
 	int64_t i;
 	double f;
-	char s[64];		/* strings longer than that are refused */
+	char s[600];		/* strings longer than that are refused */
 };
 
 /*
@@ -166,7 +167,15 @@ struct yw_atom {
  */
 int yw_parse_bottle(const uint8_t *p, size_t len, enum yw_version v,
 		    struct yw_atom *atoms, unsigned int max);
-/* The same from a text line (text carrier): words, numbers, "quoted". */
+/* The same from a text line (text carrier): words, numbers, "quoted",
+ * [vocab]. */
 int yw_parse_text(const char *line, struct yw_atom *atoms, unsigned int max);
+
+/* Atoms as a Bottle (code 256, each item tagged) and as Bottle text
+ * (strings quoted, floats as YARP prints them, [vocab]) */
+void yw_atoms_bottle(struct yw_buf *b, enum yw_version v,
+		     const struct yw_atom *atoms, unsigned int n);
+void yw_atoms_text(struct yw_buf *b, const struct yw_atom *atoms,
+		   unsigned int n);
 
 #endif /* SKIN_YARP_WIRE_H */
