@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 		sd_event_unref(e);
 		return 1;
 	}
-	fprintf(stderr, "skin-yarp: ports registered with the name server at %s:%u\n",
+	fprintf(stderr, "skin-yarp: registering the ports with the name server at %s:%u\n",
 		inet_ntoa(b->ns.sin_addr), ntohs(b->ns.sin_port));
 	r = sd_event_loop(e);
 	/* the signal sources' default handler exits the loop with 0 */
