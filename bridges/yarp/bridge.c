@@ -69,7 +69,7 @@ static void on_registered(void *data, int err, const char *reply)
 {
 	const char *name = data;
 
-	if (err)
+	if (err && err != -ECANCELED)
 		fprintf(stderr, "skin-yarp: registering %s: %s\n", name, strerror(-err));
 	(void)reply;
 }
@@ -554,6 +554,9 @@ void yb_free(struct yb *b, unsigned int ms)
 		} while (yn_pending(b->nc) &&
 			 (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 	}
+	/* the name server's requests first: their answers (-ECANCELED)
+	 * reach ports still open */
+	yn_client_free(b->nc);
 	for (i = 0; i < b->n_ports; i++)
 		yp_port_free(b->ports[i]);
 	for (i = 0; i < b->n_parts; i++)
@@ -564,7 +567,6 @@ void yb_free(struct yb *b, unsigned int ms)
 	sd_event_source_disable_unref(b->follow_timer);
 	sd_event_source_disable_unref(b->events_timer);
 	sd_event_source_disable_unref(b->recheck);
-	yn_client_free(b->nc);
 	yw_buf_free(&b->bin);
 	yw_buf_free(&b->text);
 	free(b);

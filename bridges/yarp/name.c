@@ -311,8 +311,15 @@ void yn_client_free(struct yn_client *c)
 {
 	if (!c)
 		return;
-	while (c->reqs)
-		req_free(c->reqs);	/* callbacks not called: the owner is going */
+	/* every request is answered, -ECANCELED, so its data is freed */
+	while (c->reqs) {
+		struct request *q = c->reqs;
+		yn_reply_fn fn = q->fn;
+		void *data = q->data;
+
+		req_free(q);
+		fn(data, -ECANCELED, NULL);
+	}
 	free(c);
 }
 

@@ -59,6 +59,7 @@ typedef void (*yn_reply_fn)(void *data, int err, const char *reply);
 
 int yn_client_new(struct yn_client **c, sd_event *e,
 		  const struct sockaddr_in *server, unsigned int timeout_ms);
+/* Requests still pending are answered -ECANCELED first. */
 void yn_client_free(struct yn_client *c);
 /* Send "NAME_SERVER @cmd\n"; @fn is called once, later, from the loop.
  * 0 or -errno (then @fn is never called). */
