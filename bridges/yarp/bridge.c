@@ -549,7 +549,8 @@ void yb_free(struct yb *b, unsigned int ms)
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		do {
-			sd_event_run(b->e, 10000);
+			if (sd_event_run(b->e, 10000) < 0)
+				break;	/* a finished loop runs no more */
 			clock_gettime(CLOCK_MONOTONIC, &t);
 		} while (yn_pending(b->nc) &&
 			 (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,18 @@
 #include "bridge.h"
 
 #define DEFAULT_CONFIG "/etc/skin/skin-yarp.conf"
+
+static volatile bool stopping;
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
+		     void *data)
+{
+	(void)s;
+	(void)si;
+	(void)data;
+	stopping = true;
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -96,9 +109,9 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	r = sd_event_default(&e);
 	if (r >= 0)
-		r = sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL);
+		r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, NULL);
 	if (r >= 0)
-		r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL);
+		r = sd_event_add_signal(e, NULL, SIGINT, on_signal, NULL);
 	if (r < 0) {
 		fprintf(stderr, "skin-yarp: sd-event: %s\n", strerror(-r));
 		return 1;
@@ -112,9 +125,13 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "skin-yarp: registering the ports with the name server at %s:%u\n",
 		inet_ntoa(b->ns.sin_addr), ntohs(b->ns.sin_port));
-	r = sd_event_loop(e);
-	/* the signal sources' default handler exits the loop with 0 */
+	/* sd_event_run() rather than sd_event_loop(): the loop must still run
+	 * after a signal, for the unregistrations yb_free() sends */
+	while (!stopping && r >= 0 && sd_event_get_state(e) != SD_EVENT_FINISHED)
+		r = sd_event_run(e, UINT64_MAX);
+	if (sd_event_get_state(e) == SD_EVENT_FINISHED)
+		sd_event_get_exit_code(e, &r);	/* the follower gave up */
 	yb_free(b, 1000);
 	sd_event_unref(e);
-	return r < 0 || r > 0 ? 1 : 0;
+	return r != 0 ? 1 : 0;
 }
