@@ -129,8 +129,12 @@ int main(int argc, char **argv)
 	 * after a signal, for the unregistrations yb_free() sends */
 	while (!stopping && r >= 0 && sd_event_get_state(e) != SD_EVENT_FINISHED)
 		r = sd_event_run(e, UINT64_MAX);
-	if (sd_event_get_state(e) == SD_EVENT_FINISHED)
+	if (stopping)
+		r = 0;
+	else if (sd_event_get_state(e) == SD_EVENT_FINISHED)
 		sd_event_get_exit_code(e, &r);	/* the follower gave up */
+	else
+		fprintf(stderr, "skin-yarp: sd-event: %s\n", strerror(-r));
 	yb_free(b, 1000);
 	sd_event_unref(e);
 	return r != 0 ? 1 : 0;
