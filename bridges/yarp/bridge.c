@@ -97,8 +97,8 @@ static void on_check2(void *data, int err, const char *reply)
 
 	if (!err && (yn_parse_reg(reply, &reg) < 0 ||
 		     reg.port != yp_port_number(c->p))) {
-		fprintf(stderr, "skin-yarp: %s is not registered as ours: registering it again\n",
-			yp_port_name(c->p));
+		fprintf(stderr, "skin-yarp: %s is not registered as ours (%.*s): registering it again\n",
+			yp_port_name(c->p), (int)strcspn(reply, "\r\n"), reply);
 		register_port(c->b, c->p);
 	}
 	free(c);
@@ -538,6 +538,11 @@ void yb_free(struct yb *b, unsigned int ms)
 
 	if (!b)
 		return;
+	/* nothing re-registers or writes while the ports are unregistered */
+	sd_event_source_set_enabled(b->recheck, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->follow_timer, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->follow_io, SD_EVENT_OFF);
 	if (b->nc && ms) {
 		struct timespec t0, t;
 
