@@ -183,13 +183,21 @@ struct request {
 	void *data;
 };
 
+/*
+ * One request at a time, in order: yarpserver (3.12) answers a burst of
+ * simultaneous connections a second or two late, all together, where it
+ * answers the same commands one after the other in a millisecond each.
+ */
 struct yn_client {
 	sd_event *e;
 	struct sockaddr_in server;
 	unsigned int timeout_ms;
-	struct request *reqs;
+	struct request *reqs;		/* the first is the one running */
 	unsigned int n;
 };
+
+static int req_start(struct request *q);
+static void req_done(struct request *q, int err);
 
 static void req_free(struct request *q)
 {
@@ -210,15 +218,29 @@ static void req_free(struct request *q)
 	free(q);
 }
 
-/* The callback last: it may make new requests or free the client. */
+/* The next request, if any, starts; the callback last: it may make new
+ * requests or free the client. */
 static void req_done(struct request *q, int err)
 {
+	struct yn_client *c = q->c;
 	yn_reply_fn fn = q->fn;
 	void *data = q->data;
 	char *in = q->in;
 
 	q->in = NULL;
 	req_free(q);
+	while (c->reqs && !c->reqs->io) {
+		int r = req_start(c->reqs);
+
+		if (r < 0) {
+			struct request *f = c->reqs;
+			yn_reply_fn ffn = f->fn;
+			void *fdata = f->data;
+
+			req_free(f);
+			ffn(fdata, r, NULL);
+		}
+	}
 	fn(data, err, err ? NULL : in);
 	free(in);
 }
@@ -328,11 +350,30 @@ unsigned int yn_pending(const struct yn_client *c)
 	return c->n;
 }
 
+/* Connect; the time limit runs from here.  0 or -errno. */
+static int req_start(struct request *q)
+{
+	struct yn_client *c = q->c;
+	int r;
+
+	q->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (q->fd < 0)
+		return -errno;
+	if (connect(q->fd, (const struct sockaddr *)&c->server,
+		    sizeof(c->server)) < 0 && errno != EINPROGRESS)
+		return -errno;
+	r = sd_event_add_io(c->e, &q->io, q->fd, EPOLLOUT | EPOLLIN, on_io, q);
+	if (r < 0)
+		return r;
+	return sd_event_add_time_relative(c->e, &q->timer, CLOCK_MONOTONIC,
+					  (uint64_t)c->timeout_ms * 1000, 0,
+					  on_timeout, q);
+}
+
 int yn_request(struct yn_client *c, const char *cmd, yn_reply_fn fn,
 	       void *data)
 {
-	struct request *q = calloc(1, sizeof(*q));
-	uint64_t now;
+	struct request *q = calloc(1, sizeof(*q)), **pp;
 	int r;
 
 	if (!q)
@@ -340,37 +381,24 @@ int yn_request(struct yn_client *c, const char *cmd, yn_reply_fn fn,
 	q->c = c;
 	q->fn = fn;
 	q->data = data;
-	q->next = c->reqs;
-	c->reqs = q;
+	q->fd = -1;
+	for (pp = &c->reqs; *pp; pp = &(*pp)->next)
+		;
+	*pp = q;
 	c->n++;
 	r = asprintf(&q->out, "NAME_SERVER %s\n", cmd);
 	if (r < 0) {
 		q->out = NULL;
-		r = -ENOMEM;
-		goto fail;
+		req_free(q);
+		return -ENOMEM;
 	}
 	q->out_len = (size_t)r;
-	q->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (q->fd < 0) {
-		r = -errno;
-		goto fail;
+	if (c->reqs == q) {
+		r = req_start(q);
+		if (r < 0) {
+			req_free(q);
+			return r;
+		}
 	}
-	if (connect(q->fd, (const struct sockaddr *)&c->server,
-		    sizeof(c->server)) < 0 && errno != EINPROGRESS) {
-		r = -errno;
-		goto fail;
-	}
-	r = sd_event_add_io(c->e, &q->io, q->fd, EPOLLOUT | EPOLLIN, on_io, q);
-	if (r < 0)
-		goto fail;
-	sd_event_now(c->e, CLOCK_MONOTONIC, &now);
-	r = sd_event_add_time(c->e, &q->timer, CLOCK_MONOTONIC,
-			      now + (uint64_t)c->timeout_ms * 1000, 0,
-			      on_timeout, q);
-	if (r < 0)
-		goto fail;
 	return 0;
-fail:
-	req_free(q);
-	return r;
 }
