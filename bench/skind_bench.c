@@ -5,6 +5,8 @@
  *
  *	skind_bench --ifname vcan0 --board 14 --triangles 0x0f1f --part left_hand
  *	            --pid SKIND_PID [--samples N] [--period-ms P] [--fanout N]
+ *	            [--from frame|publish] [--socket PATH] [--shm PATH]
+ *	skind_bench --ifname none --seconds S --from publish --part PART ...
  *
  * One process, one run, one machine (the VM): a sender thread plays one
  * board on IFNAME (a head and a tail per enabled triangle, back to back,
@@ -19,7 +21,15 @@
  *  - shm:    a thread watching the part's seqlock in skind's shared memory
  *            (polling every 20 us; the --fanout crowd polls at 100 Hz):
  *            latency = when it sees the publication
- *            - the block's frame_ts_ns.
+ *            - the block's frame_ts_ns;
+ *  - follow: a follower (skin/follow.h: woken by `subscribe samples all`,
+ *            copying from the shared memory): latency = when its SAMPLE
+ *            callback runs - the copy's frame_ts_ns.
+ *
+ * --from publish subtracts the publication's time (PUBLISH_NS,
+ * publish_ns) instead: skind's hop to each client alone.  --ifname none
+ * plays no board and reads no CAN (skind reads ring files someone else
+ * writes, natively): the three skind paths for --seconds.
  *
  * All times are CLOCK_MONOTONIC in the same machine; on vcan the sender's
  * send and the driver's receive are the same system call, so the three
@@ -48,6 +58,7 @@
 #include <linux/can/raw.h>
 
 #include <skin/client.h>
+#include <skin/follow.h>
 
 #include "measure.h"
 
@@ -55,8 +66,10 @@
 
 static struct {
 	const char *ifname, *part, *sock, *shm;
-	int board, pid, samples, period_ms, fanout;
+	int board, pid, samples, period_ms, fanout, seconds;
 	unsigned int triangles;
+	bool from_publish;		/* else from the last frame's time */
+	bool no_can;			/* --ifname none */
 } o = {
 	.ifname = "vcan0", .part = "left_hand", .board = 14, .samples = 1000,
 	.period_ms = 10, .triangles = 0xffff,
@@ -65,6 +78,7 @@ static struct {
 static uint64_t sent_ns[MAX_SAMPLES];
 static int n_sent;
 static volatile bool stop;
+static bool measuring;		/* the follower's: after its attachment */
 
 static int can_socket(bool filter)
 {
@@ -143,7 +157,7 @@ struct lat {
 };
 
 static struct lat raw = { .name = "raw" }, sock_lat = { .name = "socket" },
-		  shm_lat = { .name = "shm" };
+		  shm_lat = { .name = "shm" }, follow_lat = { .name = "follow" };
 
 static void add(struct lat *l, int64_t ns)
 {
@@ -200,7 +214,7 @@ static void *socket_reader(void *arg)
 		if (r == 0)
 			continue;
 		if (sscanf(line, "taxels %63s %llu %llu %llu", part, &sample, &fts, &pts) == 4)
-			add(&sock_lat, (int64_t)(t - fts));
+			add(&sock_lat, (int64_t)(t - (o.from_publish ? pts : fts)));
 	}
 	return NULL;
 }
@@ -232,11 +246,53 @@ static void *shm_reader(void *arg)
 			last = h->seq;
 			r->reads++;
 			if (r->lat && h->frame_ts_ns)
-				add(r->lat, (int64_t)(t - h->frame_ts_ns));
+				add(r->lat, (int64_t)(t - (o.from_publish ? h->publish_ns :
+							   h->frame_ts_ns)));
 		}
 		nanosleep(&nap, NULL);
 	}
 	free(buf);
+	return NULL;
+}
+
+static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
+		      const struct skin_follow_sample *s, void *data)
+{
+	const struct skin_shm_part *h;
+	uint64_t t = bench_now_ns();
+
+	(void)f;
+	(void)data;
+	if (ev != SKIN_FOLLOW_SAMPLE || !__atomic_load_n(&measuring, __ATOMIC_ACQUIRE) ||
+	    strcmp(skin_shm_part(s->map, s->part)->name, o.part))
+		return;
+	h = skin_shm_head(s->block);
+	if (h->frame_ts_ns)
+		add(&follow_lat, (int64_t)(t - (o.from_publish ? h->publish_ns :
+						 h->frame_ts_ns)));
+}
+
+/* A follower as a bridge runs one: poll, dispatch. */
+static void *follow_reader(void *arg)
+{
+	struct skin_follow_options fo = { .socket = o.sock };
+	struct skin_follow *f;
+	int r;
+
+	(void)arg;
+	r = skin_follow_new(&f, &fo);
+	if (r < 0) {
+		fprintf(stderr, "skind_bench: follower: %s\n", strerror(-r));
+		exit(1);
+	}
+	while (!stop) {
+		struct pollfd p = { skin_follow_fd(f), POLLIN, 0 };
+		int t = skin_follow_timeout_ms(f);
+
+		poll(&p, 1, t < 0 || t > 200 ? 200 : t);
+		skin_follow_dispatch(f, on_follow, NULL);
+	}
+	skin_follow_free(f);
 	return NULL;
 }
 
@@ -289,7 +345,7 @@ static double cpu_s(int pid)
 /* One phase: traffic for --samples periods, the measured readers on. */
 static void phase(const char *name, struct skin_shm_map *m, int part)
 {
-	pthread_t ts, tr, tk, tm;
+	pthread_t ts, tr, tk, tm, tf;
 	struct skin_client *c;
 	struct shm_reader sr = { m, part, &shm_lat, 0 };
 	double c0, c1;
@@ -309,28 +365,47 @@ static void phase(const char *name, struct skin_shm_map *m, int part)
 	}
 	stop = false;
 	__atomic_store_n(&n_sent, 0, __ATOMIC_RELEASE);
-	pthread_create(&tr, NULL, raw_reader, NULL);
+	if (!o.no_can)
+		pthread_create(&tr, NULL, raw_reader, NULL);
 	pthread_create(&tk, NULL, socket_reader, c);
 	pthread_create(&tm, NULL, shm_reader, &sr);
+	pthread_create(&tf, NULL, follow_reader, NULL);
 	usleep(200000);
+	/* not the copies its attachment brings: they are not fresh */
+	__atomic_store_n(&measuring, true, __ATOMIC_RELEASE);
 	c0 = cpu_s(o.pid);
 	t0 = bench_now_ns();
-	pthread_create(&ts, NULL, sender, NULL);
-	pthread_join(ts, NULL);
+	if (o.no_can) {
+		bench_sleep_until(t0 + (uint64_t)o.seconds * 1000000000ull);
+	} else {
+		pthread_create(&ts, NULL, sender, NULL);
+		pthread_join(ts, NULL);
+	}
 	t1 = bench_now_ns();
 	c1 = cpu_s(o.pid);
 	usleep(300000);
 	stop = true;
-	pthread_join(tr, NULL);
+	if (!o.no_can)
+		pthread_join(tr, NULL);
 	pthread_join(tk, NULL);
 	pthread_join(tm, NULL);
+	pthread_join(tf, NULL);
+	__atomic_store_n(&measuring, false, __ATOMIC_RELEASE);
 	skin_client_close(c);
-	printf("BENCH phase=%s skind_cpu_pct=%.2f skind_cpu_us_per_sample=%.1f seconds=%.2f samples=%d\n",
-	       name, 100.0 * (c1 - c0) / ((double)(t1 - t0) / 1e9),
-	       (c1 - c0) * 1e6 / o.samples, (double)(t1 - t0) / 1e9, o.samples);
-	report(name, &raw);
+	if (o.no_can)
+		printf("BENCH phase=%s skind_cpu_pct=%.2f seconds=%.2f from=%s\n",
+		       name, 100.0 * (c1 - c0) / ((double)(t1 - t0) / 1e9),
+		       (double)(t1 - t0) / 1e9, o.from_publish ? "publish" : "frame");
+	else
+		printf("BENCH phase=%s skind_cpu_pct=%.2f skind_cpu_us_per_sample=%.1f seconds=%.2f samples=%d from=%s\n",
+		       name, 100.0 * (c1 - c0) / ((double)(t1 - t0) / 1e9),
+		       (c1 - c0) * 1e6 / o.samples, (double)(t1 - t0) / 1e9, o.samples,
+		       o.from_publish ? "publish" : "frame");
+	if (!o.no_can)
+		report(name, &raw);
 	report(name, &sock_lat);
 	report(name, &shm_lat);
+	report(name, &follow_lat);
 	fflush(stdout);
 }
 
@@ -377,6 +452,7 @@ int main(int argc, char **argv)
 		{ "pid", 1, NULL, 'P' }, { "samples", 1, NULL, 'n' },
 		{ "period-ms", 1, NULL, 'T' }, { "fanout", 1, NULL, 'f' },
 		{ "socket", 1, NULL, 's' }, { "shm", 1, NULL, 'm' },
+		{ "from", 1, NULL, 'F' }, { "seconds", 1, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct skin_shm_map m;
@@ -395,11 +471,16 @@ int main(int argc, char **argv)
 		case 'f': o.fanout = atoi(optarg); break;
 		case 's': o.sock = optarg; break;
 		case 'm': o.shm = optarg; break;
+		case 'F': o.from_publish = !strcmp(optarg, "publish"); break;
+		case 'S': o.seconds = atoi(optarg); break;
 		default: return 2;
 		}
 	}
 	if (o.samples > MAX_SAMPLES)
 		o.samples = MAX_SAMPLES;
+	o.no_can = !strcmp(o.ifname, "none");
+	if (o.no_can && o.seconds <= 0)
+		o.seconds = 10;
 	err = skin_shm_open(&m, o.shm);
 	if (err < 0 || (part = skin_shm_find_part(&m, o.part)) < 0) {
 		fprintf(stderr, "skind_bench: shm or part %s: %s\n", o.part, strerror(-err));

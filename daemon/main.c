@@ -223,13 +223,17 @@ int main(int argc, char **argv)
 		log_err("event loop: %s", strerror(-r));
 out:
 	input_stop(&d);
+	/* retired before the sockets close: a client that sees its socket
+	 * close then finds the object retired, and takes it for a stop, not
+	 * a crash (skin/follow.h's -ESTALE, not -ECONNRESET) */
+	if (d.skin)
+		shm_retire(d.skin, true);
 	server_stop(&d);
 	d.status_timer = sd_event_source_disable_unref(d.status_timer);
 	d.heartbeat = sd_event_source_disable_unref(d.heartbeat);
 	d.fanout = sd_event_source_disable_unref(d.fanout);
 	if (d.skin) {
 		input_detach_skin(d.skin);
-		shm_retire(d.skin, true);
 		skin_free(d.skin);
 	}
 	sd_event_unref(d.event);

@@ -59,6 +59,8 @@ static size_t line_cap(const struct skind_part *p, enum sub_kind kind)
 	/* every taxel in some contact, and room for the numbers of each */
 	if (kind == SUB_CONTACTS)
 		return 1024 + (size_t)SKIND_MAX_CONTACTS * 768 + (size_t)p->n_taxels * 8;
+	if (kind == SUB_SAMPLES)
+		return 512;		/* the head: a name and four numbers */
 	return 1024 + (size_t)p->n_taxels * 10;
 }
 
@@ -148,6 +150,28 @@ static size_t taxels_line(char *buf, size_t len, struct skind_part *p,
 	return o;
 }
 
+/* The head alone: which publication, when; shm readers copy the rest. */
+static size_t sample_line(char *buf, size_t len, struct skind_part *p,
+			  enum client_format fmt)
+{
+	size_t o = head(buf, len, p, "sample", fmt);
+
+	/* head() leaves "," (JSON) or " " (bottle) for what follows */
+	if (!o || o + 2 >= len)
+		return 0;
+	if (fmt == FORMAT_JSON) {
+		buf[o - 1] = '}';
+		buf[o++] = '\n';
+	} else {
+		buf[o - 1] = '\n';
+	}
+	buf[o] = 0;
+	return o;
+}
+
+_Static_assert(sizeof(((struct skind_line_cache *)0)->cap) / sizeof(size_t) == SUB_KINDS,
+	       "a cached line per subscription kind");
+
 /*
  * The line of a part's latest publication, formatted once per publication
  * and format however many subscribers want it.
@@ -170,10 +194,14 @@ void protocol_event_line(struct skind_part *p, enum sub_kind kind,
 		if (!lc->line[k][f])
 			return;
 	}
-	if (!lc->len[k][f])
-		lc->len[k][f] = kind == SUB_CONTACTS ?
-			contacts_line(lc->line[k][f], lc->cap[k], p, fmt) :
-			taxels_line(lc->line[k][f], lc->cap[k], p, fmt);
+	if (!lc->len[k][f]) {
+		if (kind == SUB_CONTACTS)
+			lc->len[k][f] = contacts_line(lc->line[k][f], lc->cap[k], p, fmt);
+		else if (kind == SUB_TAXELS)
+			lc->len[k][f] = taxels_line(lc->line[k][f], lc->cap[k], p, fmt);
+		else
+			lc->len[k][f] = sample_line(lc->line[k][f], lc->cap[k], p, fmt);
+	}
 	if (lc->len[k][f]) {
 		*line = lc->line[k][f];
 		*len = lc->len[k][f];
@@ -380,6 +408,24 @@ static int parse_rate(struct client *c, const char *s, unsigned int *rate)
 	return 0;
 }
 
+/* contacts|taxels|samples: 0 with *kind, or -1 */
+static int sub_kind_arg(const char *word, enum sub_kind *kind)
+{
+	static const char *const names[SUB_KINDS] = {
+		[SUB_CONTACTS] = "contacts",
+		[SUB_TAXELS] = "taxels",
+		[SUB_SAMPLES] = "samples",
+	};
+	unsigned int k;
+
+	for (k = 0; k < SUB_KINDS; k++)
+		if (!strcmp(word, names[k])) {
+			*kind = (enum sub_kind)k;
+			return 0;
+		}
+	return -1;
+}
+
 static void cmd_subscribe(struct client *c, int argc, char **argv)
 {
 	struct skind_skin *s = skin_of(c);
@@ -387,12 +433,10 @@ static void cmd_subscribe(struct client *c, int argc, char **argv)
 	enum sub_kind kind;
 	int r = 0;
 
-	if (argc < 3 || argc > 4 ||
-	    (strcmp(argv[1], "contacts") && strcmp(argv[1], "taxels"))) {
-		client_error(c, "usage", "subscribe contacts|taxels PART|all [RATE]");
+	if (argc < 3 || argc > 4 || sub_kind_arg(argv[1], &kind) < 0) {
+		client_error(c, "usage", "subscribe contacts|taxels|samples PART|all [RATE]");
 		return;
 	}
-	kind = !strcmp(argv[1], "contacts") ? SUB_CONTACTS : SUB_TAXELS;
 	if (argc == 4 && parse_rate(c, argv[3], &rate) < 0)
 		return;
 	if (!strcmp(argv[2], "all")) {
@@ -417,16 +461,17 @@ static void cmd_subscribe(struct client *c, int argc, char **argv)
 
 static void cmd_unsubscribe(struct client *c, int argc, char **argv)
 {
+	enum sub_kind k;
 	int kind = -1;
 	unsigned int n;
 
-	if (argc > 3 || (argc > 1 && strcmp(argv[1], "contacts") &&
-			 strcmp(argv[1], "taxels") && strcmp(argv[1], "all"))) {
-		client_error(c, "usage", "unsubscribe [contacts|taxels|all [PART]]");
+	if (argc > 3 || (argc > 1 && strcmp(argv[1], "all") &&
+			 sub_kind_arg(argv[1], &k) < 0)) {
+		client_error(c, "usage", "unsubscribe [contacts|taxels|samples|all [PART]]");
 		return;
 	}
 	if (argc > 1 && strcmp(argv[1], "all"))
-		kind = !strcmp(argv[1], "contacts") ? SUB_CONTACTS : SUB_TAXELS;
+		kind = (int)k;
 	n = client_unsubscribe(c, kind, argc > 2 ? argv[2] : NULL);
 	client_ok(c, "unsubscribed %u", n);
 }
@@ -589,8 +634,8 @@ static const struct command commands[] = {
 	{ "parts", "[PART]", "each part and its patches: state and counters", false, cmd_parts },
 	{ "contacts", "[PART]", "the latest contacts of a part (or every part)", false, cmd_contacts },
 	{ "taxels", "PART", "the latest compensated values and touched taxels of a part", false, cmd_taxels },
-	{ "subscribe", "contacts|taxels PART|all [RATE]", "receive every publication (or RATE per second at most)", false, cmd_subscribe },
-	{ "unsubscribe", "[contacts|taxels|all [PART]]", "stop receiving", false, cmd_unsubscribe },
+	{ "subscribe", "contacts|taxels|samples PART|all [RATE]", "receive every publication (or RATE per second at most)", false, cmd_subscribe },
+	{ "unsubscribe", "[contacts|taxels|samples|all [PART]]", "stop receiving", false, cmd_unsubscribe },
 	{ "calibrate", "[PART]", "calibrate a part (or every part); do not touch it meanwhile", true, cmd_calibrate },
 	{ "get", "[PARAM]", "a processing parameter (or all of them)", false, cmd_get },
 	{ "set", "PARAM VALUE", "change a processing parameter until skind restarts", true, cmd_set },

@@ -13,7 +13,9 @@
 #include "skind.h"
 
 enum client_format { FORMAT_BOTTLE = 0, FORMAT_JSON = 1 };
-enum sub_kind { SUB_CONTACTS = 0, SUB_TAXELS = 1 };
+/* SUB_SAMPLES: a short line per publication, the wakeup of shm readers */
+enum sub_kind { SUB_CONTACTS = 0, SUB_TAXELS = 1, SUB_SAMPLES = 2 };
+#define SUB_KINDS	3
 
 struct subscription {
 	char part[SKIN_SHM_NAME_LEN];	/* by name: survives reloads */

@@ -124,7 +124,7 @@ static void free_part(struct skind_part *p)
 	free(p->flags);
 	free(p->contacts);
 	free(p->contact_taxels);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(p->cache.line) / sizeof(p->cache.line[0]); i++) {
 		free(p->cache.line[i][0]);
 		free(p->cache.line[i][1]);
 	}

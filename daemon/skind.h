@@ -122,9 +122,9 @@ struct skind_patch {
 /* What the subscribers of a part have been sent, per format. */
 struct skind_line_cache {
 	uint64_t sample;		/* publication the lines are of */
-	size_t len[2][2];		/* [kind][format] */
-	char *line[2][2];		/* preallocated, cap bytes each */
-	size_t cap[2];			/* [kind] */
+	size_t len[3][2];		/* [kind][format] (server.h's) */
+	char *line[3][2];		/* preallocated, cap bytes each */
+	size_t cap[3];			/* [kind] */
 };
 
 struct skind_contact {

@@ -171,6 +171,9 @@ def parse_event(line):
     if line.startswith("{"):
         return json.loads(line)
     words = line.split(" ", 5)
+    if words[0] == "sample" and len(words) == 5:
+        return {"type": "sample", "part": words[1], "sample": int(words[2]),
+                "frame_ts_ns": int(words[3]), "publish_ns": int(words[4])}
     if words[0] in ("contacts", "taxels") and len(words) == 6:
         ev = {"type": words[0], "part": words[1], "sample": int(words[2]),
               "frame_ts_ns": int(words[3]), "publish_ns": int(words[4])}

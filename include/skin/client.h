@@ -73,14 +73,22 @@ int skin_client_command(struct skin_client *c, const char *cmd,
 
 /*
  * The next line from skind (events, once subscribed), waiting at most
- * @timeout_ms (-1: no limit).  Return: 1 with *line set, 0 on timeout,
- * -ECONNRESET when skind closed the connection, other -errno.
+ * @timeout_ms (-1: no limit; 0: only what has arrived, never waiting).
+ * Return: 1 with *line set, 0 on timeout, -ECONNRESET when skind closed
+ * the connection, other -errno.
  */
 int skin_client_read_line(struct skin_client *c, const char **line,
 			  int timeout_ms);
 
 /* Send a line without waiting for the reply (pipelining). */
 int skin_client_send(struct skin_client *c, const char *cmd);
+
+/*
+ * The descriptor the reads so far brought (a `shm` reply's, SCM_RIGHTS;
+ * it arrives with the reply's first bytes), now the caller's; -1 none.
+ * For a client that pipelines `shm` and reads its reply line by line.
+ */
+int skin_client_take_fd(struct skin_client *c);
 
 /* --- shared memory ------------------------------------------------------ */
 
@@ -129,6 +137,13 @@ const struct skin_shm_part_desc *skin_shm_part(const struct skin_shm_map *m,
 					       unsigned int part);
 /* The part's index, or -1. */
 int skin_shm_find_part(const struct skin_shm_map *m, const char *name);
+
+/*
+ * Part @part's sequence number now (acquire order; odd: being written,
+ * seq / 2 publications), without copying: whether a copy is due.  0 for
+ * a bad part.
+ */
+uint64_t skin_shm_seq(const struct skin_shm_map *m, unsigned int part);
 
 /*
  * Copy part @part's block (skin_shm_part(m, part)->size bytes into @buf)

@@ -22,7 +22,7 @@
  * (skin_shm_part.samples counts every publication).
  *
  *	struct skin_follow *f;
- *	int err = skin_follow_new(&f, NULL, NULL);     (NULL: defaults)
+ *	int err = skin_follow_new(&f, NULL);           (NULL: defaults)
  *	for (;;) {
  *		struct pollfd p = { skin_follow_fd(f), POLLIN, 0 };
  *		poll(&p, 1, skin_follow_timeout_ms(f));

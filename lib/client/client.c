@@ -182,6 +182,8 @@ int skin_client_read_line(struct skin_client *c, const char **line,
 		r = poll(&pfd, 1, wait);
 		if (r < 0 && errno != EINTR)
 			return -errno;
+		if (r == 0 && wait == 0)
+			return 0;	/* nothing more within the time (0: now) */
 		if (r <= 0)
 			continue;
 		r = receive(c);
@@ -236,6 +238,14 @@ int skin_client_command(struct skin_client *c, const char *cmd,
 	}
 }
 
+int skin_client_take_fd(struct skin_client *c)
+{
+	int fd = c->passed_fd;
+
+	c->passed_fd = -1;
+	return fd;
+}
+
 int skin_client_shm(struct skin_client *c, struct skin_shm_map *m)
 {
 	char why[256];
@@ -243,15 +253,13 @@ int skin_client_shm(struct skin_client *c, struct skin_shm_map *m)
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
-	if (c->passed_fd >= 0) {
-		close(c->passed_fd);
-		c->passed_fd = -1;
-	}
+	fd = skin_client_take_fd(c);
+	if (fd >= 0)
+		close(fd);
 	r = skin_client_command(c, "shm", NULL, NULL, why, sizeof(why));
 	if (r < 0)
 		return r;
-	fd = c->passed_fd;
-	c->passed_fd = -1;
+	fd = skin_client_take_fd(c);
 	if (fd < 0)
 		return -EPROTO;		/* skind sent no descriptor */
 	return skin_shm_map_fd(m, fd);

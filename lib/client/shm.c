@@ -181,16 +181,31 @@ int skin_shm_find_part(const struct skin_shm_map *m, const char *name)
 	return -1;
 }
 
+/* The head of part @part's block in the mapping; NULL for a bad part. */
+static const struct skin_shm_part *part_head(const struct skin_shm_map *m,
+					     unsigned int part)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+
+	return d ? (const struct skin_shm_part *)((const char *)m->base + d->offset) : NULL;
+}
+
+uint64_t skin_shm_seq(const struct skin_shm_map *m, unsigned int part)
+{
+	const struct skin_shm_part *sp = part_head(m, part);
+
+	return sp ? __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE) : 0;
+}
+
 int skin_shm_read_part(const struct skin_shm_map *m, unsigned int part,
 		       void *buf, unsigned int tries)
 {
 	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
-	const struct skin_shm_part *sp;
+	const struct skin_shm_part *sp = part_head(m, part);
 	uint64_t s1, s2;
 
 	if (!d)
 		return -EINVAL;
-	sp = (const struct skin_shm_part *)((const char *)m->base + d->offset);
 	while (tries--) {
 		s1 = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE);
 		if (s1 & 1) {

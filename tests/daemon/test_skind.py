@@ -3,8 +3,8 @@
 """Integration tests of skind on ring files: its socket, shm, limits, signals.
 
 Run by tests/daemon/run, which builds the programs (ASan + UBSan) and
-passes their paths in the environment: SKIND, RINGFEED, SHMCHECK, SKINCTL,
-SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or "not ok N - name" per
+passes their paths in the environment: SKIND, RINGFEED, SHMCHECK, SHMWATCH,
+FOLLOWCHECK, SKINCTL, SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or "not ok N - name" per
 case.  Every case runs against real processes: ringfeed writes ring files
 with the driver's own writer, skind reads them, the clients are real
 sockets (and the Python client of clients/python).
@@ -40,6 +40,7 @@ SKIND = os.environ.get("SKIND", os.path.join(SRC, "build/meson/daemon/skind"))
 RINGFEED = os.environ.get("RINGFEED", os.path.join(SRC, "build/meson/tests/daemon/ringfeed"))
 SHMCHECK = os.environ.get("SHMCHECK", os.path.join(SRC, "build/meson/tests/daemon/shmcheck"))
 SHMWATCH = os.environ.get("SHMWATCH", os.path.join(SRC, "build/meson/tests/daemon/shmwatch"))
+FOLLOWCHECK = os.environ.get("FOLLOWCHECK", os.path.join(SRC, "build/meson/tests/daemon/followcheck"))
 SKINCTL = os.environ.get("SKINCTL", os.path.join(SRC, "build/meson/tools/skinctl/skinctl"))
 
 CONFIG = """\
@@ -177,7 +178,10 @@ class Daemon:
 
     def ready(self, calibrated=2):
         def ok():
-            s = self.status()
+            try:
+                s = self.status()
+            except ConnectionRefusedError:
+                return False    # a dead skind's socket file, ours not bound yet
             return s["attached"] == s["patches"] and int(s["calibrated"]) >= calibrated
         if not wait_for(ok, 10):
             raise RuntimeError("skind not ready: %s" % self.status())
@@ -367,6 +371,66 @@ def t_subscribe(env):
         assert 10 <= na <= 21, na
         assert nb > na, (na, nb)
         a.command("unsubscribe")
+
+
+@case("subscribe samples: a short line per publication, bottle and JSON")
+def t_subscribe_samples(env):
+    with env.daemon.client() as a, env.daemon.client() as b:
+        a.send("subscribe samples pad")
+        assert a.read_line() == "ok subscribed samples pad every"
+        b.command("format json")
+        b.send("subscribe samples all 10")
+        assert json.loads(b.read_line()) == {"type": "ok", "message": "subscribed samples all 10"}
+        a.sock.settimeout(0.05)
+        b.sock.settimeout(0.05)
+        got_a, got_b = [], []
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 2.0:
+            for cl, got in ((a, got_a), (b, got_b)):
+                try:
+                    got.append(cl.read_line())
+                except socket.timeout:
+                    pass
+        a.sock.settimeout(10)
+        b.sock.settimeout(10)
+        # bottle: "sample PART SAMPLES FRAME_TS_NS PUBLISH_NS", nothing more
+        last = 0
+        for line in got_a:
+            w = line.split(" ")
+            assert len(w) == 5 and w[0] == "sample" and w[1] == "pad", line
+            ev = skin_client.parse_event(line)
+            assert ev["sample"] > last and 0 < ev["frame_ts_ns"] <= ev["publish_ns"], line
+            last = ev["sample"]
+        # every publication: the part publishes at 50 Hz
+        assert len(got_a) >= 60, len(got_a)
+        # JSON, both parts, at most 10 a second each (21 in 2 s)
+        objs = [json.loads(l) for l in got_b]
+        for o in objs:
+            assert set(o) == {"type", "part", "sample", "frame_ts_ns", "publish_ns", "state"}, o
+            assert o["type"] == "sample" and o["state"] == "running", o
+        for part in ("pad", "left_forearm"):
+            n = len([o for o in objs if o["part"] == part])
+            assert 10 <= n <= 21, (part, n)
+        a.send("unsubscribe samples")
+        while True:
+            line = a.read_line()
+            if line.startswith("ok "):
+                break
+        assert line == "ok unsubscribed 1", line
+        b.send("unsubscribe samples pad")
+        while True:
+            o = json.loads(b.read_line())
+            if o["type"] == "ok":
+                break
+        assert o["message"] == "unsubscribed 1", o
+        b.send("subscribe samples")
+        while True:
+            o = json.loads(b.read_line())
+            if o["type"] in ("ok", "error"):
+                break
+        assert o["type"] == "error" and o["code"] == "usage" and "samples" in o["message"], o
+        lines = a.command("help")
+        assert any(l.startswith("help subscribe contacts|taxels|samples ") for l in lines), lines
 
 
 @case("shared memory by name agrees with the socket")
@@ -1216,6 +1280,235 @@ def t_kill9_shm(env):
         w.kill()
         w.wait()
         w.stdout.close()
+
+
+# --- the follower (skin/follow.h) ---------------------------------------------
+
+class Follower:
+    """followcheck: a follower of skind printing its events (its header
+    says what).  stop() ends it with SIGTERM, so that ASan sees its exit."""
+
+    def __init__(self, sock, part=None, seconds=300):
+        self.p = subprocess.Popen([FOLLOWCHECK, sock, str(seconds)] + ([part] if part else []),
+                                  stdout=subprocess.PIPE)
+        self.out = Lines(self.p.stdout.fileno())
+
+    def mark(self):
+        self.out.read_until(lambda o: False, 0.05)
+        return len(self.out.out)
+
+    def wait(self, regex, since=0, timeout=10):
+        """The first line since @since matching @regex, or AssertionError."""
+        rx = re.compile(regex.encode(), re.M)
+        self.out.read_until(lambda o: rx.search(o) or b"\nerror " in o, timeout, since)
+        m = rx.search(self.out.out[since:])
+        assert m, "followcheck: no /%s/ in %s s: %s" % (regex, timeout, self.out.out[since:][-1500:])
+        end = self.out.out.find(b"\n", since + m.start())
+        self.after = end + 1 if end >= 0 else len(self.out.out)   # where the line ends
+        return self.out.out[since + m.start():end if end >= 0 else None].decode()
+
+    def lines(self, since=0):
+        return self.out.lines(since)
+
+    def following(self, d):
+        """Attached to skind @d and copying: where its output is now."""
+        self.wait(r"^attached pid %d " % d.p.pid)
+        self.wait(r"^sample pad ", self.after)
+        return self.mark()
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.out.read_until(lambda o: False, 0.2)
+        self.p.stdout.close()
+        errors = [l for l in self.lines() if l.startswith("error")]
+        assert not errors, errors
+        assert self.p.returncode == 0, (self.p.returncode, self.out.out[-1500:])
+        assert b"end samples" in self.out.out
+
+
+def collect(sock, kinds, part, seconds):
+    """The socket's event lines of @kinds for @part over @seconds, by kind
+    and publication number."""
+    got = {k: {} for k in kinds}
+    with skin_client.Client(sock, timeout=10) as c:
+        for k in kinds:
+            c.command("subscribe %s %s" % (k, part))
+        c.sock.settimeout(0.1)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < seconds:
+            try:
+                line = c.read_line()
+            except socket.timeout:
+                continue
+            w = line.split(" ", 3)
+            if w[0] in got:
+                got[w[0]][int(w[2])] = line
+    return got
+
+
+@case("follower: every copy equals the socket's line of the same publication")
+def t_follow_equal(env):
+    d = env.daemon
+    f = Follower(d.sock, "pad")
+    try:
+        att = f.wait(r"^attached pid %d generation \d+ instance [0-9a-f]{16} parts pad,left_forearm$" % d.p.pid)
+        assert not att.endswith(" 0000000000000000")
+        env.feed.cmd("press pad 60 5 6")
+        env.feed.cmd("press lf0 60 0")
+        mark = f.mark()
+        got = collect(d.sock, ("taxels", "contacts"), "pad", 2.0)
+        env.feed.cmd("release pad")
+        env.feed.cmd("release lf0")
+        f.out.read_until(lambda o: False, 0.5)
+        mine = {"taxels": {}, "contacts": {}}
+        for line in f.lines(mark):
+            w = line.split(" ", 3)
+            if w[0] in mine and w[1] == "pad":
+                mine[w[0]][int(w[2])] = line
+        both = sorted(set(got["taxels"]) & set(mine["taxels"]))
+        # the socket sends every publication (50 Hz), the follower copies
+        # the newest at each wakeup: most of them, on a loaded machine too
+        assert len(both) >= 20, (len(got["taxels"]), len(mine["taxels"]), len(both))
+        for n in both:
+            assert got["taxels"][n] == mine["taxels"][n], (n, got["taxels"][n][:200], mine["taxels"][n][:200])
+        touched = [n for n in both if got["taxels"][n].endswith(" (5 6)")]
+        assert touched, "the press was seen"
+        cboth = sorted(set(got["contacts"]) & set(mine["contacts"]))
+        assert len(cboth) >= 20, len(cboth)
+        for n in cboth:
+            ev = skin_client.parse_event(got["contacts"][n])
+            want = sorted(sorted(c["taxels"]) for c in ev["contacts"])
+            have = sorted(sorted(int(t) for t in g.split()) for g in
+                          re.findall(r"\(([^)]*)\)", mine["contacts"][n]))
+            assert want == have, (n, want, have)
+        assert [n for n in cboth if "(5 6)" in mine["contacts"][n]], "a contact was seen"
+        # every part is followed: the forearm's samples come too
+        assert any(l.startswith("sample left_forearm ") for l in f.lines(mark))
+    finally:
+        f.stop()
+
+
+@case("follower: kill -9 and restart: DETACHED ECONNRESET, then ATTACHED, samples again")
+def t_follow_kill9(env):
+    d = env.daemon
+    f = Follower(d.sock)
+    try:
+        mark = f.following(d)
+        t0 = time.monotonic()
+        d.stop(signal.SIGKILL)
+        env.daemon = None
+        f.wait(r"^detached ", mark, 5)
+        print("# follower: DETACHED %.2f s after kill -9" % (time.monotonic() - t0))
+        time.sleep(1)              # it retries, skind still away: nothing to say
+        # (samples in flight at the kill may come before)
+        seen = [l for l in f.lines(mark) if not l.startswith("sample ")]
+        assert seen == ["detached ECONNRESET"], f.lines(mark)
+        assert f.lines(mark)[-1] == "detached ECONNRESET", f.lines(mark)
+        mark = f.mark()
+        d2 = env.start(["--admin-group", "daemon"])
+        t0 = time.monotonic()
+        f.wait(r"^attached pid %d generation 1 " % d2.p.pid, mark, 5)
+        print("# follower: ATTACHED %.2f s after the new skind started" % (time.monotonic() - t0))
+        f.wait(r"^sample pad ", f.after, 5)
+        events = [l.split()[0] for l in f.lines(mark) if not l.startswith("sample")]
+        assert events == ["attached"], f.lines(mark)[:5]
+        d2.ready()
+    finally:
+        f.stop()
+
+
+@case("follower: SIGHUP with another part list: DETACHED ESTALE, ATTACHED with the new parts")
+def t_follow_reload(env):
+    d = env.daemon
+    with open(d.config) as fh:
+        good = fh.read()
+    f = Follower(d.sock)
+    try:
+        g = int(d.status()["generation"])
+        f.wait(r"^attached pid %d generation %d .* parts pad,left_forearm$" % (d.p.pid, g))
+        mark = f.mark()
+        # without the forearm
+        with open(d.config, "w") as fh:
+            fh.write(good[:good.index("[part left_forearm]")])
+        d.p.send_signal(signal.SIGHUP)
+        f.wait(r"^attached pid %d generation %d .* parts pad$" % (d.p.pid, g + 1), mark, 10)
+        seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+        assert seen[:2] == ["detached ESTALE", seen[1]] and seen[1].startswith("attached"), seen
+        f.wait(r"^sample pad ", f.after, 5)
+        # and back, the forearm after the pad
+        mark = f.mark()
+        with open(d.config, "w") as fh:
+            fh.write(good)
+        d.p.send_signal(signal.SIGHUP)
+        f.wait(r"^attached pid %d generation %d .* parts pad,left_forearm$" % (d.p.pid, g + 2), mark, 10)
+        seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+        assert seen[0] == "detached ESTALE" and len(seen) == 2, seen
+        f.wait(r"^sample left_forearm ", f.after, 5)
+    finally:
+        with open(d.config, "w") as fh:
+            fh.write(good)
+        f.stop()
+    d.ready()
+
+
+@case("follower: SIGSTOP: DETACHED ETIMEDOUT; SIGCONT: ATTACHED, samples again")
+def t_follow_stop(env):
+    d = env.daemon
+    f = Follower(d.sock)
+    try:
+        mark = f.following(d)
+        d.p.send_signal(signal.SIGSTOP)
+        t0 = time.monotonic()
+        try:
+            # four heartbeats of 500 ms, then the next check
+            f.wait(r"^detached ", mark, 6)
+            print("# follower: DETACHED %.2f s after SIGSTOP" % (time.monotonic() - t0))
+            seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+            assert seen == ["detached ETIMEDOUT"], seen
+            assert time.monotonic() - t0 >= 1.5, "not before the heartbeats are missed"
+            mark = f.mark()
+        finally:
+            d.p.send_signal(signal.SIGCONT)
+        t0 = time.monotonic()
+        f.wait(r"^attached pid %d generation %s " % (d.p.pid, d.status()["generation"]), mark, 5)
+        print("# follower: ATTACHED %.2f s after SIGCONT" % (time.monotonic() - t0))
+        f.wait(r"^sample pad ", f.after, 5)
+        seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+        assert seen[0].startswith("attached ") and len(seen) == 1, seen
+    finally:
+        f.stop()
+
+
+@case("follower: skind absent at start, then SIGTERM: attaches when it appears, DETACHED ESTALE")
+def t_follow_absent(env):
+    d = env.daemon
+    d.stop()
+    env.daemon = None
+    f = Follower(d.sock)
+    try:
+        time.sleep(1.0)
+        assert f.mark() == 0, f.out.out     # nothing to say while skind is away
+        d2 = env.start(["--admin-group", "daemon"])
+        t0 = time.monotonic()
+        f.wait(r"^attached pid %d generation 1 " % d2.p.pid, 0, 5)
+        print("# follower: ATTACHED %.2f s after skind started" % (time.monotonic() - t0))
+        f.wait(r"^sample pad ", f.after, 5)
+        d2.ready()
+        mark = f.mark()
+        assert d2.stop() == 0
+        env.daemon = None
+        # a stop retires the object before it closes the sockets
+        f.wait(r"^detached ", mark, 5)
+        seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+        assert seen == ["detached ESTALE"], seen
+    finally:
+        f.stop()
 
 
 @case("systemd: READY, STATUS and WATCHDOG through $NOTIFY_SOCKET")

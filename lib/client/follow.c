@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * follow.c - follow skind across reloads, crashes and restarts
+ * (skin/follow.h)
+ *
+ * A small state machine, driven only by skin_follow_dispatch():
+ *
+ *	WAITING    no connection; the next attempt at retry_ns
+ *	HANDSHAKE  connected, `shm` and `subscribe samples all` sent
+ *	           together, their replies not all read yet
+ *	ATTACHED   mapped and subscribed: every dispatch copies the parts
+ *	           whose sequence number moved
+ *	STALLED    attached, but the heartbeat stopped (DETACHED -ETIMEDOUT
+ *	           told); the connection and the mapping are kept, and an
+ *	           ATTACHED follows if it beats again
+ *
+ * Nothing waits: the commands are pipelined at connect and their replies
+ * read as they come (skin_client_read_line() with 0), so a skind that is
+ * stopped during the handshake costs the caller nothing but the wait.
+ * Copies are decided by the sequence numbers, not by the event lines,
+ * so a wakeup dropped by skind (its queue full) or read together with
+ * others loses nothing but intermediate publications.
+ *
+ * One wait is left: connect() on a Unix socket whose listen backlog is
+ * full (a skind stopped with 128 connections pending) waits until skind
+ * accepts; skin_client_connect() is a blocking connect for every client.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <skin/follow.h>
+
+#define READ_TRIES	100	/* skin_shm_read_part(): a writer mid-block */
+
+enum follow_state { WAITING, HANDSHAKE, ATTACHED, STALLED };
+
+struct skin_follow {
+	char *socket;			/* NULL: skin_client_connect()'s default */
+	unsigned int retry_ms;
+	enum follow_state state;
+	uint64_t retry_ns;		/* WAITING: the next attempt */
+	struct skin_client *c;
+	unsigned int replies;		/* HANDSHAKE: final lines still due */
+	bool told;			/* ATTACHED said, no DETACHED since */
+	struct skin_shm_map map;	/* map.base: mapped */
+	uint64_t *seen;			/* per part: the seq last delivered */
+	void *copy;			/* one part's block, the largest */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int skin_follow_new(struct skin_follow **fp,
+		    const struct skin_follow_options *opts)
+{
+	struct skin_follow *f;
+
+	*fp = NULL;
+	if (opts && opts->socket && !*opts->socket)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->map.fd = -1;
+	f->retry_ms = opts && opts->retry_ms ? opts->retry_ms : 500;
+	if (opts && opts->socket) {
+		f->socket = strdup(opts->socket);
+		if (!f->socket) {
+			free(f);
+			return -ENOMEM;
+		}
+	}
+	f->state = WAITING;
+	f->retry_ns = 0;		/* the first dispatch connects */
+	*fp = f;
+	return 0;
+}
+
+/* Back to no connection, no mapping; the next attempt at @retry_ns. */
+static void drop(struct skin_follow *f, uint64_t retry_ns)
+{
+	skin_client_close(f->c);
+	f->c = NULL;
+	if (f->map.base)
+		skin_shm_close(&f->map);
+	free(f->seen);
+	f->seen = NULL;
+	free(f->copy);
+	f->copy = NULL;
+	f->state = WAITING;
+	f->retry_ns = retry_ns;
+	f->told = false;
+}
+
+void skin_follow_free(struct skin_follow *f)
+{
+	if (!f)
+		return;
+	drop(f, 0);
+	free(f->socket);
+	free(f);
+}
+
+int skin_follow_fd(const struct skin_follow *f)
+{
+	return f->c ? skin_client_fd(f->c) : -1;
+}
+
+int skin_follow_timeout_ms(const struct skin_follow *f)
+{
+	uint64_t now;
+
+	switch (f->state) {
+	case WAITING:
+		now = mono_ns();
+		if (f->retry_ns <= now)
+			return 0;
+		/* rounded up: woken early, a dispatch would find nothing due */
+		return (int)((f->retry_ns - now + 999999) / 1000000);
+	case HANDSHAKE:
+		return -1;		/* the replies wake it */
+	default:
+		/* the heartbeat is judged by the reader's clock, each beat */
+		return f->map.hdr->heartbeat_ms ? (int)f->map.hdr->heartbeat_ms : -1;
+	}
+}
+
+const struct skin_shm_map *skin_follow_map(const struct skin_follow *f)
+{
+	return f->state == ATTACHED ? &f->map : NULL;
+}
+
+static void emit(struct skin_follow *f, skin_follow_fn fn, void *data,
+		 enum skin_follow_event ev, unsigned int part, int reason)
+{
+	struct skin_follow_sample s = {
+		.map = ev == SKIN_FOLLOW_DETACHED ? NULL : &f->map,
+		.part = part,
+		.block = ev == SKIN_FOLLOW_SAMPLE ? f->copy : NULL,
+		.reason = reason,
+	};
+
+	if (fn)
+		fn(f, ev, &s, data);
+}
+
+/* A connection, its two commands sent; WAITING again if skind is away. */
+static void connect_now(struct skin_follow *f, uint64_t now)
+{
+	int err;
+
+	f->c = skin_client_connect(f->socket, &err);
+	if (f->c && (skin_client_send(f->c, "shm") < 0 ||
+		     skin_client_send(f->c, "subscribe samples all") < 0)) {
+		skin_client_close(f->c);
+		f->c = NULL;
+	}
+	if (!f->c) {
+		f->retry_ns = now + f->retry_ms * 1000000ull;
+		return;
+	}
+	f->state = HANDSHAKE;
+	f->replies = 2;
+}
+
+/* The mapping @fd (the `shm` reply's) and the state its parts need. */
+static int map_object(struct skin_follow *f, int fd)
+{
+	uint64_t biggest = 0;
+	unsigned int i, n;
+	int r;
+
+	if (f->map.base)
+		return -EPROTO;		/* one `shm` was sent, one reply */
+	r = skin_shm_map_fd(&f->map, fd);
+	if (r < 0)
+		return r;
+	n = skin_shm_n_parts(&f->map);
+	for (i = 0; i < n; i++)
+		if (skin_shm_part(&f->map, i)->size > biggest)
+			biggest = skin_shm_part(&f->map, i)->size;
+	f->seen = calloc(n ? n : 1, sizeof(*f->seen));
+	f->copy = malloc(biggest ? biggest : 1);
+	if (!f->seen || !f->copy)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * One line of the handshake.  0 goes on, -ENOMEM is the caller's, other
+ * -errno means this connection is of no use (skind refused or lied).
+ */
+static int handshake_line(struct skin_follow *f, const char *line)
+{
+	if (!strncmp(line, "shm ", 4)) {
+		int fd = skin_client_take_fd(f->c);
+
+		return fd < 0 ? -EPROTO : map_object(f, fd);
+	}
+	if (!strcmp(line, "ok") || !strncmp(line, "ok ", 3)) {
+		if (f->replies == 2 && !f->map.base)
+			return -EPROTO;	/* `shm` answered without its line */
+		f->replies--;
+		return 0;
+	}
+	if (!strncmp(line, "error ", 6)) {
+		/* more parts than subscriptions: the wakeups of the first
+		 * ones still bring every part's copy (all are scanned) */
+		if (f->replies == 1 &&
+		    !strncmp(line, "error too-many-subscriptions ", 29)) {
+			f->replies--;
+			return 0;
+		}
+		return -EPROTO;	/* too-many-descriptors, say: try again later */
+	}
+	return 0;			/* an event before the replies: none due */
+}
+
+/* Copy each part whose sequence number moved; SAMPLE for each copy. */
+static int scan(struct skin_follow *f, skin_follow_fn fn, void *data)
+{
+	unsigned int i, n = skin_shm_n_parts(&f->map);
+	int samples = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t seq = skin_shm_seq(&f->map, i);
+
+		if (seq == f->seen[i] || seq < 2)
+			continue;	/* nothing new, or never published */
+		if (skin_shm_read_part(&f->map, i, f->copy, READ_TRIES) < 0)
+			continue;	/* busy: the next wakeup takes it */
+		f->seen[i] = skin_shm_head(f->copy)->seq;
+		emit(f, fn, data, SKIN_FOLLOW_SAMPLE, i, 0);
+		samples++;
+	}
+	return samples;
+}
+
+/* Leave an object: DETACHED (unless said already), then reconnect. */
+static void detach(struct skin_follow *f, skin_follow_fn fn, void *data,
+		   int reason)
+{
+	bool told = f->told;
+
+	/* a reload or a stop: skind is there (or gone for good), ask at
+	 * once; a crash: its successor needs time, wait a retry.  An object
+	 * retired before it was even told (a skind serving an object another
+	 * one replaced) waits a retry too, or this would loop flat out. */
+	drop(f, reason == -ESTALE && told ? 0 :
+		mono_ns() + f->retry_ms * 1000000ull);
+	if (told)
+		emit(f, fn, data, SKIN_FOLLOW_DETACHED, 0, reason);
+}
+
+/*
+ * Read what has arrived.  Return: 0, or the reason the connection is
+ * over (-ECONNRESET, -ESTALE), or -ENOMEM.
+ */
+static int read_lines(struct skin_follow *f)
+{
+	const char *line;
+	int r;
+
+	while ((r = skin_client_read_line(f->c, &line, 0)) > 0) {
+		if (f->state != HANDSHAKE)
+			continue;	/* sample, reload, dropped: the scan and
+					 * the check below tell what they mean */
+		r = handshake_line(f, line);
+		if (r < 0)
+			return r;
+		if (!f->replies)
+			f->state = ATTACHED;
+	}
+	if (r == 0)
+		return 0;
+	/* closed: by a skind that stopped (it retires its object first) or
+	 * by one that died */
+	if (f->map.base && skin_shm_retired(&f->map))
+		return -ESTALE;
+	return r == -ENOMEM ? r : -ECONNRESET;
+}
+
+int skin_follow_dispatch(struct skin_follow *f, skin_follow_fn fn, void *data)
+{
+	uint64_t now;
+	int r;
+
+	if (f->state == WAITING) {
+		now = mono_ns();
+		if (now < f->retry_ns)
+			return 0;
+		connect_now(f, now);
+		if (f->state == WAITING)
+			return 0;
+	}
+	r = read_lines(f);
+	if (r == -ENOMEM) {
+		/* the connection is dropped with what it held; told as a
+		 * closed connection, the next dispatches try again */
+		detach(f, fn, data, -ECONNRESET);
+		return r;
+	}
+	if (f->state == HANDSHAKE) {
+		if (r < 0)		/* never attached: nothing to tell */
+			drop(f, mono_ns() + f->retry_ms * 1000000ull);
+		return 0;
+	}
+	if (r < 0) {
+		detach(f, fn, data, r);
+		return 0;
+	}
+	r = skin_shm_check(&f->map);
+	if (r == -ESTALE) {
+		detach(f, fn, data, r);
+		return 0;
+	}
+	if (r == -ETIMEDOUT) {
+		if (f->state == ATTACHED) {
+			f->state = STALLED;
+			if (f->told)
+				emit(f, fn, data, SKIN_FOLLOW_DETACHED, 0, r);
+			f->told = false;
+		}
+		return 0;
+	}
+	f->state = ATTACHED;
+	if (!f->told) {
+		/* new, or beating again: every part's state follows */
+		memset(f->seen, 0, skin_shm_n_parts(&f->map) * sizeof(*f->seen));
+		f->told = true;
+		emit(f, fn, data, SKIN_FOLLOW_ATTACHED, 0, 0);
+	}
+	return scan(f, fn, data);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * followcheck - a follower of skind (skin/follow.h) that says what it
+ * sees, for the daemon layer to compare with skind's socket
+ *
+ *	followcheck SOCKET SECONDS [PART]
+ *
+ * Polls the follower as its header says and prints, flushed at once:
+ *
+ *	attached pid P generation G instance I parts NAME,NAME...
+ *	detached ECONNRESET|ESTALE|ETIMEDOUT
+ *	sample PART SAMPLES FRAME_TS_NS PUBLISH_NS      (every SAMPLE)
+ *
+ * and for PART, after its sample line, the copy as skind's socket would
+ * print the same publication (docs/PROTOCOL.md), so that a test compares
+ * the lines of equal SAMPLES:
+ *
+ *	taxels PART SAMPLES FRAME_TS_NS PUBLISH_NS (V0 ... Vn-1) (TOUCHED ...)
+ *	contacts PART SAMPLES (TAXEL ...) (TAXEL ...) ...
+ *
+ * "end samples N" after SECONDS or at SIGTERM.  What breaks the header's contract (an
+ * event out of order, a SAMPLE with no copy, a part's publications going
+ * backwards within one object) prints "error WHAT" and exits 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <skin/follow.h>
+
+struct watch {
+	const char *part;		/* printed in full, or NULL */
+	bool attached;
+	uint64_t *last;			/* per part: samples last seen */
+	unsigned long samples;
+	bool failed;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fail(struct watch *w, const char *what)
+{
+	printf("error %s\n", what);
+	w->failed = true;
+}
+
+static const char *reason_name(int reason)
+{
+	switch (reason) {
+	case -ECONNRESET:
+		return "ECONNRESET";
+	case -ESTALE:
+		return "ESTALE";
+	case -ETIMEDOUT:
+		return "ETIMEDOUT";
+	default:
+		return "other";
+	}
+}
+
+static void print_attached(struct watch *w, const struct skin_shm_map *m)
+{
+	unsigned int i, n = skin_shm_n_parts(m);
+
+	free(w->last);
+	w->last = calloc(n ? n : 1, sizeof(*w->last));
+	if (!w->last) {
+		fail(w, "out of memory");
+		return;
+	}
+	printf("attached pid %u generation %llu instance %016llx parts ",
+	       m->hdr->pid, (unsigned long long)m->hdr->generation,
+	       (unsigned long long)m->hdr->instance);
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? "," : "", skin_shm_part(m, i)->name);
+	printf("\n");
+}
+
+/* The copy in the words of skind's `taxels` and `contacts` lines. */
+static void print_copy(struct watch *w, const struct skin_shm_map *m,
+		       unsigned int part, const void *block)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+	const struct skin_shm_part *h = skin_shm_head(block);
+	const float *v = skin_shm_values(m, part, block);
+	const uint8_t *fl = skin_shm_flags(m, part, block);
+	const uint32_t *ct = skin_shm_contact_taxels(m, part, block);
+	unsigned int i, k, t;
+	bool first = true;
+
+	printf("taxels %s %llu %llu %llu (", d->name, (unsigned long long)h->samples,
+	       (unsigned long long)h->frame_ts_ns, (unsigned long long)h->publish_ns);
+	for (i = 0; i < d->n_taxels; i++)
+		printf(i ? " %.4g" : "%.4g", (double)v[i]);
+	printf(") (");
+	for (i = 0; i < d->n_taxels; i++)
+		if (fl[i] & SKIN_SHM_TAXEL_TOUCHED) {
+			printf(first ? "%u" : " %u", i);
+			first = false;
+		}
+	printf(")\n");
+	if (h->n_contacts > d->max_contacts || h->n_contact_taxels > d->n_taxels) {
+		fail(w, "contact counts out of bounds");
+		return;
+	}
+	printf("contacts %s %llu", d->name, (unsigned long long)h->samples);
+	for (k = 0; k < h->n_contacts; k++) {
+		const struct skin_shm_contact *c = skin_shm_contact(m, part, block, k);
+
+		if (c->first_taxel > h->n_contact_taxels ||
+		    c->n_taxels > h->n_contact_taxels - c->first_taxel) {
+			printf("\n");
+			fail(w, "contact taxels out of bounds");
+			return;
+		}
+		printf(" (");
+		for (t = 0; t < c->n_taxels; t++)
+			printf(t ? " %u" : "%u", ct[c->first_taxel + t]);
+		printf(")");
+	}
+	printf("\n");
+}
+
+static void on_event(struct skin_follow *f, enum skin_follow_event ev,
+		     const struct skin_follow_sample *s, void *data)
+{
+	struct watch *w = data;
+	const struct skin_shm_part *h;
+
+	switch (ev) {
+	case SKIN_FOLLOW_ATTACHED:
+		if (w->attached || !s->map || s->map != skin_follow_map(f))
+			fail(w, "ATTACHED while attached, or without its map");
+		w->attached = true;
+		print_attached(w, s->map);
+		break;
+	case SKIN_FOLLOW_DETACHED:
+		if (!w->attached || s->map || skin_follow_map(f))
+			fail(w, "DETACHED while detached, or with a map");
+		w->attached = false;
+		printf("detached %s\n", reason_name(s->reason));
+		break;
+	case SKIN_FOLLOW_SAMPLE:
+		if (!w->attached || !s->map || !s->block ||
+		    s->part >= skin_shm_n_parts(s->map)) {
+			fail(w, "SAMPLE while detached, or without its copy");
+			break;
+		}
+		h = skin_shm_head(s->block);
+		if (h->seq & 1 || h->samples < w->last[s->part])
+			fail(w, "a torn copy, or publications going backwards");
+		w->last[s->part] = h->samples;
+		w->samples++;
+		printf("sample %s %llu %llu %llu\n", skin_shm_part(s->map, s->part)->name,
+		       (unsigned long long)h->samples, (unsigned long long)h->frame_ts_ns,
+		       (unsigned long long)h->publish_ns);
+		if (w->part && !strcmp(w->part, skin_shm_part(s->map, s->part)->name))
+			print_copy(w, s->map, s->part, s->block);
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_term };	/* no SA_RESTART */
+	struct skin_follow_options o = { 0 };
+	struct watch w = { 0 };
+	struct skin_follow *f;
+	double end;
+	int r;
+
+	if (argc < 3 || argc > 4) {
+		fprintf(stderr, "usage: followcheck SOCKET SECONDS [PART]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGTERM, &sa, NULL);
+	o.socket = argv[1];
+	o.retry_ms = 100;
+	w.part = argc > 3 ? argv[3] : NULL;
+	r = skin_follow_new(&f, &o);
+	if (r < 0) {
+		fprintf(stderr, "followcheck: %s\n", strerror(-r));
+		return 1;
+	}
+	end = now_s() + atof(argv[2]);
+	while (now_s() < end && !w.failed && !stop) {
+		struct pollfd p = { skin_follow_fd(f), POLLIN, 0 };
+		int t = skin_follow_timeout_ms(f);
+
+		if (t < 0 || t > 100)
+			t = 100;	/* SECONDS is kept */
+		if (poll(&p, 1, t) < 0 && errno != EINTR)
+			break;
+		r = skin_follow_dispatch(f, on_event, &w);
+		if (r < 0) {
+			printf("error dispatch %s\n", strerror(-r));
+			w.failed = true;
+		}
+	}
+	printf("end samples %lu\n", w.samples);
+	skin_follow_free(f);
+	free(w.last);
+	return w.failed ? 1 : 0;
+}
