@@ -127,9 +127,25 @@ static void errors(void **state)
 	}
 }
 
+/* The file the packages install loads, and says what the defaults say */
+static void shipped(void **state)
+{
+	struct yb_config c, d;
+	char why[512];
+
+	(void)state;
+	yb_config_defaults(&c);
+	yb_config_defaults(&d);
+	if (yb_config_load(&c, SKIN_SOURCE_ROOT "/etc/yarp/skin-yarp.conf", why,
+			   sizeof(why)))
+		print_error("%s\n", why);
+	assert_memory_equal(&c, &d, sizeof(c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shipped),
 		cmocka_unit_test(values),
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(errors),

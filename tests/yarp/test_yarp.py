@@ -90,24 +90,31 @@ class Stack:
             time.sleep(0.2)
         raise AssertionError("timed out waiting for " + what)
 
-    def start_skin(self):
+    def start_skin(self, conf="etc/examples/demo.conf",
+                   touches=("left_hand taxel 110 radius 15mm force 60",
+                            "left_forearm taxel 37 radius 12mm force 80")):
+        """skinsim playing CONF's skin on ring files, TOUCHES pressed from
+        3 s on and held; skind on them, calibrated"""
+        conf = os.path.join(TOP, conf)
         scn = os.path.join(self.tmp, "test.scn")
         with open(scn, "w") as f:
-            f.write("config %s/etc/examples/demo.conf\nseed 7\nduration 600s\n"
-                    "at 3s press left_hand taxel 110 radius 15mm force 60 name palm\n"
-                    "at 3s press left_forearm taxel 37 radius 12mm force 80 name finger\n"
-                    % TOP)
+            f.write("config %s\nseed 7\nduration 600s\n" % conf)
+            for i, t in enumerate(touches):
+                f.write("at 3s press %s name touch%d\n" % (t, i))
         rings = os.path.join(self.tmp, "rings")
         os.makedirs(rings)
         os.makedirs(os.path.join(self.tmp, "state"))
         self.spawn([ENV["SKINSIM"], "--ring", rings, scn], "skinsim.log")
         time.sleep(0.3)
-        self.spawn([ENV["SKIND"], "-c", os.path.join(TOP, "etc/examples/demo.conf"),
+        self.skind = self.spawn([ENV["SKIND"], "-c", conf,
                     "--rings", rings, "--socket", self.env["SKIN_SOCKET"],
                     "--shm", os.path.join(self.tmp, "skind.shm"), "--state-dir",
                     os.path.join(self.tmp, "state"), "--no-evdev", "--no-create-patches"],
                    "skind.log")
-        self.wait_for(lambda: "calibrated 2 " in self.skinctl("status"), "skind calibrated")
+        def calibrated():
+            m = re.search(r" parts (\d+) calibrated (\d+) ", self.skinctl("status"))
+            return m and m.group(1) == m.group(2)
+        self.wait_for(calibrated, "skind calibrated", 60)
 
     def skinctl(self, *args):
         return subprocess.run([ENV["SKINCTL"]] + list(args), env=self.env,
