@@ -73,9 +73,9 @@ def main():
         S.start_yarpserver()
         S.start_skin(conf="etc/skind-full-body.conf",
                      touches=("left_forearm taxel 37 radius 12mm force 80",
-                              "torso taxel 100 radius 15mm force 60"))
+                              "torso taxel 100 radius 15mm force 60"), at="8s")
         S.start_bridge()
-        time.sleep(3)
+        time.sleep(6)		# the touches begin at 8 s
         alone = measure(S, SECS)
         print("BENCH phase=alone full_body_samples_per_s=%.1f bridge_us_per_sample=%.0f "
               "skind_us_per_sample=%.0f ratio=%.3f bridge_cpu_pct=%.1f" %
@@ -90,6 +90,7 @@ def main():
                 [ty.YARP, "read", "/bench_r%d" % i, port], env=S.env,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         sock_lat, sock_pub, yarp_lat = [], [], []
+        sock_seen, yarp_seen = {}, {}		# sample -> (arrival, publish_ns)
         stop = [False]
 
         def socket_reader():
@@ -100,10 +101,11 @@ def main():
             while not stop[0]:
                 line = f.readline()
                 now = time.monotonic_ns()
-                m = re.match(r"taxels \S+ \d+ (\d+) (\d+) ", line)
+                m = re.match(r"taxels \S+ (\d+) (\d+) (\d+) ", line)
                 if m:
-                    sock_lat.append((now - int(m.group(1))) / 1e6)
-                    sock_pub.append((now - int(m.group(2))) / 1e6)
+                    sock_lat.append((now - int(m.group(2))) / 1e6)
+                    sock_pub.append((now - int(m.group(3))) / 1e6)
+                    sock_seen[int(m.group(1))] = (now, int(m.group(3)))
             s.close()
 
         lat = subprocess.Popen([ty.YARP, "read", "/bench_lat",
@@ -114,12 +116,13 @@ def main():
         def yarp_reader():
             while not stop[0]:
                 line = lat.stdout.readline()
-                now = time.time()
+                now, mono = time.time(), time.monotonic_ns()
                 if not line:
                     break
                 w = line.split()
                 if len(w) > 2 and not line.startswith("["):
                     yarp_lat.append((now - float(w[1])) * 1e3)
+                    yarp_seen[int(w[0])] = mono
 
         th = [threading.Thread(target=socket_reader, daemon=True),
               threading.Thread(target=yarp_reader, daemon=True)]
@@ -127,6 +130,8 @@ def main():
             t.start()
         time.sleep(3)
         del sock_lat[:], sock_pub[:], yarp_lat[:]
+        sock_seen.clear()
+        yarp_seen.clear()
         read = measure(S, SECS)
         stop[0] = True
         print("BENCH phase=%d_yarp_readers full_body_samples_per_s=%.1f bridge_us_per_sample=%.0f "
@@ -138,9 +143,19 @@ def main():
             print("BENCH latency=%s samples=%d median_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f" %
                   (name, len(v), statistics.median(v) if v else float("nan"),
                    pct(v, 0.9), pct(v, 0.99), max(v) if v else float("nan")))
-        if sock_lat and yarp_lat:
+        # the same samples seen by both: the envelope's count is skind's
+        # sample number, so each yarp arrival has its publication time
+        both = [k for k in yarp_seen if k in sock_seen]
+        ypub = [(yarp_seen[k] - sock_seen[k][1]) / 1e6 for k in both]
+        spub = [(sock_seen[k][0] - sock_seen[k][1]) / 1e6 for k in both]
+        for name, v in (("socket_from_publish_matched", spub),
+                        ("yarp_read_from_publish_matched", ypub)):
+            print("BENCH latency=%s samples=%d median_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f" %
+                  (name, len(v), statistics.median(v) if v else float("nan"),
+                   pct(v, 0.9), pct(v, 0.99), max(v) if v else float("nan")))
+        if ypub and spub:
             print("BENCH latency_ratio_yarp_to_socket_median=%.2f" %
-                  (statistics.median(yarp_lat) / statistics.median(sock_lat)))
+                  (statistics.median(ypub) / statistics.median(spub)))
     finally:
         for p in readers:
             if p.stdout:

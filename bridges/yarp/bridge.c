@@ -247,7 +247,8 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	 * sample (the driver's, on the realtime clock as yarp::os::Time) */
 	t = (double)((int64_t)h->frame_ts_ns + b->mono_to_real_ns) / 1e9;
 	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
-	if (p->raw) {
+	/* a port without readers costs nothing: no encoding */
+	if (p->raw && yp_port_readers(p->raw)) {
 		const uint8_t *raw = skin_shm_raw(s->map, s->part, p->copy);
 
 		yw_buf_reset(&b->bin);
@@ -257,7 +258,7 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 			yw_vector_u8_text(&b->text, raw, d->n_taxels);
 		yp_port_write(p->raw, &b->bin, yp_port_wants_text(p->raw) ? &b->text : NULL, env);
 	}
-	if (p->comp) {
+	if (p->comp && yp_port_readers(p->comp)) {
 		const float *v = skin_shm_values(s->map, s->part, p->copy);
 
 		yw_buf_reset(&b->bin);
@@ -296,7 +297,7 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 	struct timespec ts;
 
 	sd_event_source_set_time(s, usec + (uint64_t)b->period_ms * 1000);
-	if (!b->map || !b->events)
+	if (!b->map || !b->events || !yp_port_readers(b->events))
 		return 0;
 	for (i = 0; i < b->n_parts; i++) {
 		const uint32_t *tx;

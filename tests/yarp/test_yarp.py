@@ -92,15 +92,16 @@ class Stack:
 
     def start_skin(self, conf="etc/examples/demo.conf",
                    touches=("left_hand taxel 110 radius 15mm force 60",
-                            "left_forearm taxel 37 radius 12mm force 80")):
+                            "left_forearm taxel 37 radius 12mm force 80"), at="3s"):
         """skinsim playing CONF's skin on ring files, TOUCHES pressed from
-        3 s on and held; skind on them, calibrated"""
+        AT on and held (after skind's calibration); skind on them,
+        calibrated"""
         conf = os.path.join(TOP, conf)
         scn = os.path.join(self.tmp, "test.scn")
         with open(scn, "w") as f:
             f.write("config %s\nseed 7\nduration 600s\n" % conf)
             for i, t in enumerate(touches):
-                f.write("at 3s press %s name touch%d\n" % (t, i))
+                f.write("at %s press %s name touch%d\n" % (at, t, i))
         rings = os.path.join(self.tmp, "rings")
         os.makedirs(rings)
         os.makedirs(os.path.join(self.tmp, "state"))
