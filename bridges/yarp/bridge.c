@@ -231,6 +231,29 @@ static void detached(struct yb *b, int reason)
 		strerror(-reason));
 }
 
+/* A Vector of @f (compensated) or @u (raw) to @port's readers; a port
+ * without readers costs nothing, and text is made only for text readers */
+static void write_values(struct yb *b, struct yp_port *port, const float *f,
+			 const uint8_t *u, unsigned int n, const char *env)
+{
+	bool text;
+
+	if (!port || !yp_port_readers(port))
+		return;
+	text = yp_port_wants_text(port);
+	yw_buf_reset(&b->bin);
+	yw_buf_reset(&b->text);
+	if (f)
+		yw_vector_f32(&b->bin, b->cfg.version, f, n);
+	else
+		yw_vector_u8(&b->bin, b->cfg.version, u, n);
+	if (text && f)
+		yw_vector_f32_text(&b->text, f, n);
+	else if (text)
+		yw_vector_u8_text(&b->text, u, n);
+	yp_port_write(port, &b->bin, text ? &b->text : NULL, env);
+}
+
 static void sample(struct yb *b, const struct skin_follow_sample *s)
 {
 	const struct skin_shm_part_desc *d = skin_shm_part(s->map, s->part);
@@ -247,27 +270,10 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	 * sample (the driver's, on the realtime clock as yarp::os::Time) */
 	t = (double)((int64_t)h->frame_ts_ns + b->mono_to_real_ns) / 1e9;
 	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
-	/* a port without readers costs nothing: no encoding */
-	if (p->raw && yp_port_readers(p->raw)) {
-		const uint8_t *raw = skin_shm_raw(s->map, s->part, p->copy);
-
-		yw_buf_reset(&b->bin);
-		yw_vector_u8(&b->bin, b->cfg.version, raw, d->n_taxels);
-		yw_buf_reset(&b->text);
-		if (yp_port_wants_text(p->raw))
-			yw_vector_u8_text(&b->text, raw, d->n_taxels);
-		yp_port_write(p->raw, &b->bin, yp_port_wants_text(p->raw) ? &b->text : NULL, env);
-	}
-	if (p->comp && yp_port_readers(p->comp)) {
-		const float *v = skin_shm_values(s->map, s->part, p->copy);
-
-		yw_buf_reset(&b->bin);
-		yw_vector_f32(&b->bin, b->cfg.version, v, d->n_taxels);
-		yw_buf_reset(&b->text);
-		if (yp_port_wants_text(p->comp))
-			yw_vector_f32_text(&b->text, v, d->n_taxels);
-		yp_port_write(p->comp, &b->bin, yp_port_wants_text(p->comp) ? &b->text : NULL, env);
-	}
+	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, p->copy),
+		     d->n_taxels, env);
+	write_values(b, p->comp, skin_shm_values(s->map, s->part, p->copy), NULL,
+		     d->n_taxels, env);
 }
 
 /* The contacts of part @p's copy, bounded by what its descriptor allows;

@@ -139,26 +139,28 @@ int yw_number_parse(const uint8_t in[8], int32_t *n)
 	return 0;
 }
 
-void yw_vector_f32(struct yw_buf *b, enum yw_version v, const float *x,
-		   unsigned int n)
+/* A Vector's values come as skind's floats or its raw bytes: one of @f, @u */
+static void vector(struct yw_buf *b, enum yw_version v, const float *f,
+		   const uint8_t *u, unsigned int n)
 {
 	unsigned int i;
 
 	yw_put_i32(b, YW_TAG_LIST + yw_tag_float64(v));
 	yw_put_i32(b, (int32_t)n);
 	for (i = 0; i < n; i++)
-		yw_put_f64(b, x[i]);
+		yw_put_f64(b, f ? (double)f[i] : (double)u[i]);
+}
+
+void yw_vector_f32(struct yw_buf *b, enum yw_version v, const float *x,
+		   unsigned int n)
+{
+	vector(b, v, x, NULL, n);
 }
 
 void yw_vector_u8(struct yw_buf *b, enum yw_version v, const uint8_t *x,
 		  unsigned int n)
 {
-	unsigned int i;
-
-	yw_put_i32(b, YW_TAG_LIST + yw_tag_float64(v));
-	yw_put_i32(b, (int32_t)n);
-	for (i = 0; i < n; i++)
-		yw_put_f64(b, x[i]);
+	vector(b, v, NULL, x, n);
 }
 
 /* yarp::conf::numeric::to_string(double) */
@@ -173,26 +175,26 @@ static void put_double_text(struct yw_buf *b, double x)
 		yw_put_str(b, ".0");
 }
 
-void yw_vector_f32_text(struct yw_buf *b, const float *x, unsigned int n)
+static void vector_text(struct yw_buf *b, const float *f, const uint8_t *u,
+			unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		if (i)
 			yw_put(b, " ", 1);
-		put_double_text(b, x[i]);
+		put_double_text(b, f ? (double)f[i] : (double)u[i]);
 	}
+}
+
+void yw_vector_f32_text(struct yw_buf *b, const float *x, unsigned int n)
+{
+	vector_text(b, x, NULL, n);
 }
 
 void yw_vector_u8_text(struct yw_buf *b, const uint8_t *x, unsigned int n)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (i)
-			yw_put(b, " ", 1);
-		put_double_text(b, x[i]);
-	}
+	vector_text(b, NULL, x, n);
 }
 
 void yw_contact_list(struct yw_buf *b, unsigned int n)

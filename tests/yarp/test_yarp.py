@@ -121,9 +121,10 @@ class Stack:
         return subprocess.run([ENV["SKINCTL"]] + list(args), env=self.env,
                               capture_output=True, text=True, timeout=10).stdout
 
-    def start_bridge(self, extra=""):
+    def start_bridge(self, extra="", admin=True):
         with open(self.conf, "w") as f:
-            f.write("[yarp]\nstall_ms = 500\nrecheck_s = 1\nrpc_admin = true\n" + extra)
+            f.write("[yarp]\nstall_ms = 500\nrecheck_s = 1\nrpc_admin = %s\n%s" %
+                    ("true" if admin else "false", extra))
         self.bridge = self.spawn([ENV["SKIN_YARP"], "-c", self.conf], "skin-yarp.log")
         self.wait_for(lambda: "/icub/skin/left_hand_comp" in
                       self.yarp("name", "list").stdout, "the bridge's ports registered")
@@ -364,7 +365,8 @@ def name_server_restart():
 @case
 def bridge_restart_readers_reconnected():
     """a [connect] reader gets data again after the bridge restarts; a
-    stopped bridge unregisters its ports"""
+    stopped bridge unregisters its ports; restarted with rpc_admin =
+    false, it refuses calib and set"""
     reader = subprocess.Popen([YARP, "read", "/persist", "envelope"], env=S.env,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -372,7 +374,8 @@ def bridge_restart_readers_reconnected():
         assert S.stop_bridge() == 0
         out = S.yarp("name", "list").stdout
         assert "/icub/skin/left_hand_comp" not in out, out
-        S.start_bridge("[connect]\n/icub/skin/left_hand_comp = /persist tcp\n")
+        S.start_bridge("[connect]\n/icub/skin/left_hand_comp = /persist tcp\n",
+                       admin=False)
         n = 0
         end = time.time() + 15
         while n < 5 and time.time() < end:
@@ -380,6 +383,13 @@ def bridge_restart_readers_reconnected():
             if line.strip() and not line.startswith("["):
                 n += 1
         assert n == 5, "the reader got %d messages after the restart" % n
+        # rpc_admin = false: a YARP peer reads, but changes nothing
+        before = skind_cmd("get add_threshold")
+        for cmd in ("set threshold 3", "calib", "set binarization on"):
+            r = rpc(cmd)
+            assert r.startswith("[fail]") and "permission denied" in r, (cmd, r)
+        assert skind_cmd("get add_threshold") == before
+        assert float(rpc("get threshold")) == 9.0
     finally:
         stop(reader)
 
