@@ -262,6 +262,13 @@ def carriers():
         for line in lines:
             vals = line.replace("(", " ").replace(")", " ").split()
             assert len(vals) >= 192, (carrier, len(vals))
+    # skin_events:o in text: lib/proc's skinContactList text, as a Bottle
+    # YARP parses: ((id body link skin) (CoP) ... (taxels) pressure) ...
+    for carrier in ("text", "fast_tcp"):
+        lines = read_port("/skinManager/skin_events:o", "/r_ev_" + carrier, 3, carrier=carrier)
+        for line in lines:
+            assert re.search(r"\(\(\d+ 3 6 1\) \([-0-9.e]+ [-0-9.e]+ [-0-9.e]+\)", line) and \
+                re.search(r"\(\(\d+ 3 4 2\) ", line), (carrier, line[:300])
 
 
 @case
