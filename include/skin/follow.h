@@ -62,14 +62,16 @@ struct skin_follow_options {
 enum skin_follow_event {
 	/* Connected and mapped an object: the parts (their names, sizes,
 	 * order) may differ from the last object's.  @s->map is valid,
-	 * @s->part and @s->block are not. */
+	 * @s->part and @s->block are not.  Every part that has published
+	 * follows as a SAMPLE in the same dispatch: its current state. */
 	SKIN_FOLLOW_ATTACHED,
 	/* Part @s->part has a new publication: @s->block is a consistent
 	 * copy (skin_shm_values(s->map, s->part, s->block) ...). */
 	SKIN_FOLLOW_SAMPLE,
 	/* skind went away, reloaded or stopped beating: the parts of the
 	 * last ATTACHED are gone.  @s->map is NULL.  An ATTACHED follows
-	 * when skind is back. */
+	 * when skind is back (after -ETIMEDOUT: the same object, once the
+	 * heartbeat moves again). */
 	SKIN_FOLLOW_DETACHED,
 };
 
@@ -102,7 +104,7 @@ void skin_follow_free(struct skin_follow *f);
  * ask again after each dispatch (-1 while waiting for @retry_ms). */
 int skin_follow_fd(const struct skin_follow *f);
 /* How long poll() may wait before the follower needs a dispatch anyway
- * (retry, heartbeat check), in milliseconds. */
+ * (retry, heartbeat check), in milliseconds; -1: until the fd is ready. */
 int skin_follow_timeout_ms(const struct skin_follow *f);
 
 /*

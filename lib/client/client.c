@@ -21,9 +21,9 @@
 
 struct skin_client {
 	int fd;
-	char *buf;		/* received, not yet returned */
-	size_t len, cap;
-	size_t line_end;	/* bytes of the line returned last, to drop */
+	char *buf;		/* buf[start, len): received, not yet returned */
+	size_t start, len, cap;
+	size_t line_end;	/* end of the line returned last, to drop */
 	int passed_fd;		/* from SCM_RIGHTS, -1 none */
 };
 
@@ -109,6 +109,13 @@ static int receive(struct skin_client *c)
 	struct iovec iov;
 	ssize_t n;
 
+	/* the lines returned are dropped here, once per read, not once per
+	 * line: a thousand queued lines cost one move, not a thousand */
+	if (c->start) {
+		memmove(c->buf, c->buf + c->start, c->len - c->start);
+		c->len -= c->start;
+		c->start = 0;
+	}
 	if (c->cap - c->len < 4096) {
 		size_t cap = c->cap * 2;
 		char *b = realloc(c->buf, cap);
@@ -164,11 +171,10 @@ int skin_client_read_line(struct skin_client *c, const char **line,
 	int r;
 
 	if (c->line_end) {
-		memmove(c->buf, c->buf + c->line_end, c->len - c->line_end);
-		c->len -= c->line_end;
+		c->start = c->line_end;
 		c->line_end = 0;
 	}
-	while (!(nl = memchr(c->buf, '\n', c->len))) {
+	while (!(nl = memchr(c->buf + c->start, '\n', c->len - c->start))) {
 		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 		int wait = -1;
 
@@ -191,10 +197,10 @@ int skin_client_read_line(struct skin_client *c, const char **line,
 			return r;
 	}
 	*nl = 0;
-	if (nl > c->buf && nl[-1] == '\r')
+	if (nl > c->buf + c->start && nl[-1] == '\r')
 		nl[-1] = 0;
 	c->line_end = (size_t)(nl - c->buf) + 1;
-	*line = c->buf;
+	*line = c->buf + c->start;
 	return 1;
 }
 

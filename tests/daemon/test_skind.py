@@ -1485,6 +1485,29 @@ def t_follow_stop(env):
         f.stop()
 
 
+@case("follower: one that did not dispatch for 2 s gets the newest publication, nothing in between")
+def t_follow_coalesce(env):
+    d = env.daemon
+    f = Follower(d.sock)
+    try:
+        f.following(d)
+        f.p.send_signal(signal.SIGSTOP)     # the bridge is busy elsewhere
+        time.sleep(2.0)
+        mark = f.mark()
+        f.p.send_signal(signal.SIGCONT)
+        f.wait(r"^sample pad ", mark, 5)
+        before = [int(l.split()[2]) for l in f.out.out[:mark].decode().splitlines()
+                  if l.startswith("sample pad ")]
+        after = f.lines(mark)
+        first = int([l for l in after if l.startswith("sample pad ")][0].split()[2])
+        # 2 s at 50 Hz: about 100 publications, delivered as one copy
+        assert first - before[-1] >= 50, (before[-1], first)
+        # its own clock jumped 2 s, the heartbeat moved meanwhile: no DETACHED
+        assert not [l for l in after if not l.startswith("sample ")], after[:5]
+    finally:
+        f.stop()
+
+
 @case("follower: skind absent at start, then SIGTERM: attaches when it appears, DETACHED ESTALE")
 def t_follow_absent(env):
     d = env.daemon

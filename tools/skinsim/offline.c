@@ -61,7 +61,7 @@ static int flush(struct run *r, struct pending *p, unsigned int *n,
 {
 	unsigned int i, k;
 
-	if (*n)		/* qsort()'s array may not be NULL, even empty */
+	if (*n > 1)	/* (p is NULL until a frame is held) */
 		qsort(p, *n, sizeof(*p), cmp_pending);
 	for (i = 0; i < *n && p[i].ts < until && !skinsim_stop; i++) {
 		if (!r->o->fast)

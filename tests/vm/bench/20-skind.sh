@@ -24,7 +24,9 @@ CFG
 vcan_add vcan0
 skin_load
 mkdir -p /run/skin /tmp/bench-state
-skind -c $CONF --state-dir /tmp/bench-state --no-evdev --max-clients 256 >/tmp/skind.log 2>&1 &
+# the 64 + 2 clients are all root's: over the default per-user share (64)
+skind -c $CONF --state-dir /tmp/bench-state --no-evdev --max-clients 256 \
+	--max-user-clients 256 >/tmp/skind.log 2>&1 &
 skind=$!
 i=0
 until [ -e /sys/class/skin/left_hand/triangles ] && [ -S /run/skin/skind.sock ]; do
