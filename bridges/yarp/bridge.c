@@ -121,9 +121,12 @@ static void connect_configured(struct yb *b)
 static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
 {
 	struct yb *b = data;
+	bool skip = yn_pending(b->nc) > 0;
 	unsigned int i;
 
-	for (i = 0; i < b->n_ports; i++) {
+	/* the last round still queued (the name server is slow or away): no
+	 * second one behind it, so that readers' lookups are not kept waiting */
+	for (i = 0; i < b->n_ports && !skip; i++) {
 		struct check *c = malloc(sizeof(*c));
 		char cmd[300];
 

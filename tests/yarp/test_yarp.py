@@ -159,10 +159,9 @@ def stop(p):
     """stop a `yarp read` (its pipe closed first: blocked on a full pipe it
     could not stop), killed if it does not within 5 s; it is not what a
     case checks, so its trouble does not hide the case's own"""
-    p.stdout.close()
     p.terminate()
     try:
-        p.wait(timeout=5)
+        p.communicate(timeout=5)
     except subprocess.TimeoutExpired:
         print("# %s did not stop on SIGTERM: killed" % " ".join(p.args))
         p.kill()
