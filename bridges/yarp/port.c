@@ -23,6 +23,7 @@
 #define IN_MAX		65536	/* a command message, a header line */
 #define NAME_MAX_LEN	255
 #define MAX_ATOMS	16
+#define OUT_SNDBUF	(64 * 1024)	/* per reader (the kernel doubles it) */
 
 enum state {
 	/* connections to us */
@@ -326,6 +327,13 @@ void yp_resolved(void *cookie, int err, const struct sockaddr_in *addr)
 		return;
 	}
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	/* A fixed send buffer (the kernel's autotuning would grow it to
+	 * megabytes): a reader that stopped reading is seen as stalled once
+	 * this and its receive buffer are full, seconds of data rather than
+	 * minutes, and what a slow reader gets is never that old. */
+	if (c->fd >= 0)
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &(int){ OUT_SNDBUF },
+			   sizeof(int));
 	if (c->fd < 0 || (connect(c->fd, (const struct sockaddr *)addr,
 				  sizeof(*addr)) < 0 && errno != EINPROGRESS)) {
 		out_failed(c);

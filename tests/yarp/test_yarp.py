@@ -289,6 +289,19 @@ def contacts_libyarp_os():
     print("# " + touched[-1][:150])
 
 
+def admin(port, cmd):
+    """one admin command to PORT as `yarp admin rpc` sends it: its reply line"""
+    m = re.search(r"ip (\S+) port (\d+)", S.yarp("name", "query", port).stdout)
+    assert m, "no registration of " + port
+    s = socket.create_connection((m.group(1), int(m.group(2))), timeout=5)
+    s.sendall(b"CONNACK /test\r\na\r\n" + cmd.encode() + b"\r\n")
+    f = s.makefile("r")
+    assert f.readline().startswith("Welcome")
+    reply = f.readline()
+    s.close()
+    return reply
+
+
 def skind_cmd(cmd):
     """one command on skind's socket: its reply lines"""
     s = socket.socket(socket.AF_UNIX)
@@ -343,15 +356,26 @@ def rpc_commands():
 def stalled_reader_dropped():
     """a reader that never reads (SIGSTOP) is dropped; another keeps reading"""
     stalled = subprocess.Popen([YARP, "read", "/stalled", "/icub/skin/left_forearm_comp"],
-                               env=S.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               env=S.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True)
     try:
-        S.wait_for(lambda: "/stalled" in S.yarp("name", "list").stdout, "/stalled")
-        time.sleep(1)
+        # stopped once it reads data: past its talk with the name server,
+        # which a process stopped in the middle of it would hold up
+        while True:
+            line = stalled.stdout.readline()
+            assert line, "the reader to stop never read"
+            if line.strip() and not line.startswith("["):
+                break
         os.kill(stalled.pid, signal.SIGSTOP)
         t0 = time.time()
         lines = read_port("/icub/skin/left_forearm_comp", "/r_live", 100, timeout=30)
         rate = len(lines) / (time.time() - t0)
         assert len(lines) == 100
+        # dropped once its buffers are full and stall_ms (500) has passed
+        S.wait_for(lambda: "/stalled" not in admin("/icub/skin/left_forearm_comp",
+                                                   "[list] [out]"),
+                   "the stopped reader dropped", 30)
+        print("# the stopped reader dropped %.1f s after it stopped" % (time.time() - t0))
         print("# the live reader: 100 messages at %.0f/s beside a stopped one" % rate)
     finally:
         os.kill(stalled.pid, signal.SIGKILL)
