@@ -1231,12 +1231,12 @@ def t_socket_atomic(env):
     # bound under another name and renamed once it listens, never
     # created under its own name (between bind and listen a connect gets
     # ECONNREFUSED).  Also over a stale file of a killed skind.
-    d = env.start(side="atomic")
+    d = Daemon(env, side="atomic")
     run = os.path.dirname(d.sock)
     for stale in (False, True):
         d.stop(signal.SIGKILL if stale else signal.SIGTERM)
         events = inotify_names(run)
-        d = env.start(side="atomic")
+        d = Daemon(env, side="atomic")
         d.ready()
         names = [(m, n) for m, n in events() if n == "skind.sock"]
         assert names and all(m & 0x80 for m, n in names), \
