@@ -58,6 +58,19 @@ static const struct {
 	{ "contact gain", "contact_compensation_gain", false },
 };
 
+/*
+ * skinManagerGui sends each command as its number in skinManager's
+ * SkinManagerCommand (skinManager.h), not as words: these are the first
+ * sixteen, the same in every version of that enum.
+ */
+static const char *const by_number[] = {
+	"calib", "get touch thr", "set binarization", "get binarization",
+	"set smooth filter", "get smooth filter", "set smooth factor",
+	"get smooth factor", "set threshold", "get threshold", "set gain",
+	"get gain", "set contact gain", "get contact gain", "is calibrating",
+	"get info",
+};
+
 static const char *const help[] = {
 	"calib                     # calibrate every part (rpc_admin)",
 	"get touch thr             # every taxel's touch threshold, part after part",
@@ -399,11 +412,19 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 	char words[200], cmd[256];
 	unsigned int i, k;
 
-	if (!n || (a[0].type != YW_ATOM_STRING && a[0].type != YW_ATOM_VOCAB)) {
+	if (n && a[0].type == YW_ATOM_INT && a[0].i >= 0 &&
+	    a[0].i < (int64_t)(sizeof(by_number) / sizeof(by_number[0]))) {
+		char rest[150];
+
+		join(rest, sizeof(rest), a, 1, n);
+		snprintf(words, sizeof(words), "%s%s%s", by_number[a[0].i],
+			 rest[0] ? " " : "", rest);
+	} else if (!n || (a[0].type != YW_ATOM_STRING && a[0].type != YW_ATOM_VOCAB)) {
 		reply_fail(call, "unknown command; try help");
 		return;
+	} else {
+		join(words, sizeof(words), a, 0, n);
 	}
-	join(words, sizeof(words), a, 0, n);
 	if (!strcmp(words, "help")) {
 		struct yw_atom h[sizeof(help) / sizeof(help[0])];
 

@@ -340,6 +340,8 @@ def touch_thresholds():
         want += v
     got = rpc("get touch thr")
     assert not got.startswith("[fail]"), got
+    # skinManagerGui sends the command's number (SkinManagerCommand 1)
+    assert rpc("1") == got, "get touch thr by number differs"
     got = [float(x) for x in got.split()]
     assert len(got) == len(want), (len(got), len(want), names)
     bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6 * max(1, w)]
@@ -356,6 +358,9 @@ def rpc_commands():
     assert "param smooth_factor 0.25" in skind_cmd("get smooth_factor")
     assert rpc("set threshold 9") == "[ok]"
     assert float(rpc("get threshold")) == 9.0
+    # as skinManagerGui sends them: set_threshold (8) 9, get_threshold (9)
+    assert rpc("8 10") == "[ok]" and float(rpc("9")) == 10.0
+    assert rpc("8 9") == "[ok]" and float(rpc("get threshold")) == 9.0
     assert rpc("set binarization off") == "[ok]"
     assert rpc("get binarization") == "off"
     assert rpc("set smooth filter on") == "[ok]"
