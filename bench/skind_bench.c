@@ -156,13 +156,30 @@ struct lat {
 	int n;
 };
 
+/*
+ * skind_hop: FRAME_TS_NS to PUBLISH_NS of each line the subscriber gets
+ * (skind's wakeup, ring read and processing); *_pub: the same arrivals
+ * from PUBLISH_NS (the hop from skind to the client), whatever --from
+ * says, so that one run splits each path's latency in two.
+ */
 static struct lat raw = { .name = "raw" }, sock_lat = { .name = "socket" },
-		  shm_lat = { .name = "shm" }, follow_lat = { .name = "follow" };
+		  shm_lat = { .name = "shm" }, follow_lat = { .name = "follow" },
+		  skind_hop = { .name = "skind_hop" }, sock_pub = { .name = "socket_from_publish" },
+		  shm_pub = { .name = "shm_from_publish" },
+		  follow_pub = { .name = "follow_from_publish" };
 
 static void add(struct lat *l, int64_t ns)
 {
 	if (l->n < MAX_SAMPLES && ns >= 0)
 		l->v[l->n++] = (uint64_t)ns;
+}
+
+/* One arrival at time t of a publication made at pts of a frame at fts. */
+static void arrived(struct lat *from, struct lat *pub, uint64_t t, uint64_t fts, uint64_t pts)
+{
+	add(from, (int64_t)(t - (o.from_publish ? pts : fts)));
+	if (!o.from_publish)
+		add(pub, (int64_t)(t - pts));
 }
 
 /* The straightforward user-space reader: the driver's filter, its assembly. */
@@ -213,8 +230,11 @@ static void *socket_reader(void *arg)
 			break;
 		if (r == 0)
 			continue;
-		if (sscanf(line, "taxels %63s %llu %llu %llu", part, &sample, &fts, &pts) == 4)
-			add(&sock_lat, (int64_t)(t - (o.from_publish ? pts : fts)));
+		if (sscanf(line, "taxels %63s %llu %llu %llu", part, &sample, &fts, &pts) == 4) {
+			arrived(&sock_lat, &sock_pub, t, fts, pts);
+			if (!o.from_publish)
+				add(&skind_hop, (int64_t)(pts - fts));
+		}
 	}
 	return NULL;
 }
@@ -223,6 +243,7 @@ struct shm_reader {
 	struct skin_shm_map *m;
 	int part;
 	struct lat *lat;	/* NULL: a fan-out reader, not measured */
+	struct lat *pub;
 	unsigned long reads;
 };
 
@@ -246,8 +267,7 @@ static void *shm_reader(void *arg)
 			last = h->seq;
 			r->reads++;
 			if (r->lat && h->frame_ts_ns)
-				add(r->lat, (int64_t)(t - (o.from_publish ? h->publish_ns :
-							   h->frame_ts_ns)));
+				arrived(r->lat, r->pub, t, h->frame_ts_ns, h->publish_ns);
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -268,8 +288,7 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 		return;
 	h = skin_shm_head(s->block);
 	if (h->frame_ts_ns)
-		add(&follow_lat, (int64_t)(t - (o.from_publish ? h->publish_ns :
-						 h->frame_ts_ns)));
+		arrived(&follow_lat, &follow_pub, t, h->frame_ts_ns, h->publish_ns);
 }
 
 /* A follower as a bridge runs one: poll, dispatch. */
@@ -347,7 +366,7 @@ static void phase(const char *name, struct skin_shm_map *m, int part)
 {
 	pthread_t ts, tr, tk, tm, tf;
 	struct skin_client *c;
-	struct shm_reader sr = { m, part, &shm_lat, 0 };
+	struct shm_reader sr = { m, part, &shm_lat, &shm_pub, 0 };
 	double c0, c1;
 	uint64_t t0, t1;
 	char cmd[128], why[256];
@@ -406,6 +425,12 @@ static void phase(const char *name, struct skin_shm_map *m, int part)
 	report(name, &sock_lat);
 	report(name, &shm_lat);
 	report(name, &follow_lat);
+	if (!o.from_publish) {
+		report(name, &skind_hop);
+		report(name, &sock_pub);
+		report(name, &shm_pub);
+		report(name, &follow_pub);
+	}
 	fflush(stdout);
 }
 
@@ -505,7 +530,7 @@ int main(int argc, char **argv)
 				err == -EPROTO ? why : strerror(-err));
 			return 1;
 		}
-		cr.readers[i] = (struct shm_reader){ &m, part, NULL, 0 };
+		cr.readers[i] = (struct shm_reader){ &m, part, NULL, NULL, 0 };
 	}
 	stop = false;
 	pthread_create(&cr.sock_thread, NULL, crowd_reader, &cr);
