@@ -126,12 +126,11 @@ static size_t taxels_line(char *buf, size_t len, struct skind_part *p,
 
 	w = snprintf(buf + o, len - o, fmt == FORMAT_JSON ? "\"values\":[" : "(");
 	o += (size_t)w;
+	/* not snprintf: its %.4g was most of the hop to a subscriber */
 	for (i = 0; i < p->n_taxels && o + 32 < len; i++) {
-		w = snprintf(buf + o, len - o, i ? " %.4g" : "%.4g",
-			     (double)p->values[i]);
-		if (fmt == FORMAT_JSON && i)
-			buf[o] = ',';
-		o += (size_t)w;
+		if (i)
+			buf[o++] = fmt == FORMAT_JSON ? ',' : ' ';
+		o += (size_t)skin_value_g4(buf + o, len - o, p->values[i]);
 	}
 	w = snprintf(buf + o, len - o, fmt == FORMAT_JSON ? "],\"touched\":[" : ") (");
 	o += (size_t)w;
