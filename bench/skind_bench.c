@@ -259,12 +259,13 @@ static void *shm_reader(void *arg)
 {
 	struct shm_reader *r = arg;
 	const struct skin_shm_part_desc *d = skin_shm_part(r->m, (unsigned int)r->part);
+	const struct skin_shm_part *sp = (const void *)((const char *)r->m->base + d->offset);
 	char *buf = malloc(d->size);
-	uint64_t last = 0;
+	/* not the publication there when the phase starts: it is old */
+	uint64_t last = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE);
 	struct timespec nap = { 0, r->lat ? 20000 : 10000000 };	/* crowd: 100 Hz */
 
 	while (!stop) {
-		const struct skin_shm_part *sp = (const void *)((const char *)r->m->base + d->offset);
 		uint64_t seq = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE);
 
 		if (seq != last && !(seq & 1) &&
