@@ -282,7 +282,7 @@ size_t skin_json_escape(char *buf, size_t len, const char *s);
  * for byte, with its semantics (at most @len bytes with the NUL; returns
  * the whole length), for the text lines that carry every taxel's value:
  * glibc's printf of a double costs about 1,800 instructions, this about
- * 100 (docs/PERFORMANCE.md, "skind's hop to its clients").
+ * 140, 25 for a zero (docs/PERFORMANCE.md, "Under -icount").
  */
 int skin_value_g4(char *buf, size_t len, float v);
 /* Every part's contacts of the last skin_proc_cluster() calls, in one
