@@ -6,9 +6,9 @@
  * user space from the driver's own source (skin_core_dep) and fed a
  * pre-generated stream of one 16-triangle board: every period a head and a
  * tail frame per triangle, the 32 frames shuffled, the values varying.  Each
- * frame goes through the driver's receive sequence (driver/skin_can.c,
- * skin_can_rx(), without its lock, timer and clock) into a ring of 256
- * frames.  In the same process, interleaved with it, run the baselines:
+ * frame goes through the driver's receive sequence, skin_asm_rx() (what
+ * skin_can_rx() in driver/skin_can.c runs between its lock, clock and
+ * timer), into a ring of 256 frames.  In the same process, interleaved with it, run the baselines:
  *
  *   copy      each CAN frame copied into a 256-frame buffer: the least any
  *             code that looks at every frame does;
@@ -40,7 +40,6 @@
 #include <unistd.h>
 
 #include "skin_core.h"
-#include <linux/can/error.h>
 
 #define PERIODS		512
 #define HALVES		(2 * SKIN_TRIANGLES)	/* frames per period */
@@ -129,60 +128,21 @@ static void make_stream(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* The receive sequence, as driver/skin_can.c runs it                  */
+/* The receive sequence: skin_asm_rx(), as skin_can_rx() runs it       */
 
 struct core {
 	struct skin_asm a;
 	struct skin_ring r;
 	void *mem;
-	u64 published;
 };
-
-static void stat_inc(struct core *s, unsigned int stat)
-{
-	__u64 *v = &s->r.ctrl->stats[stat];
-
-	WRITE_ONCE(*v, *v + 1);
-}
-
-static void publish(struct core *s, u16 flags)
-{
-	struct skin_frame *slot = skin_ring_begin(&s->r);
-
-	flags = skin_asm_fill(&s->a, slot, flags);
-	skin_ring_commit(&s->r, slot);
-	stat_inc(s, SKIN_STAT_FRAMES);
-	if (flags & SKIN_FRAME_PARTIAL)
-		stat_inc(s, SKIN_STAT_PARTIAL);
-	s->published++;
-}
 
 static __attribute__((noinline)) void
 case_core(struct core *s, const struct can_frame *f, size_t n, u64 ts)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		enum skin_rx_verdict verdict;
-		struct skin_half h;
-
-		verdict = skin_asm_check(&s->a, &f[i], false, &h);
-		stat_inc(s, verdict);
-		if (verdict == SKIN_RX_ERR_FRAME) {
-			stat_inc(s, f[i].can_id & CAN_ERR_BUSOFF ?
-				 SKIN_STAT_BUS_OFF : SKIN_STAT_BUS_ERROR);
-		} else if (skin_verdict_accepted(verdict)) {
-			if (h.diag)
-				stat_inc(s, SKIN_STAT_DIAG);
-			if (skin_asm_is_repeat(&s->a, &h)) {
-				publish(s, SKIN_FRAME_REPEAT);
-				stat_inc(s, SKIN_STAT_REPEATS);
-			}
-			skin_asm_apply(&s->a, &h, ts + i);
-			if (skin_asm_complete(&s->a))
-				publish(s, 0);
-		}
-	}
+	for (i = 0; i < n; i++)
+		skin_asm_rx(&s->a, &s->r, &f[i], false, ts + i);
 }
 
 static void core_init(struct core *s)
@@ -558,7 +518,7 @@ int main(int argc, char **argv)
 	if (core.r.ctrl->stats[SKIN_STAT_PARTIAL] ||
 	    core.r.ctrl->stats[SKIN_STAT_REPEATS] ||
 	    core.r.ctrl->stats[SKIN_RX_HEAD] + core.r.ctrl->stats[SKIN_RX_TAIL] !=
-	    core.published * HALVES) {
+	    core.r.ctrl->stats[SKIN_STAT_FRAMES] * HALVES) {
 		fprintf(stderr, "core_bench: the clean stream did not assemble cleanly\n");
 		return 1;
 	}

@@ -24,8 +24,13 @@
  * linear in the taxel count gives 4 and 16).
  *
  *   proc_bench [--reps N] [--cpu N] [--config PATH] [--only MODE:SCALE:CONTACTS]
+ *              [--isa NAME[,NAME...]]
  *
- * --only runs one case (e.g. default:1:10), for profilers.
+ * --only runs one case (e.g. default:1:10), for profilers.  --isa runs
+ * each case on each form of the per-patch arithmetic named (portable,
+ * avx2, avx512, auto: skin_proc_new_opts()), alternated repetition by
+ * repetition like the cases, so that their ratio comes from one run;
+ * default auto, the best the CPU has.
  *
  * The last line is key=value pairs for scripts.
  */
@@ -135,6 +140,7 @@ struct bench {
 	const char *name;
 	unsigned int scale, contacts;
 	bool compat;
+	enum skin_proc_isa isa;
 	struct skin_config *cfg;
 	struct skin_model *m;
 	struct skin_proc *p;
@@ -190,7 +196,9 @@ static void bench_setup(struct bench *b, const char *conf_text,
 	free(text);
 	if (!b->cfg || (b->cfg->comp.compat = b->compat,
 			!(b->m = skin_config_build_model(b->cfg, &err))) ||
-	    !(b->p = skin_proc_new(b->m, &b->cfg->comp, &err))) {
+	    !(b->p = skin_proc_new_opts(b->m, &b->cfg->comp,
+					&(struct skin_proc_opts){ .isa = b->isa },
+					&err))) {
 		fprintf(stderr, "proc_bench: %s\n", err.text);
 		exit(1);
 	}
@@ -341,8 +349,10 @@ int main(int argc, char **argv)
 	const char *conf_path = SKIN_SOURCE_ROOT "/etc/skind.conf";
 	unsigned int reps = DEFAULT_REPS, i, r, nb = 0, mode;
 	const char *only = NULL;	/* "default:1:10": one case (profiling) */
+	enum skin_proc_isa isas[8] = { SKIN_PROC_ISA_AUTO };
+	unsigned int n_isa = 1, ia;
 	int cpu = -1;
-	struct bench b[2 * 3 * 3];
+	struct bench b[2 * 3 * 3 * 8];
 	double *copy_ns;
 	char *conf;
 	cpu_set_t set;
@@ -356,8 +366,30 @@ int main(int argc, char **argv)
 			conf_path = argv[++i];
 		else if (!strcmp(argv[i], "--only") && i + 1 < (unsigned int)argc)
 			only = argv[++i];
-		else {
-			fprintf(stderr, "usage: proc_bench [--reps N] [--cpu N] [--config PATH] [--only MODE:SCALE:CONTACTS]\n");
+		else if (!strcmp(argv[i], "--isa") && i + 1 < (unsigned int)argc) {
+			char *list = argv[++i], *tok, *save = NULL;
+
+			for (n_isa = 0, tok = strtok_r(list, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				int isa = skin_proc_isa_parse(tok);
+
+				if (isa < 0 || n_isa == 8) {
+					fprintf(stderr, "proc_bench: --isa: '%s': not one of portable, avx2, avx512, auto (at most 8)\n",
+						tok);
+					return 2;
+				}
+				if (!skin_proc_isa_supported((enum skin_proc_isa)isa)) {
+					fprintf(stderr, "proc_bench: this CPU cannot run %s\n", tok);
+					return 2;
+				}
+				isas[n_isa++] = (enum skin_proc_isa)isa;
+			}
+			if (!n_isa) {
+				fprintf(stderr, "proc_bench: --isa: no form named\n");
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: proc_bench [--reps N] [--cpu N] [--config PATH] [--only MODE:SCALE:CONTACTS] [--isa NAME[,NAME...]]\n");
 			return 2;
 		}
 	}
@@ -382,19 +414,22 @@ int main(int argc, char **argv)
 	for (mode = 0; mode < 2; mode++)
 		for (i = 0; i < 3; i++)
 			for (r = 0; r < 3; r++) {
-				struct bench *x = &b[nb];
+				struct bench *x;
 				char id[32];
 
 				snprintf(id, sizeof(id), "%s:%u:%u", mode ? "compat" : "default",
 					 scales[i], contacts[r]);
 				if (only && strcmp(only, id))
 					continue;
-				nb++;
-				x->scale = scales[i];
-				x->contacts = contacts[r];
-				x->compat = mode;
-				bench_setup(x, conf, conf_path);
-				x->ns = calloc(reps, sizeof(double));
+				for (ia = 0; ia < n_isa; ia++) {
+					x = &b[nb++];
+					x->scale = scales[i];
+					x->contacts = contacts[r];
+					x->compat = mode;
+					x->isa = isas[ia];
+					bench_setup(x, conf, conf_path);
+					x->ns = calloc(reps, sizeof(double));
+				}
 			}
 	copy_ns = calloc(reps, sizeof(double));
 	printf("proc_bench: %s: %u parts, %u patches, %u tactile taxels at 1x; %u repetitions, cpu %d (pinned)\n",
@@ -415,26 +450,36 @@ int main(int argc, char **argv)
 				b[i].contacts, b[i].found);
 			return 1;
 		}
-	printf("\n%-7s %-5s %-8s %8s %10s %10s %12s %8s %8s\n", "mode", "scale",
-	       "contacts", "found", "min ns", "median ns", "ns/taxel", "x copy", "x 1x");
+	printf("\n%-7s %-5s %-8s %-8s %8s %10s %10s %12s %8s %8s %8s\n", "mode", "scale",
+	       "contacts", "isa", "found", "min ns", "median ns", "ns/taxel", "x copy",
+	       "x 1x", "x first");
 	{
 		double cm = median(copy_ns, reps);
 
-		printf("%-7s %-5s %-8s %8s %10.0f %10.0f %12s %8s %8s\n", "copy", "1x", "-", "-",
-		       minimum(copy_ns, reps), cm, "-", "1.0", "-");
+		printf("%-7s %-5s %-8s %-8s %8s %10.0f %10.0f %12s %8s %8s %8s\n", "copy", "1x",
+		       "-", "-", "-", minimum(copy_ns, reps), cm, "-", "1.0", "-", "-");
 		for (i = 0; i < nb; i++) {
+			/* b[] is mode, scale, contacts, form, the last fastest */
+			const unsigned int c = i / n_isa, f = i % n_isa;
 			double med = median(b[i].ns, reps);
-			double base = only ? med : median(b[i - (i % 9) + (i % 3)].ns, reps);
+			double base = only ? med :
+				median(b[(c - (c % 9) + (c % 3)) * n_isa + f].ns, reps);
 
-			printf("%-7s %-5u %-8u %8u %10.0f %10.0f %12.2f %8.1f %8.2f\n",
+			printf("%-7s %-5u %-8u %-8s %8u %10.0f %10.0f %12.2f %8.1f %8.2f %8.2f\n",
 			       b[i].compat ? "compat" : "default", b[i].scale, b[i].contacts,
+			       skin_proc_isa_name(skin_proc_isa(b[i].p)),
 			       b[i].found, minimum(b[i].ns, reps), med,
-			       med / b[i].n_tactile, med / cm, med / base);
+			       med / b[i].n_tactile, med / cm, med / base,
+			       med / median(b[i - f].ns, reps));
 		}
 		printf("\ncopy_ns_median=%.0f", cm);
-		for (i = 0; i < nb; i++)
-			printf(" %s_%ux_%uc_ns_median=%.0f", b[i].compat ? "compat" : "default",
-			       b[i].scale, b[i].contacts, median(b[i].ns, reps));
+		for (i = 0; i < nb; i++) {
+			printf(" %s_%ux_%uc", b[i].compat ? "compat" : "default",
+			       b[i].scale, b[i].contacts);
+			if (n_isa > 1)
+				printf("_%s", skin_proc_isa_name(skin_proc_isa(b[i].p)));
+			printf("_ns_median=%.0f", median(b[i].ns, reps));
+		}
 		printf("\n");
 	}
 	for (i = 0; i < nb; i++) {

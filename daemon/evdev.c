@@ -4,10 +4,11 @@
  *
  * A part's contacts become touches: one slot per contact (at most
  * EVDEV_SLOTS), its tracking id kept while the processing library keeps
- * the contact's id, ABS_MT_POSITION_X/Y the contact's position in the
- * part's flattened layout (skinGui or Skinware coordinates; the link
- * frame's x and y when the part has no flattened layout), ABS_MT_PRESSURE
- * its mean value (0..255) and ABS_MT_TOUCH_MAJOR its number of taxels.
+ * the contact's id, ABS_MT_POSITION_X/Y the contact's pressure-weighted
+ * position in the part's flattening, the picture skinctl view draws
+ * (skin/flatten.h: skinGui or Skinware coordinates, else the 3D positions
+ * unrolled or projected, in metres), ABS_MT_PRESSURE its mean value
+ * (0..255) and ABS_MT_TOUCH_MAJOR its number of taxels.
  * The device is a direct-touch surface (INPUT_PROP_DIRECT), so evtest and
  * libinput (as a touchscreen) see the touches.
  *
@@ -33,7 +34,8 @@
 struct skind_evdev {
 	struct libevdev *dev;
 	struct libevdev_uinput *ui;
-	bool use_flat;			/* flattened layout, else link x, y */
+	bool by_index;			/* no geometry: the taxel's index */
+	double *weight;			/* n_taxels: the values, as doubles */
 	double scale;
 	double min[2], max[2];
 	struct {
@@ -48,31 +50,25 @@ static bool warned_absent;
 
 static void bounds(struct skind_evdev *e, const struct skind_part *p)
 {
-	const struct skin_taxel *t = &p->skin->model->taxels[p->mp->first_taxel];
+	const struct skin_flattening *f = &p->flat;
 	unsigned int i, n = 0;
 
-	e->use_flat = p->mp->flat_unit != SKIN_FLAT_NONE;
-	e->scale = p->mp->flat_unit == SKIN_FLAT_SKINGUI ? EVDEV_SCALE_GUI :
-		   EVDEV_SCALE_METRE;
-	for (i = 0; i < p->n_taxels; i++) {
-		const double *xy;
-
-		if (e->use_flat ? !(t[i].flags & SKIN_TAXEL_HAS_FLAT) :
-				  !(t[i].flags & SKIN_TAXEL_HAS_POS))
+	e->scale = f->unit == SKIN_FLAT_SKINGUI ? EVDEV_SCALE_GUI : EVDEV_SCALE_METRE;
+	for (i = 0; f->x && i < f->n; i++) {
+		if (!isfinite(f->x[i]) || !isfinite(f->y[i]))
 			continue;
-		xy = e->use_flat ? t[i].flat : t[i].pos;
 		if (!n++) {
-			e->min[0] = e->max[0] = xy[0];
-			e->min[1] = e->max[1] = xy[1];
+			e->min[0] = e->max[0] = f->x[i];
+			e->min[1] = e->max[1] = f->y[i];
 		}
-		e->min[0] = fmin(e->min[0], xy[0]);
-		e->min[1] = fmin(e->min[1], xy[1]);
-		e->max[0] = fmax(e->max[0], xy[0]);
-		e->max[1] = fmax(e->max[1], xy[1]);
+		e->min[0] = fmin(e->min[0], f->x[i]);
+		e->min[1] = fmin(e->min[1], f->y[i]);
+		e->max[0] = fmax(e->max[0], f->x[i]);
+		e->max[1] = fmax(e->max[1], f->y[i]);
 	}
 	if (!n) {
 		/* no geometry at all: the taxel's index along x */
-		e->use_flat = false;
+		e->by_index = true;
 		e->scale = 1;
 		e->min[0] = e->min[1] = 0;
 		e->max[0] = p->n_taxels;
@@ -101,6 +97,11 @@ int evdev_create(struct skind_part *p)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	e->weight = calloc(p->n_taxels ? p->n_taxels : 1, sizeof(*e->weight));
+	if (!e->weight) {
+		free(e);
+		return -ENOMEM;
+	}
 	bounds(e, p);
 	xmax = (int)lround((e->max[0] - e->min[0]) * e->scale);
 	ymax = (int)lround((e->max[1] - e->min[1]) * e->scale);
@@ -113,6 +114,7 @@ int evdev_create(struct skind_part *p)
 
 	e->dev = libevdev_new();
 	if (!e->dev) {
+		free(e->weight);
 		free(e);
 		return -ENOMEM;
 	}
@@ -150,6 +152,7 @@ int evdev_create(struct skind_part *p)
 			log_notice("no evdev devices: /dev/uinput: %s", strerror(-r));
 		warned_absent = true;
 		libevdev_free(e->dev);
+		free(e->weight);
 		free(e);
 		return r;
 	}
@@ -158,6 +161,28 @@ int evdev_create(struct skind_part *p)
 		  libevdev_uinput_get_syspath(e->ui), name);
 	p->evdev = e;
 	return 0;
+}
+
+/*
+ * A contact's position in the part's flattening: the pipeline's, in the
+ * published contact, for the part's own flattened layout; else the same
+ * weighting (skin_flatten_centroid()) over the published values.
+ */
+static void contact_position(struct skind_evdev *e, const struct skind_part *p,
+			     const struct skin_shm_contact *c, double xy[2])
+{
+	const uint32_t *taxels = &p->contact_taxels[c->first_taxel];
+	unsigned int k;
+
+	if (p->flat.how == SKIN_FLATTEN_FLAT) {
+		xy[0] = c->flat[0];
+		xy[1] = c->flat[1];
+		return;
+	}
+	for (k = 0; k < c->n_taxels; k++)
+		if (taxels[k] < p->n_taxels)
+			e->weight[taxels[k]] = p->values[taxels[k]];
+	skin_flatten_centroid(&p->flat, taxels, c->n_taxels, e->weight, xy);
 }
 
 static void emit(struct skind_evdev *e, unsigned int type, unsigned int code,
@@ -213,15 +238,15 @@ void evdev_update(struct skind_part *p)
 		} else {
 			emit(e, EV_ABS, ABS_MT_SLOT, (int)s);
 		}
-		if (e->use_flat) {
-			x = axis(c->flat[0], e, 0);
-			y = axis(c->flat[1], e, 1);
-		} else if (e->scale == 1) {
+		if (e->by_index) {
 			x = axis(p->contact_taxels[c->first_taxel], e, 0);
 			y = 0;
 		} else {
-			x = axis(c->cop[0], e, 0);
-			y = axis(c->cop[1], e, 1);
+			double xy[2];
+
+			contact_position(e, p, c, xy);
+			x = axis(xy[0], e, 0);
+			y = axis(xy[1], e, 1);
 		}
 		pr = (int)lround(fmin(fmax(c->pressure, 0), 255));
 		emit(e, EV_ABS, ABS_MT_POSITION_X, x);
@@ -254,6 +279,7 @@ void evdev_free(struct skind_part *p)
 		return;
 	libevdev_uinput_destroy(e->ui);
 	libevdev_free(e->dev);
+	free(e->weight);
 	free(e);
 	p->evdev = NULL;
 }

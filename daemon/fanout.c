@@ -27,8 +27,9 @@ static int on_fanout(sd_event_source *s, void *data)
 		if (!p->dirty)
 			continue;
 		p->dirty = false;
-		if (p->events) {
-			ev = pipeline_events(p);
+		if (p->told) {
+			ev = p->told;
+			p->told = 0;
 			server_calibration_done(d, p, ev);
 		}
 		server_fanout_part(d, p);

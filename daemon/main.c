@@ -88,7 +88,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
 			   (unsigned long long)ts.tv_sec * 1000000ull +
 			   (unsigned long long)ts.tv_nsec / 1000);
-		skind_reload(d);
+		skind_skin_reload(d);
 		d->last_status[0] = 0;
 		skind_update_status(d);
 		sd_notify(0, "READY=1");
@@ -124,7 +124,7 @@ static int setup_signals(struct skind *d)
 static int setup_only(struct skind *d)
 {
 	struct skin_error err;
-	struct skind_skin *s = skin_build(d, false, &err);
+	struct skind_skin *s = skind_skin_build(d, false, &err);
 	int r;
 
 	if (!s) {
@@ -132,7 +132,7 @@ static int setup_only(struct skind *d)
 		return 1;
 	}
 	r = configfs_create_patches(&d->opt, s);
-	skin_free(s);
+	skind_skin_free(s);
 	return r < 0 ? 1 : 0;
 }
 
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 		if (getrandom(&d.instance, sizeof(d.instance), GRND_NONBLOCK) != sizeof(d.instance))
 			d.instance = now_ns() ^ ((uint64_t)getpid() << 32);
 
-	d.skin = skin_build(&d, true, &err);
+	d.skin = skind_skin_build(&d, true, &err);
 	if (!d.skin) {
 		log_err("%s", err.text);
 		goto out;
@@ -184,7 +184,9 @@ int main(int argc, char **argv)
 			if (evdev_create(&d.skin->parts[i]) == -ENOENT)
 				break;	/* no /dev/uinput: said once */
 	}
-	r = fanout_init(&d);
+	r = pipeline_events_init(&d);
+	if (r >= 0)
+		r = fanout_init(&d);
 	if (r >= 0)
 		r = server_start(&d);
 	if (r < 0) {
@@ -232,9 +234,10 @@ out:
 	d.status_timer = sd_event_source_disable_unref(d.status_timer);
 	d.heartbeat = sd_event_source_disable_unref(d.heartbeat);
 	d.fanout = sd_event_source_disable_unref(d.fanout);
+	d.events = sd_event_source_disable_unref(d.events);
 	if (d.skin) {
 		input_detach_skin(d.skin);
-		skin_free(d.skin);
+		skind_skin_free(d.skin);
 	}
 	sd_event_unref(d.event);
 	return ret;

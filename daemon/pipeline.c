@@ -6,9 +6,10 @@
  * (skin/proc.h) takes the board's sample ([RT] calls only), the part's
  * contacts are rebuilt, and the part's shm block is rewritten under its
  * seqlock.  It allocates nothing, makes no system call (the clock is the
- * vDSO's) and logs nothing: what needs I/O (saving a calibration, telling
- * a client, the journal) is left in p->events for the fan-out, which runs
- * at a lower priority.
+ * vDSO's) and logs nothing: what needs I/O (saving a calibration, the
+ * journal) is left in p->events for on_events(), a deferred source of
+ * lower priority, which leaves what clients are to be told for the
+ * fan-out.
  *
  * A part is published on every frame of any of its patches rather than
  * once per period: the newest board sample reaches readers at once, and a
@@ -84,12 +85,12 @@ static uint32_t proc_state_bits(enum skin_proc_state st)
 }
 
 /* The contacts of the last clustering, into the part's preallocated arrays. */
-static void copy_contacts(struct skind_part *p, const struct skin_model *m)
+static void copy_contacts(struct skind_part *p)
 {
 	const struct skin_contact *c;
 	unsigned int n = skin_proc_contacts(p->skin->proc, p->index, &c);
-	const struct skin_taxel *taxels = &m->taxels[p->mp->first_taxel];
 	const double *values = skin_proc_values(p->skin->proc, p->index);
+	bool flat = p->flat.x && p->flat.how == SKIN_FLATTEN_FLAT;
 	unsigned int i, k, nt = 0;
 
 	if (n > SKIND_MAX_CONTACTS) {
@@ -98,7 +99,6 @@ static void copy_contacts(struct skind_part *p, const struct skin_model *m)
 	}
 	for (i = 0; i < n; i++) {
 		struct skin_shm_contact *o = &p->contacts[i];
-		double w = 0, fx = 0, fy = 0;
 
 		o->id = c[i].id;
 		memcpy(o->cop, c[i].cop, sizeof(o->cop));
@@ -114,21 +114,15 @@ static void copy_contacts(struct skind_part *p, const struct skin_model *m)
 		o->first_taxel = nt;
 		o->n_taxels = 0;
 		for (k = 0; k < c[i].n_taxels && nt < p->n_taxels; k++) {
-			unsigned int t = c[i].taxels[k];
-			double v;
-
-			p->contact_taxels[nt++] = t;
+			p->contact_taxels[nt++] = c[i].taxels[k];
 			o->n_taxels++;
-			if (t >= p->n_taxels || !(taxels[t].flags & SKIN_TAXEL_HAS_FLAT))
-				continue;
-			/* at least a little weight: binarized or faint touches */
-			v = values[t] > 1 ? values[t] : 1;
-			fx += taxels[t].flat[0] * v;
-			fy += taxels[t].flat[1] * v;
-			w += v;
 		}
-		o->flat[0] = w > 0 ? fx / w : NAN;
-		o->flat[1] = w > 0 ? fy / w : NAN;
+		/* the part's own flattened layout only (shm.h): NaN for
+		 * positions projected or unrolled */
+		o->flat[0] = o->flat[1] = NAN;
+		if (flat)
+			skin_flatten_centroid(&p->flat, &p->contact_taxels[o->first_taxel],
+					      o->n_taxels, values, o->flat);
 	}
 	p->n_contacts = n;
 	p->n_contact_taxels = nt;
@@ -152,8 +146,11 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 	int ev;
 
 	ev = skin_proc_feed(s->proc, pt->model_patch, f);
-	if (ev > 0)
+	if (ev > 0) {
 		p->events |= (unsigned int)ev;
+		/* [RT] cheap: a flag in sd-event, no system call */
+		sd_event_source_set_enabled(p->d->events, SD_EVENT_ONESHOT);
+	}
 	pt->frames++;
 	pt->last_ts_ns = f->timestamp_ns;
 	if (f->flags & SKIN_FRAME_PARTIAL) {
@@ -181,7 +178,7 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 	}
 	if (st == SKIN_PROC_RUNNING) {
 		skin_proc_cluster(s->proc, p->index);
-		copy_contacts(p, s->model);
+		copy_contacts(p);
 	} else {
 		p->n_contacts = 0;
 		p->n_contact_taxels = 0;
@@ -267,7 +264,7 @@ void pipeline_start(struct skind_skin *s)
 }
 
 /* Outside the real-time path: act on what it saw; returns the events. */
-unsigned int pipeline_events(struct skind_part *p)
+static unsigned int part_events(struct skind_part *p)
 {
 	unsigned int ev = p->events;
 
@@ -276,10 +273,13 @@ unsigned int pipeline_events(struct skind_part *p)
 		log_field(LOG_NOTICE, "PART", p->name, "%s: calibrated", p->name);
 		pipeline_save_calibration(p->skin);
 	}
-	if (ev & SKIN_PROC_EV_CAL_FAILED)
+	if (ev & SKIN_PROC_EV_CAL_FAILED) {
+		/* for the client that asked, as the journal has it */
+		snprintf(p->cal_reason, sizeof(p->cal_reason), "%s",
+			 skin_proc_reason(p->skin->proc, p->index));
 		log_field(LOG_WARNING, "PART", p->name,
-			  "%s: calibration refused: %s", p->name,
-			  skin_proc_reason(p->skin->proc, p->index));
+			  "%s: calibration refused: %s", p->name, p->cal_reason);
+	}
 	if (ev & SKIN_PROC_EV_FAULTS) {
 		int n = skin_proc_fault_list(p->skin->proc, (int)p->index, NULL, 0);
 
@@ -290,4 +290,40 @@ unsigned int pipeline_events(struct skind_part *p)
 		log_field(LOG_INFO, "PART", p->name,
 			  "%s: a taxel recalibrated itself", p->name);
 	return ev;
+}
+
+/*
+ * The events the real-time path saw, handled before the fan-out (a higher
+ * priority): the journal, the calibration saved; what the clients are to
+ * be told is left in p->told for the fan-out, which never calls back into
+ * the pipeline.
+ */
+static int on_events(sd_event_source *src, void *data)
+{
+	struct skind *d = data;
+	struct skind_skin *s = d->skin;
+	unsigned int i;
+
+	(void)src;
+	for (i = 0; s && i < s->n_parts; i++) {
+		struct skind_part *p = &s->parts[i];
+
+		if (!p->events)
+			continue;
+		p->told |= part_events(p);
+		p->dirty = true;
+		fanout_schedule(d);
+	}
+	return 0;
+}
+
+int pipeline_events_init(struct skind *d)
+{
+	int r = sd_event_add_defer(d->event, &d->events, on_events, d);
+
+	if (r < 0)
+		return r;
+	sd_event_source_set_priority(d->events, SKIND_PRIO_FANOUT - 1);
+	sd_event_source_set_description(d->events, "pipeline-events");
+	return sd_event_source_set_enabled(d->events, SD_EVENT_OFF);
 }

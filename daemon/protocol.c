@@ -2,6 +2,11 @@
 /*
  * protocol.c - the socket's commands and the text of its lines
  *
+ * Every line skind writes to a client, in bottle text or JSON, is worded
+ * here: command replies, subscription events, and the server's own
+ * (dropped, reload, calibrated, an error for a refused descriptor);
+ * server.c only queues and sends them.
+ *
  * docs/PROTOCOL.md is the specification; this file follows it.  A command
  * is one line of words; its reply is zero or more data lines and one last
  * line, "ok ..." or "error CODE TEXT" ({"type":"ok"|"error",...} in JSON).
@@ -12,6 +17,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +57,136 @@ static const char *state_name(uint32_t state)
 	if (state & SKIN_SHM_PART_CALIBRATED)
 		return "running";
 	return "uncalibrated";
+}
+
+/* --- the lines every reply and event shares ------------------------------ */
+
+const char *json_str(char *buf, size_t len, const char *s)
+{
+	skin_json_escape(buf, len, s);
+	return buf;
+}
+
+/* Bottle text: one line, no control characters. */
+static void text_clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+/* snprintf's length, 0 for an error or a line cut short */
+static size_t line_len(int n, size_t len)
+{
+	return n > 0 && (size_t)n < len ? (size_t)n : 0;
+}
+
+void client_ok(struct client *c, const char *fmt, ...)
+{
+	char msg[1024] = "", esc[JSON_SIZE(1024)];
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
+	if (c->format == FORMAT_JSON) {
+		json_str(esc, sizeof(esc), msg);
+		if (msg[0])
+			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
+		else
+			client_printf(c, "{\"type\":\"ok\"}");
+	} else {
+		text_clean(msg);
+		client_printf(c, msg[0] ? "ok %s" : "ok", msg);
+	}
+}
+
+size_t protocol_error_line(char *buf, size_t len, enum client_format fmt,
+			   const char *code, const char *msg)
+{
+	char esc[JSON_SIZE(1024)], ecode[JSON_SIZE(64)], clean[1024];
+	int n;
+
+	if (fmt == FORMAT_JSON) {
+		n = snprintf(buf, len, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}\n",
+			     json_str(ecode, sizeof(ecode), code),
+			     json_str(esc, sizeof(esc), msg));
+	} else {
+		snprintf(clean, sizeof(clean), "%s", msg);
+		text_clean(clean);
+		n = snprintf(buf, len, "error %s %s\n", code, clean);
+	}
+	return line_len(n, len);
+}
+
+void client_error(struct client *c, const char *code, const char *fmt, ...)
+{
+	char msg[1024], line[JSON_SIZE(1024) + JSON_SIZE(64) + 64];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->errors++;
+	n = protocol_error_line(line, sizeof(line), c->format, code, msg);
+	if (!n || !client_queue(c, line, n))
+		c->errors++;
+}
+
+size_t protocol_dropped_line(char *buf, size_t len, enum client_format fmt,
+			     uint64_t count, uint64_t total)
+{
+	int n;
+
+	if (fmt == FORMAT_JSON)
+		n = snprintf(buf, len, "{\"type\":\"dropped\",\"count\":%llu,\"total\":%llu}\n",
+			     (unsigned long long)count, (unsigned long long)total);
+	else
+		n = snprintf(buf, len, "dropped %llu total %llu\n",
+			     (unsigned long long)count, (unsigned long long)total);
+	return line_len(n, len);
+}
+
+size_t protocol_reload_line(char *buf, size_t len, enum client_format fmt,
+			    uint64_t generation)
+{
+	int n;
+
+	if (fmt == FORMAT_JSON)
+		n = snprintf(buf, len, "{\"type\":\"reload\",\"generation\":%llu}\n",
+			     (unsigned long long)generation);
+	else
+		n = snprintf(buf, len, "reload generation %llu\n",
+			     (unsigned long long)generation);
+	return line_len(n, len);
+}
+
+size_t protocol_calibration_line(char *buf, size_t len, enum client_format fmt,
+				 const struct skind_part *p, unsigned int events)
+{
+	char esc[JSON_SIZE(512)], name[JSON_NAME_SIZE];
+	const char *why;
+	int n;
+
+	if (events & SKIN_PROC_EV_CALIBRATED) {
+		if (fmt == FORMAT_JSON)
+			n = snprintf(buf, len, "{\"type\":\"calibrated\",\"part\":\"%s\"}\n",
+				     json_str(name, sizeof(name), p->name));
+		else
+			n = snprintf(buf, len, "calibrated %s\n", p->name);
+		return line_len(n, len);
+	}
+	why = p->cal_reason;
+	if (fmt == FORMAT_JSON)
+		n = snprintf(buf, len, "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
+			     json_str(name, sizeof(name), p->name),
+			     json_str(esc, sizeof(esc), why));
+	else
+		n = snprintf(buf, len, "calibration-failed %s %s\n", p->name, why);
+	return line_len(n, len);
 }
 
 /* --- event lines (also the data lines of contacts / taxels) ------------- */
@@ -120,18 +257,54 @@ static size_t head(char *buf, size_t len, const struct skind_part *p,
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/*
+ * The publication's contacts (the snapshot shm readers and evdev got, cut
+ * to SKIND_MAX_CONTACTS once, by the pipeline) as lib/proc's, for its
+ * encoders: the processor is not read again at fan-out time.  A contact
+ * without a positioned taxel is published with NaN positions (shm.h)
+ * where lib/proc holds 0 (a sum of nothing), and is written as lib/proc
+ * holds it.
+ */
+static unsigned int published_contacts(const struct skind_part *p,
+				       struct skin_contact *out)
+{
+	unsigned int i, n = p->state & SKIN_SHM_PART_CALIBRATED ? p->n_contacts : 0;
+
+	for (i = 0; i < n; i++) {
+		const struct skin_shm_contact *s = &p->contacts[i];
+		struct skin_contact *c = &out[i];
+
+		memset(c, 0, sizeof(*c));
+		c->id = s->id;
+		c->part = p->index;
+		c->body_part = p->mp->body_part;
+		c->skin_part = p->mp->skin_part;
+		c->link_number = p->mp->link_number;
+		memcpy(c->cop, s->cop, sizeof(c->cop));
+		memcpy(c->force, s->force, sizeof(c->force));
+		memcpy(c->moment, s->moment, sizeof(c->moment));
+		memcpy(c->geo, s->geo, sizeof(c->geo));
+		memcpy(c->normal, s->normal, sizeof(c->normal));
+		if (isnan(s->cop[0])) {
+			memset(c->cop, 0, sizeof(c->cop));
+			memset(c->geo, 0, sizeof(c->geo));
+			memset(c->normal, 0, sizeof(c->normal));
+		}
+		c->pressure = s->pressure;
+		c->n_taxels = s->n_taxels;
+		c->taxels = &p->contact_taxels[s->first_taxel];
+	}
+	return n;
+}
+
 static size_t contacts_line(char *buf, size_t len, struct skind_part *p,
 			    enum client_format fmt)
 {
-	const struct skin_contact *c;
-	unsigned int n = 0;
+	struct skin_contact c[SKIND_MAX_CONTACTS];
+	unsigned int n = published_contacts(p, c);
 	size_t o = head(buf, len, p, "contacts", fmt);
 	int w;
 
-	if (p->state & SKIN_SHM_PART_CALIBRATED)
-		n = skin_proc_contacts(p->skin->proc, p->index, &c);
-	if (n > SKIND_MAX_CONTACTS)
-		n = SKIND_MAX_CONTACTS;
 	if (fmt == FORMAT_JSON) {
 		/* {"contacts":[...]} without its opening brace */
 		w = skin_contacts_json(buf + o - 1, len - o + 1, p->skin->model,
@@ -248,7 +421,7 @@ void protocol_event_line(struct skind_part *p, enum sub_kind kind,
 
 static struct skind_part *part_arg(struct client *c, const char *name)
 {
-	struct skind_part *p = skin_find_part(skin_of(c), name);
+	struct skind_part *p = skind_skin_part(skin_of(c), name);
 
 	if (!p)
 		client_error(c, "no-such-part", "no part '%.64s'; 'parts' lists them", name);

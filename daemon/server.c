@@ -37,6 +37,7 @@
 
 #include <skin/proc.h>
 
+#include "cleanup.h"
 #include "log.h"
 #include "server.h"
 
@@ -97,61 +98,6 @@ void client_printf(struct client *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	client_vprintf(c, fmt, ap);
 	va_end(ap);
-}
-
-const char *json_str(char *buf, size_t len, const char *s)
-{
-	skin_json_escape(buf, len, s);
-	return buf;
-}
-
-/* Bottle text: one line, no control characters. */
-static void text_clean(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			*s = '?';
-}
-
-void client_ok(struct client *c, const char *fmt, ...)
-{
-	char msg[1024] = "", esc[JSON_SIZE(1024)];
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
-	}
-	if (c->format == FORMAT_JSON) {
-		json_str(esc, sizeof(esc), msg);
-		if (msg[0])
-			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
-		else
-			client_printf(c, "{\"type\":\"ok\"}");
-	} else {
-		text_clean(msg);
-		client_printf(c, msg[0] ? "ok %s" : "ok", msg);
-	}
-}
-
-void client_error(struct client *c, const char *code, const char *fmt, ...)
-{
-	char msg[1024], esc[JSON_SIZE(1024)], ecode[JSON_SIZE(64)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	c->errors++;
-	if (c->format == FORMAT_JSON) {
-		client_printf(c, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}",
-			      json_str(ecode, sizeof(ecode), code),
-			      json_str(esc, sizeof(esc), msg));
-	} else {
-		text_clean(msg);
-		client_printf(c, "error %s %s", code, msg);
-	}
 }
 
 /* --- descriptors in flight (server.h) ----------------------------------- */
@@ -237,18 +183,12 @@ static void fds_refused_at_send(struct client *c)
 	struct pass_fd *pf = &c->fds[0];
 	size_t len = (size_t)(pf->end - pf->at), n, room, first;
 	char line[256];
-	int w;
 
 	c->q_head = (c->q_head + len) % c->q_cap;
 	c->q_len -= len;
 	c->sent_total += len;
-	if (pf->format == FORMAT_JSON)
-		w = snprintf(line, sizeof(line), "{\"type\":\"error\",\"code\":\"too-many-descriptors\",\"message\":\"%s\"}\n",
-			     SHM_REFUSED_TEXT);
-	else
-		w = snprintf(line, sizeof(line), "error too-many-descriptors %s\n",
-			     SHM_REFUSED_TEXT);
-	n = w < 0 ? 0 : (size_t)w;
+	n = protocol_error_line(line, sizeof(line), pf->format, "too-many-descriptors",
+				SHM_REFUSED_TEXT);
 	room = q_free(c);
 	if (n > room) {			/* a full queue, a short reply: never seen */
 		n = room;
@@ -284,7 +224,7 @@ static uint64_t rate_interval(unsigned int rate_hz)
 int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
 		     unsigned int rate_hz)
 {
-	struct skind_part *p = skin_find_part(c->srv->d->skin, part);
+	struct skind_part *p = skind_skin_part(c->srv->d->skin, part);
 	struct subscription *s = NULL;
 	unsigned int i;
 
@@ -330,19 +270,13 @@ unsigned int client_unsubscribe(struct client *c, int kind, const char *part)
 static void report_drops(struct client *c)
 {
 	char line[128];
-	int n;
+	size_t n;
 
 	if (c->drops == c->drops_reported)
 		return;
-	if (c->format == FORMAT_JSON)
-		n = snprintf(line, sizeof(line), "{\"type\":\"dropped\",\"count\":%llu,\"total\":%llu}\n",
-			     (unsigned long long)(c->drops - c->drops_reported),
-			     (unsigned long long)c->drops);
-	else
-		n = snprintf(line, sizeof(line), "dropped %llu total %llu\n",
-			     (unsigned long long)(c->drops - c->drops_reported),
-			     (unsigned long long)c->drops);
-	if (client_queue(c, line, (size_t)n))
+	n = protocol_dropped_line(line, sizeof(line), c->format,
+				  c->drops - c->drops_reported, c->drops);
+	if (client_queue(c, line, n))
 		c->drops_reported = c->drops;
 }
 
@@ -394,26 +328,21 @@ void server_skin_replaced(struct skind *d)
 	struct client *c, *next;
 	unsigned int i;
 	char line[128];
-	int n;
+	size_t n;
 
 	if (!srv)
 		return;
 	for (c = srv->clients; c; c = next) {
 		next = c->next;
 		for (i = 0; i < c->n_subs; i++) {
-			struct skind_part *p = skin_find_part(d->skin, c->subs[i].part);
+			struct skind_part *p = skind_skin_part(d->skin, c->subs[i].part);
 
 			c->subs[i].part_index = p ? (int)p->index : -1;
 			c->subs[i].last_sample = 0;
 		}
-		if (c->format == FORMAT_JSON)
-			n = snprintf(line, sizeof(line), "{\"type\":\"reload\",\"generation\":%llu}\n",
-				     (unsigned long long)d->generation);
-		else
-			n = snprintf(line, sizeof(line), "reload generation %llu\n",
-				     (unsigned long long)d->generation);
+		n = protocol_reload_line(line, sizeof(line), c->format, d->generation);
 		if (c->n_subs) {
-			if (!client_queue(c, line, (size_t)n))
+			if (!client_queue(c, line, n))
 				c->drops++;
 			client_flush(c);
 		}
@@ -425,8 +354,8 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 {
 	struct skind_server *srv = d->server;
 	struct client *c;
-	char line[JSON_SIZE(1024)], esc[JSON_SIZE(512)], name[JSON_NAME_SIZE];
-	int n;
+	char line[JSON_SIZE(1024)];
+	size_t n;
 
 	if (!srv || !p->calibrate_client ||
 	    !(events & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED)))
@@ -437,25 +366,8 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 	p->calibrate_client = 0;
 	if (!c)
 		return;
-	if (events & SKIN_PROC_EV_CALIBRATED) {
-		if (c->format == FORMAT_JSON)
-			n = snprintf(line, sizeof(line), "{\"type\":\"calibrated\",\"part\":\"%s\"}\n",
-				     json_str(name, sizeof(name), p->name));
-		else
-			n = snprintf(line, sizeof(line), "calibrated %s\n", p->name);
-	} else {
-		const char *why = skin_proc_reason(p->skin->proc, p->index);
-
-		if (c->format == FORMAT_JSON) {
-			n = snprintf(line, sizeof(line), "{\"type\":\"calibration-failed\",\"part\":\"%s\",\"reason\":\"%s\"}\n",
-				     json_str(name, sizeof(name), p->name),
-				     json_str(esc, sizeof(esc), why));
-		} else {
-			n = snprintf(line, sizeof(line), "calibration-failed %s %s\n",
-				     p->name, why);
-		}
-	}
-	if (n > 0 && (size_t)n < sizeof(line) && !client_queue(c, line, (size_t)n))
+	n = protocol_calibration_line(line, sizeof(line), c->format, p, events);
+	if (n && !client_queue(c, line, n))
 		c->drops++;
 	client_flush(c);
 }
@@ -780,6 +692,35 @@ static int on_client(sd_event_source *s, int fd, uint32_t revents, void *data)
 	return 0;
 }
 
+/*
+ * What a client holds, and the client: its event sources, the descriptors
+ * it has in flight, its socket (fd -1: not its own yet), its buffers.  Not
+ * in the server's list (client_free() takes it out).
+ */
+static void client_destroy(struct client *c)
+{
+	if (!c)
+		return;
+	c->io = sd_event_source_disable_unref(c->io);
+	c->resume = sd_event_source_disable_unref(c->resume);
+	c->idle = sd_event_source_disable_unref(c->idle);
+	if (c->n_fds + c->fds_sent)
+		fds_release(c, c->n_fds + c->fds_sent);
+	while (c->n_fds)
+		fds_shift(c);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->in);
+	free(c->q);
+	free(c->subs);
+	free(c);
+}
+
+static void client_destroyp(struct client **c)
+{
+	client_destroy(*c);
+}
+
 static void client_free(struct client *c)
 {
 	struct skind_server *srv = c->srv;
@@ -795,18 +736,8 @@ static void client_free(struct client *c)
 		  (unsigned long long)c->id, (int)c->cred.pid, (int)c->cred.uid,
 		  (unsigned long long)c->commands, (unsigned long long)c->errors,
 		  (unsigned long long)c->drops);
-	c->io = sd_event_source_disable_unref(c->io);
-	c->resume = sd_event_source_disable_unref(c->resume);
-	c->idle = sd_event_source_disable_unref(c->idle);
-	fds_release(c, c->n_fds + c->fds_sent);
-	while (c->n_fds)
-		fds_shift(c);
 	c->user->clients--;
-	close(c->fd);
-	free(c->in);
-	free(c->q);
-	free(c->subs);
-	free(c);
+	client_destroy(c);
 	/* a full house may take the one that waited */
 	if (srv->listen_io)
 		sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
@@ -873,9 +804,9 @@ static void accept_one(struct skind_server *srv, int fd)
 {
 	struct skind_options *o = &srv->d->opt;
 	socklen_t len = sizeof(struct ucred);
+	_cleanup_(client_destroyp) struct client *c = NULL;
 	struct peer_user *u;
 	struct ucred cred;
-	struct client *c;
 	int r;
 
 	if (srv->n_clients >= o->max_clients) {
@@ -896,13 +827,13 @@ static void accept_one(struct skind_server *srv, int fd)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto fail;
+	c->fd = -1;		/* refuse() closes it until the client is made */
 	c->in = malloc(o->max_line + 1);
 	c->q = malloc(o->queue_bytes);
 	c->subs = calloc(o->max_subscriptions, sizeof(*c->subs));
 	if (!c->in || !c->q || !c->subs)
 		goto fail;
 	c->srv = srv;
-	c->fd = fd;
 	c->q_cap = o->queue_bytes;
 	c->id = ++srv->next_id;
 	c->tokens = o->cmd_rate;
@@ -917,11 +848,10 @@ static void accept_one(struct skind_server *srv, int fd)
 	r = sd_event_add_time(srv->d->event, &c->idle, CLOCK_MONOTONIC,
 			      (now_ns() + (uint64_t)o->idle_timeout_s * 1000000000ull) / 1000,
 			      100000, on_idle, c);
-	if (r < 0) {
-		c->io = sd_event_source_disable_unref(c->io);
+	if (r < 0)
 		goto fail;
-	}
 	sd_event_source_set_priority(c->idle, SKIND_PRIO_CLIENT);
+	c->fd = fd;
 	c->user->clients++;
 	c->next = srv->clients;
 	if (srv->clients)
@@ -932,14 +862,11 @@ static void accept_one(struct skind_server *srv, int fd)
 	log_debug("client %llu: pid %d uid %d gid %d%s", (unsigned long long)c->id,
 		  (int)c->cred.pid, (int)c->cred.uid, (int)c->cred.gid,
 		  c->admin ? " (admin)" : "");
+	TAKE_PTR(c);
 	return;
 fail:
-	if (c) {
-		free(c->in);
-		free(c->q);
-		free(c->subs);
-		free(c);
-	}
+	/* its sources gone before the socket they watch is closed */
+	client_destroy(TAKE_PTR(c));
 	refuse(srv, fd, false);
 }
 
@@ -981,12 +908,17 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *data)
 	return 0;
 }
 
-/* A stale socket file from a skind that died may be replaced; a live one not. */
-static int bind_path(int fd, const char *path)
+/*
+ * A stale socket file from a skind that died may be replaced; a live one
+ * not.  The socket is bound under a temporary name and renamed into place
+ * once it listens: a client that sees the path can connect (bound but not
+ * yet listening, it would get ECONNREFUSED).
+ */
+static int bind_listen(int fd, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
-	int probe;
+	int probe, r;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -1001,30 +933,91 @@ static int bind_path(int fd, const char *path)
 		}
 		if (probe >= 0)
 			close(probe);
-		unlink(path);
 	}
+	r = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.%d", path, (int)getpid());
+	if (r < 0 || (size_t)r >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	unlink(sa.sun_path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
-	/* reading for the group the directory gives; writers are decided per command */
-	if (chmod(path, 0660) < 0)
-		return -errno;
+	/* reading for the group the directory gives; writers are decided
+	 * per command */
+	if (chmod(sa.sun_path, 0660) < 0 || listen(fd, 128) < 0 ||
+	    rename(sa.sun_path, path) < 0) {
+		r = -errno;
+		unlink(sa.sun_path);
+		return r;
+	}
+	return 0;
+}
+
+/* The server without its clients: the listening socket, its sources. */
+static void server_free(struct skind_server *srv)
+{
+	if (!srv)
+		return;
+	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
+	srv->accept_resume = sd_event_source_disable_unref(srv->accept_resume);
+	if (srv->listen_fd >= 0)
+		close(srv->listen_fd);
+	free(srv->users);
+	free(srv);
+}
+
+static void server_freep(struct skind_server **srv)
+{
+	server_free(*srv);
+}
+
+/* The listening socket, into srv->listen_fd: systemd's or our own. */
+static int server_listen(struct skind_server *srv)
+{
+	const char *path = srv->d->opt.socket_path;
+	_cleanup_(cleanup_closep) int fd = -1;
+	int n, r;
+
+	n = sd_listen_fds(1);
+	if (n > 1) {
+		log_err("socket activation passed %d sockets; expected one", n);
+		return -EINVAL;
+	}
+	if (n == 1) {
+		if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <= 0) {
+			log_err("the socket systemd passed is not a listening Unix stream socket");
+			return -EINVAL;
+		}
+		fd = SD_LISTEN_FDS_START;
+		srv->activated = true;
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		log_info("listening on the socket systemd passed");
+	} else {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		r = bind_listen(fd, path);
+		if (r < 0) {
+			log_err("%s: %s", path, strerror(-r));
+			return r;
+		}
+		log_info("listening on %s", path);
+	}
+	srv->listen_fd = TAKE_FD(fd);
 	return 0;
 }
 
 int server_start(struct skind *d)
 {
-	struct skind_server *srv = calloc(1, sizeof(*srv));
+	_cleanup_(server_freep) struct skind_server *srv = calloc(1, sizeof(*srv));
 	struct rlimit rl;
-	int n, r, fd = -1;
+	int r;
 
 	if (!srv)
 		return -ENOMEM;
 	srv->d = d;
+	srv->listen_fd = -1;
 	srv->users = calloc(d->opt.max_clients, sizeof(*srv->users));
-	if (!srv->users) {
-		free(srv);
+	if (!srv->users)
 		return -ENOMEM;
-	}
 	/* a quarter of what the kernel allows skind's user in flight */
 	srv->fds_budget = 256;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
@@ -1035,59 +1028,22 @@ int server_start(struct skind *d)
 			    srv->fds_budget / 4 : USER_FDS_MAX;
 	if (!srv->user_fds_max)
 		srv->user_fds_max = 1;
-	n = sd_listen_fds(1);
-	if (n > 1) {
-		log_err("socket activation passed %d sockets; expected one", n);
-		free(srv->users);
-		free(srv);
-		return -EINVAL;
-	}
-	if (n == 1) {
-		fd = SD_LISTEN_FDS_START;
-		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-			log_err("the socket systemd passed is not a listening Unix stream socket");
-			free(srv->users);
-			free(srv);
-			return -EINVAL;
-		}
-		srv->activated = true;
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-		log_info("listening on the socket systemd passed");
-	} else {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			free(srv->users);
-			free(srv);
-			return -errno;
-		}
-		r = bind_path(fd, d->opt.socket_path);
-		if (r < 0 || listen(fd, 128) < 0) {
-			if (!r)
-				r = -errno;
-			log_err("%s: %s", d->opt.socket_path, strerror(-r));
-			close(fd);
-			free(srv->users);
-			free(srv);
-			return r;
-		}
-		log_info("listening on %s", d->opt.socket_path);
-	}
-	srv->listen_fd = fd;
-	r = sd_event_add_io(d->event, &srv->listen_io, fd, EPOLLIN, on_listen, srv);
-	if (r < 0) {
-		close(fd);
-		free(srv->users);
-		free(srv);
+	r = server_listen(srv);
+	if (r < 0)
 		return r;
-	}
+	r = sd_event_add_io(d->event, &srv->listen_io, srv->listen_fd, EPOLLIN,
+			    on_listen, srv);
+	if (r < 0)
+		return r;
 	sd_event_source_set_priority(srv->listen_io, SKIND_PRIO_CLIENT);
-	d->server = srv;
+	d->server = TAKE_PTR(srv);
 	return 0;
 }
 
 void server_stop(struct skind *d)
 {
 	struct skind_server *srv = d->server;
+	bool ours;
 
 	if (!srv)
 		return;
@@ -1098,12 +1054,9 @@ void server_stop(struct skind *d)
 		if (srv->clients == c)
 			client_free(c);
 	}
-	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
-	srv->accept_resume = sd_event_source_disable_unref(srv->accept_resume);
-	close(srv->listen_fd);
-	if (!srv->activated)
+	ours = !srv->activated;
+	server_free(srv);
+	if (ours)
 		unlink(d->opt.socket_path);
-	free(srv->users);
-	free(srv);
 	d->server = NULL;
 }

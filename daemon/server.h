@@ -115,13 +115,23 @@ struct skind_server {
 /* server.c: the line splitter, without I/O (a buffer and a client) */
 bool client_take_line(struct client *c);
 
-/* protocol.c */
+/* protocol.c: the commands, and the text of every line (bottle or JSON) */
 void protocol_command(struct client *c, char *line);
 void protocol_event_line(struct skind_part *p, enum sub_kind kind,
 			 enum client_format fmt, char **line, size_t *len);
+/* A line ending in '\n' into @buf: its length, 0 when it does not fit. */
+size_t protocol_error_line(char *buf, size_t len, enum client_format fmt,
+			   const char *code, const char *msg);
+size_t protocol_dropped_line(char *buf, size_t len, enum client_format fmt,
+			     uint64_t count, uint64_t total);
+size_t protocol_reload_line(char *buf, size_t len, enum client_format fmt,
+			    uint64_t generation);
+size_t protocol_calibration_line(char *buf, size_t len, enum client_format fmt,
+				 const struct skind_part *p, unsigned int events);
 
 /* server.c: replies.  A reply is zero or more data lines and one final
- * line: "ok ..." or "error CODE TEXT" (docs/PROTOCOL.md). */
+ * line: "ok ..." or "error CODE TEXT" (docs/PROTOCOL.md), which
+ * client_ok() and client_error() of protocol.c word. */
 bool client_queue(struct client *c, const char *buf, size_t len);
 void client_printf(struct client *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

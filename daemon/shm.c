@@ -63,7 +63,7 @@ static uint64_t realtime_ns(void)
  * (kill -9, a crash, the watchdog's SIGABRT) could not mark its object
  * retired, and its readers would go on reading a dead object for ever.
  * Only a regular file with skind's magic is touched, and only its state
- * word; a reload's old object (@ours) is retired by skind_reload() once
+ * word; a reload's old object (@ours) is retired by skind_skin_reload() once
  * the new skin runs.  Return: a descriptor or -1.
  */
 static int open_replaced(const char *path, int ours)

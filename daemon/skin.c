@@ -2,10 +2,10 @@
 /*
  * skin.c - the skin a configuration describes, built and replaced whole
  *
- * skin_build() loads skind.conf, builds its model, and lays out every part
+ * skind_skin_build() loads skind.conf, builds its model, and lays out every part
  * with all the memory the real-time path will ever touch: the vectors, the
  * processing state, the shm object.  Nothing is allocated after that
- * until the next reload.  skind_reload() builds the new skin next to the
+ * until the next reload.  skind_skin_reload() builds the new skin next to the
  * old one and swaps only when the whole build succeeded, so a broken
  * configuration leaves the running one in place.
  */
@@ -27,7 +27,7 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-struct skind_part *skin_find_part(struct skind_skin *s, const char *name)
+struct skind_part *skind_skin_part(struct skind_skin *s, const char *name)
 {
 	unsigned int i;
 
@@ -113,11 +113,38 @@ static int build_part(struct skind_skin *s, unsigned int i,
 	return 0;
 }
 
+/*
+ * The part's taxels on a plane, once per build, never on the real-time
+ * path.  Flattening 3D positions can take tens of milliseconds (the search
+ * for the axis of positions whose normals say nothing: 55 ms for a leg's
+ * 1,344 taxels, 0.3 s for the whole body of etc/skind-full-body.conf), so
+ * it is done only for the evdev devices; a flattened layout is only read.
+ * Without any position (a layout alone) or memory, none: the contacts
+ * have no flat position and evdev counts taxels along x.
+ */
+static void flatten_part(struct skind_part *p)
+{
+	struct skin_error err;
+	char how[128];
+
+	if (!p->d->opt.evdev && p->mp->flat_unit == SKIN_FLAT_NONE)
+		return;
+	if (skin_flatten_part(&p->flat, p->skin->model, p->index, SKIN_FLATTEN_AUTO,
+			      &err)) {
+		log_field(LOG_INFO, "PART", p->name, "%s: no taxel positions: %s",
+			  p->name, err.what);
+		return;
+	}
+	log_field(LOG_INFO, "PART", p->name, "%s: taxels placed by %s", p->name,
+		  skin_flatten_describe(&p->flat, how, sizeof(how)));
+}
+
 static void free_part(struct skind_part *p)
 {
 	unsigned int i;
 
 	evdev_free(p);
+	skin_flatten_free(&p->flat);
 	free(p->patches);
 	free(p->raw);
 	free(p->values);
@@ -130,7 +157,7 @@ static void free_part(struct skind_part *p)
 	}
 }
 
-void skin_free(struct skind_skin *s)
+void skind_skin_free(struct skind_skin *s)
 {
 	unsigned int i;
 
@@ -152,8 +179,8 @@ void skin_free(struct skind_skin *s)
  * runtime false: the configuration and the patches only (skind
  * --create-patches); no processing, no shm.
  */
-struct skind_skin *skin_build(struct skind *d, bool runtime,
-			      struct skin_error *err)
+struct skind_skin *skind_skin_build(struct skind *d, bool runtime,
+				    struct skin_error *err)
 {
 	struct skind_skin *s = calloc(1, sizeof(*s));
 	unsigned int i;
@@ -193,6 +220,8 @@ struct skind_skin *skin_build(struct skind *d, bool runtime,
 			goto fail;
 	if (!runtime)
 		return s;
+	for (i = 0; i < s->n_parts; i++)
+		flatten_part(&s->parts[i]);
 	if (pipeline_init(s, err) < 0)
 		goto fail;
 	if (shm_create(d, s, err) < 0)
@@ -200,7 +229,7 @@ struct skind_skin *skin_build(struct skind *d, bool runtime,
 	return s;
 
 fail:
-	skin_free(s);
+	skind_skin_free(s);
 	return NULL;
 }
 
@@ -209,14 +238,14 @@ fail:
  * builds.  Clients stay connected; their subscriptions follow their parts
  * by name (server_skin_replaced()).
  */
-int skind_reload(struct skind *d)
+int skind_skin_reload(struct skind *d)
 {
 	struct skind_skin *s, *old;
 	struct skin_error err;
 	unsigned int i;
 
 	log_notice("reloading %s", d->opt.config_path);
-	s = skin_build(d, true, &err);
+	s = skind_skin_build(d, true, &err);
 	if (!s) {
 		log_err("reload: %s; keeping the running configuration",
 			err.text);
@@ -232,7 +261,7 @@ int skind_reload(struct skind *d)
 	for (i = 0; i < s->n_parts && d->opt.evdev; i++)
 		evdev_create(&s->parts[i]);
 	server_skin_replaced(d);
-	skin_free(old);
+	skind_skin_free(old);
 	if (d->opt.create_patches)
 		configfs_create_patches(&d->opt, s);
 	input_attach_all(d);

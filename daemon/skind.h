@@ -28,6 +28,7 @@
 
 #include <systemd/sd-event.h>
 
+#include <skin/flatten.h>
 #include <skin/model.h>
 #include <skin/ring.h>
 #include <skin/shm.h>
@@ -127,10 +128,6 @@ struct skind_line_cache {
 	size_t cap[3];			/* [kind] */
 };
 
-struct skind_contact {
-	struct skin_shm_contact c;	/* c.first_taxel: into taxels[] */
-};
-
 /* One part of the skin: a data vector fed by its patches. */
 struct skind_part {
 	struct skind *d;
@@ -142,6 +139,10 @@ struct skind_part {
 	unsigned int n_patches;
 	struct skind_patch *patches;
 	unsigned int attached;
+
+	/* the taxels on a plane, as skinctl view draws them (skin/flatten.h):
+	 * the contacts' flat positions, the evdev axes; x NULL: no geometry */
+	struct skin_flattening flat;
 
 	/* the real-time state, allocated at build time */
 	uint8_t *raw;			/* n_taxels */
@@ -167,7 +168,9 @@ struct skind_part {
 	uint32_t *shm_contact_taxels;
 
 	/* for the housekeeping side: what the real-time path saw */
-	unsigned int events;		/* SKIN_PROC_EV_* since last fan-out */
+	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */
+	unsigned int told;		/* handled: for the fan-out to tell */
+	char cal_reason[256];		/* the last calibration refused: why */
 	uint64_t calibrate_client;	/* client that asked, 0 none */
 
 	/* fan-out */
@@ -205,6 +208,7 @@ struct skind {
 	uint64_t start_ns;
 	uint64_t next_contact_id;
 
+	sd_event_source *events;	/* deferred: the pipeline's events */
 	sd_event_source *fanout;	/* deferred: subscribers and evdev */
 	/* overload guard of the real-time path (input.c) */
 	uint64_t rt_window_start;
@@ -224,11 +228,11 @@ struct skind {
 int options_parse(struct skind_options *o, int argc, char **argv);
 
 /* skin.c: building and replacing the skin */
-struct skind_skin *skin_build(struct skind *d, bool runtime,
-			      struct skin_error *err);
-void skin_free(struct skind_skin *s);
-int skind_reload(struct skind *d);
-struct skind_part *skin_find_part(struct skind_skin *s, const char *name);
+struct skind_skin *skind_skin_build(struct skind *d, bool runtime,
+				    struct skin_error *err);
+void skind_skin_free(struct skind_skin *s);
+int skind_skin_reload(struct skind *d);
+struct skind_part *skind_skin_part(struct skind_skin *s, const char *name);
 uint64_t now_ns(void);
 
 /* configfs.c: the driver's patches from the configuration */
@@ -248,7 +252,7 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
 int pipeline_calibrate(struct skind_skin *s, int part);
 int pipeline_save_calibration(struct skind_skin *s);
 void pipeline_start(struct skind_skin *s);
-unsigned int pipeline_events(struct skind_part *p);
+int pipeline_events_init(struct skind *d);
 
 /* shm.c */
 int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err);

@@ -77,12 +77,10 @@ static inline u64 *skin_stats(struct skin_live *live)
 	return live->ring.ctrl->stats;
 }
 
-/* Counters are plain u64s in the control page, written under live->lock. */
+/* Under live->lock (see skin_ring_stat_inc()). */
 static inline void skin_stat_inc(struct skin_live *live, unsigned int stat)
 {
-	u64 *s = &skin_stats(live)[stat];
-
-	WRITE_ONCE(*s, *s + 1);
+	skin_ring_stat_inc(&live->ring, stat);
 }
 
 static inline u64 skin_stat_read(struct skin_live *live, unsigned int stat)

@@ -2,13 +2,16 @@
 /*
  * skin_assemble_test.c - KUnit suite for assembly and publication
  *
- * Drives the assembler the way skin_can_rx() and the timer do (see the
- * sequence at the top of skin_assemble.c) over a small ring, and checks
- * every frame published: complete, repeated half, timeout, partial.
+ * Drives skin_asm_rx() and skin_asm_timeout(), the receive sequence of
+ * skin_can_rx() and of the timer, over a small ring, and checks every
+ * frame published (complete, repeated half, timeout, partial), what each
+ * call leaves to its caller (arm the timer, wake the readers) and the
+ * counters in the control page.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/can/error.h>
 
 #include "skin_core.h"
 
@@ -22,35 +25,35 @@ struct asm_test {
 	void *mem;
 	u64 next;		/* reader position */
 	u64 lost;
-	unsigned int repeats;
+	unsigned int todo;	/* what the last call left to its caller */
 };
 
-static void asm_test_publish(struct asm_test *t, u16 flags)
+static u64 asm_test_stat(struct asm_test *t, unsigned int stat)
 {
-	struct skin_frame *slot = skin_ring_begin(&t->ring);
-
-	skin_asm_fill(&t->a, slot, flags);
-	skin_ring_commit(&t->ring, slot);
+	return t->ring.ctrl->stats[stat];
 }
 
-/* One CAN frame through the receive sequence; returns its verdict. */
-static enum skin_rx_verdict asm_test_rx(struct asm_test *t,
-					const struct can_frame *cf, u64 ts)
+/*
+ * One CAN frame through skin_asm_rx(); returns its verdict, the one
+ * counter of enum skin_rx_verdict that the frame increased.
+ */
+static int asm_test_rx(struct kunit *test, struct asm_test *t,
+		       const struct can_frame *cf, u64 ts)
 {
-	enum skin_rx_verdict v;
-	struct skin_half h;
+	u64 before[SKIN_RX_NR];
+	int v, verdict = -1;
 
-	v = skin_asm_check(&t->a, cf, false, &h);
-	if (!skin_verdict_accepted(v))
-		return v;
-	if (skin_asm_is_repeat(&t->a, &h)) {
-		asm_test_publish(t, SKIN_FRAME_REPEAT);
-		t->repeats++;
+	for (v = 0; v < SKIN_RX_NR; v++)
+		before[v] = asm_test_stat(t, v);
+	t->todo = skin_asm_rx(&t->a, &t->ring, cf, false, ts);
+	for (v = 0; v < SKIN_RX_NR; v++) {
+		if (asm_test_stat(t, v) == before[v])
+			continue;
+		KUNIT_EXPECT_EQ(test, asm_test_stat(t, v), before[v] + 1);
+		KUNIT_EXPECT_EQ(test, verdict, -1);
+		verdict = v;
 	}
-	skin_asm_apply(&t->a, &h, ts);
-	if (skin_asm_complete(&t->a))
-		asm_test_publish(t, 0);
-	return v;
+	return verdict;
 }
 
 static struct can_frame head_frame(unsigned int tri, u8 base)
@@ -131,14 +134,29 @@ static void skin_asm_complete_frame(struct kunit *test)
 	unsigned int c;
 
 	cf = head_frame(0, 10);
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 100), SKIN_RX_HEAD);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 100),
+			SKIN_RX_HEAD);
+	KUNIT_EXPECT_EQ(test, t->todo, SKIN_ASM_ARM);	/* the first half */
 	cf = tail_frame(2, 50, 0);
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 200), SKIN_RX_TAIL);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 200),
+			SKIN_RX_TAIL);
+	KUNIT_EXPECT_EQ(test, t->todo, 0);
 	cf = head_frame(2, 50);
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 300), SKIN_RX_HEAD);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 300),
+			SKIN_RX_HEAD);
+	KUNIT_EXPECT_EQ(test, t->todo, 0);
 	asm_test_no_frame(test, t);		/* triangle 0's tail missing */
 	cf = tail_frame(0, 10, 0);
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 400), SKIN_RX_TAIL);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 400),
+			SKIN_RX_TAIL);
+	KUNIT_EXPECT_EQ(test, t->todo, SKIN_ASM_WAKE);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_RX_HEAD), 2);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_RX_TAIL), 2);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_FRAMES), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_PARTIAL), 0);
+	/* a timer that finds the sample published does nothing */
+	KUNIT_EXPECT_EQ(test, skin_asm_timeout(&t->a, &t->ring), 0);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_TIMEOUTS), 0);
 
 	f = asm_test_frame(test, t);
 	KUNIT_EXPECT_EQ(test, f->seq, 1);
@@ -165,15 +183,19 @@ static void skin_asm_repeat_publishes_partial(struct kunit *test)
 	struct skin_frame *f;
 
 	cf = head_frame(0, 10);
-	asm_test_rx(t, &cf, 1);
+	asm_test_rx(test, t, &cf, 1);
 	cf = tail_frame(0, 10, 0);
-	asm_test_rx(t, &cf, 2);
+	asm_test_rx(test, t, &cf, 2);
 	cf = head_frame(1, 30);
-	asm_test_rx(t, &cf, 3);
+	asm_test_rx(test, t, &cf, 3);
 	/* triangle 1's tail is lost; the next period begins */
 	cf = head_frame(0, 20);
-	asm_test_rx(t, &cf, 4);
-	KUNIT_EXPECT_EQ(test, t->repeats, 1);
+	asm_test_rx(test, t, &cf, 4);
+	/* published, and the repeated half begins a sample */
+	KUNIT_EXPECT_EQ(test, t->todo, SKIN_ASM_WAKE | SKIN_ASM_ARM);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_REPEATS), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_FRAMES), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_PARTIAL), 1);
 
 	f = asm_test_frame(test, t);
 	KUNIT_EXPECT_EQ(test, f->seq, 1);
@@ -187,11 +209,15 @@ static void skin_asm_repeat_publishes_partial(struct kunit *test)
 
 	/* The repeated head starts the next sample. */
 	cf = tail_frame(0, 20, 0);
-	asm_test_rx(t, &cf, 5);
+	asm_test_rx(test, t, &cf, 5);
 	cf = head_frame(1, 40);
-	asm_test_rx(t, &cf, 6);
+	asm_test_rx(test, t, &cf, 6);
 	cf = tail_frame(1, 40, 0);
-	asm_test_rx(t, &cf, 7);
+	asm_test_rx(test, t, &cf, 7);
+	KUNIT_EXPECT_EQ(test, t->todo, SKIN_ASM_WAKE);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_REPEATS), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_FRAMES), 2);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_PARTIAL), 1);
 	f = asm_test_frame(test, t);
 	KUNIT_EXPECT_EQ(test, f->seq, 2);
 	KUNIT_EXPECT_EQ(test, f->flags, 0);
@@ -207,13 +233,19 @@ static void skin_asm_timeout_publishes_partial(struct kunit *test)
 	struct skin_frame *f;
 
 	KUNIT_EXPECT_FALSE(test, skin_asm_pending(&t->a));
+	KUNIT_EXPECT_EQ(test, skin_asm_timeout(&t->a, &t->ring), 0);
+	asm_test_no_frame(test, t);
 	cf = head_frame(15, 99);
-	asm_test_rx(t, &cf, 11);
+	asm_test_rx(test, t, &cf, 11);
+	KUNIT_EXPECT_EQ(test, t->todo, SKIN_ASM_ARM);
 	KUNIT_EXPECT_TRUE(test, skin_asm_pending(&t->a));
 	KUNIT_EXPECT_FALSE(test, skin_asm_complete(&t->a));
 
-	/* what skin_can_timeout() does */
-	asm_test_publish(t, SKIN_FRAME_TIMEOUT);
+	/* the timer of skin_can_timeout() */
+	KUNIT_EXPECT_EQ(test, skin_asm_timeout(&t->a, &t->ring), SKIN_ASM_WAKE);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_TIMEOUTS), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_FRAMES), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_PARTIAL), 1);
 	f = asm_test_frame(test, t);
 	KUNIT_EXPECT_EQ(test, f->flags, SKIN_FRAME_TIMEOUT | SKIN_FRAME_PARTIAL);
 	KUNIT_EXPECT_EQ(test, f->refreshed, 0);
@@ -222,8 +254,10 @@ static void skin_asm_timeout_publishes_partial(struct kunit *test)
 	/* values persist into later frames */
 	KUNIT_EXPECT_FALSE(test, skin_asm_pending(&t->a));
 	cf = tail_frame(15, 99, 0);
-	asm_test_rx(t, &cf, 12);
-	asm_test_publish(t, SKIN_FRAME_TIMEOUT);
+	asm_test_rx(test, t, &cf, 12);
+	KUNIT_EXPECT_EQ(test, t->todo, SKIN_ASM_ARM);
+	KUNIT_EXPECT_EQ(test, skin_asm_timeout(&t->a, &t->ring), SKIN_ASM_WAKE);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_TIMEOUTS), 2);
 	f = asm_test_frame(test, t);
 	KUNIT_EXPECT_EQ(test, f->values[15 * SKIN_CHANNELS + 6], 105);
 	KUNIT_EXPECT_EQ(test, f->values[15 * SKIN_CHANNELS + 11], 110);
@@ -236,9 +270,10 @@ static void skin_asm_diagnostics(struct kunit *test)
 	struct skin_frame *f;
 
 	cf = head_frame(0, 1);
-	asm_test_rx(t, &cf, 1);
+	asm_test_rx(test, t, &cf, 1);
 	cf = tail_frame(0, 1, 0x8002);		/* ch 11 out of range, n.c. */
-	asm_test_rx(t, &cf, 2);
+	asm_test_rx(test, t, &cf, 2);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_DIAG), 1);
 	f = asm_test_frame(test, t);
 	KUNIT_EXPECT_EQ(test, f->flags, SKIN_FRAME_DIAG);
 	KUNIT_EXPECT_EQ(test, f->diag[0], 0x8002);
@@ -246,10 +281,11 @@ static void skin_asm_diagnostics(struct kunit *test)
 
 	/* a 6-byte tail keeps the last diagnostics word */
 	cf = head_frame(0, 1);
-	asm_test_rx(t, &cf, 3);
+	asm_test_rx(test, t, &cf, 3);
 	cf = tail_frame(0, 1, 0);
 	cf.len = 6;
-	asm_test_rx(t, &cf, 4);
+	asm_test_rx(test, t, &cf, 4);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_DIAG), 1);
 	f = asm_test_frame(test, t);
 	KUNIT_EXPECT_EQ(test, f->diag[0], 0x8002);
 	KUNIT_EXPECT_EQ(test, f->flags, SKIN_FRAME_DIAG);
@@ -261,17 +297,45 @@ static void skin_asm_rejects_foreign(struct kunit *test)
 	struct can_frame cf;
 
 	cf = head_frame(1, 1);			/* triangle not enabled */
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 1), SKIN_RX_BAD_TRIANGLE);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 1),
+			SKIN_RX_BAD_TRIANGLE);
 	cf = head_frame(0, 1);
 	cf.can_id = SKIN_DATA_ID(SKIN_CLASS_DATA, 3, 0);
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 1), SKIN_RX_BAD_BOARD);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 1),
+			SKIN_RX_BAD_BOARD);
 	cf.can_id = SKIN_DATA_ID(SKIN_CLASS_DATA_OLD, TEST_BOARD, 0);
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 1), SKIN_RX_BAD_CLASS);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 1),
+			SKIN_RX_BAD_CLASS);
 	cf = head_frame(0, 1);
 	cf.len = 5;
-	KUNIT_EXPECT_EQ(test, asm_test_rx(t, &cf, 1), SKIN_RX_BAD_DLC);
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 1),
+			SKIN_RX_BAD_DLC);
+	KUNIT_EXPECT_EQ(test, t->todo, 0);
 	KUNIT_EXPECT_FALSE(test, skin_asm_pending(&t->a));
 	KUNIT_EXPECT_EQ(test, t->a.values[0], 0xf0);
+	asm_test_no_frame(test, t);
+}
+
+static void skin_asm_error_frames(struct kunit *test)
+{
+	struct asm_test *t = asm_test_new(test, 0x0001);
+	struct can_frame cf = {
+		.can_id = CAN_ERR_FLAG | CAN_ERR_BUSOFF,
+		.len = CAN_ERR_DLC,
+	};
+
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 1),
+			SKIN_RX_ERR_FRAME);
+	KUNIT_EXPECT_EQ(test, t->todo, 0);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_BUS_OFF), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_BUS_ERROR), 0);
+	cf.can_id = CAN_ERR_FLAG | CAN_ERR_PROT;
+	KUNIT_EXPECT_EQ(test, asm_test_rx(test, t, &cf, 2),
+			SKIN_RX_ERR_FRAME);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_BUS_OFF), 1);
+	KUNIT_EXPECT_EQ(test, asm_test_stat(t, SKIN_STAT_BUS_ERROR), 1);
+	KUNIT_EXPECT_FALSE(test, skin_asm_pending(&t->a));
+	asm_test_no_frame(test, t);
 }
 
 static struct kunit_case skin_asm_cases[] = {
@@ -280,6 +344,7 @@ static struct kunit_case skin_asm_cases[] = {
 	KUNIT_CASE(skin_asm_timeout_publishes_partial),
 	KUNIT_CASE(skin_asm_diagnostics),
 	KUNIT_CASE(skin_asm_rejects_foreign),
+	KUNIT_CASE(skin_asm_error_frames),
 	{}
 };
 

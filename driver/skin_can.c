@@ -14,7 +14,6 @@
 
 #include <linux/can.h>
 #include <linux/can/core.h>
-#include <linux/can/error.h>
 #include <linux/can/skb.h>
 #include <linux/if_arp.h>
 #include <linux/jiffies.h>
@@ -37,52 +36,23 @@ static canid_t skin_data_id(const struct skin_live *live)
 	return SKIN_DATA_ID(live->cfg.cls, live->cfg.address, 0);
 }
 
-/* Under live->lock. */
-static void skin_publish(struct skin_live *live, u16 flags)
-{
-	struct skin_frame *slot = skin_ring_begin(&live->ring);
-
-	flags = skin_asm_fill(&live->assembler, slot, flags);
-	skin_ring_commit(&live->ring, slot);
-	skin_stat_inc(live, SKIN_STAT_FRAMES);
-	if (flags & SKIN_FRAME_PARTIAL)
-		skin_stat_inc(live, SKIN_STAT_PARTIAL);
-}
-
+/*
+ * The receive sequence is the core's (skin_asm_rx()); the driver adds the
+ * lock, the clock, the timer and the wakeups.
+ */
 static void skin_can_rx(struct sk_buff *skb, void *data)
 {
 	const struct can_frame *cf = (const struct can_frame *)skb->data;
 	struct skin_live *live = data;
-	struct skin_asm *a = &live->assembler;
-	enum skin_rx_verdict verdict;
-	bool published = false;
-	struct skin_half h;
 	u64 now = ktime_get_ns();
+	unsigned int todo;
 
 	spin_lock(&live->lock);
-	verdict = skin_asm_check(a, cf, can_is_canfd_skb(skb), &h);
-	skin_stat_inc(live, verdict);
-	if (verdict == SKIN_RX_ERR_FRAME) {
-		skin_stat_inc(live, cf->can_id & CAN_ERR_BUSOFF ?
-			      SKIN_STAT_BUS_OFF : SKIN_STAT_BUS_ERROR);
-	} else if (skin_verdict_accepted(verdict)) {
-		if (h.diag)
-			skin_stat_inc(live, SKIN_STAT_DIAG);
-		if (skin_asm_is_repeat(a, &h)) {
-			skin_publish(live, SKIN_FRAME_REPEAT);
-			skin_stat_inc(live, SKIN_STAT_REPEATS);
-			published = true;
-		}
-		/* The first half of a sample starts its 1.5-period clock. */
-		if (!skin_asm_pending(a))
-			mod_timer(&live->timer, jiffies + live->timeout);
-		skin_asm_apply(a, &h, now);
-		if (skin_asm_complete(a)) {
-			skin_publish(live, 0);
-			published = true;
-		}
-	}
-	if (published)
+	todo = skin_asm_rx(&live->assembler, &live->ring, cf,
+			   can_is_canfd_skb(skb), now);
+	if (todo & SKIN_ASM_ARM)
+		mod_timer(&live->timer, jiffies + live->timeout);
+	if (todo & SKIN_ASM_WAKE)
 		skin_cdev_published(live);
 	spin_unlock(&live->lock);
 }
@@ -92,11 +62,8 @@ void skin_can_timeout(struct timer_list *t)
 	struct skin_live *live = container_of(t, struct skin_live, timer);
 
 	spin_lock(&live->lock);
-	if (skin_asm_pending(&live->assembler)) {
-		skin_publish(live, SKIN_FRAME_TIMEOUT);
-		skin_stat_inc(live, SKIN_STAT_TIMEOUTS);
+	if (skin_asm_timeout(&live->assembler, &live->ring))
 		skin_cdev_published(live);
-	}
 	spin_unlock(&live->lock);
 }
 

@@ -5,10 +5,11 @@
  * This code is built three times from the same source: into skin.ko, into
  * the KUnit suites, and into user space (unit tests, benchmarks, the board
  * simulator).  It must therefore use nothing but the types and primitives
- * below, <linux/can.h> (a UAPI header, the same in the kernel and in user
- * space) and the driver's own UAPI header: no allocation, no locking, no
- * sleeping, no kernel-only calls.  Callers serialise writers; readers of a
- * ring need no lock (see the contract in <linux/skin.h>).
+ * below, <linux/can.h> and <linux/can/error.h> (UAPI headers, the same in
+ * the kernel and in user space) and the driver's own UAPI header: no
+ * allocation, no locking, no sleeping, no kernel-only calls.  Callers
+ * serialise writers; readers of a ring need no lock (see the contract in
+ * <linux/skin.h>).
  *
  * This header, skin_ring.c and lib/kcompat are GPL-2.0 OR MIT: the ring
  * reader is linked into robot programs through libskin (lib/ring, LGPL).
@@ -166,26 +167,18 @@ struct skin_asm {
 	u8 values[SKIN_BOARD_VALUES];
 };
 
+struct skin_ring;
+
+/* What skin_asm_rx() and skin_asm_timeout() leave to their caller */
+#define SKIN_ASM_WAKE	BIT(0)	/* a sample was published: wake its readers */
+#define SKIN_ASM_ARM	BIT(1)	/* a sample began: arm the 1.5-period timer */
+
 void skin_asm_init(struct skin_asm *a, const struct skin_patch_config *cfg);
-enum skin_rx_verdict skin_asm_check(const struct skin_asm *a,
-				    const struct can_frame *cf, bool is_fd,
-				    struct skin_half *half);
-void skin_asm_apply(struct skin_asm *a, const struct skin_half *h, u64 ts);
-u16 skin_asm_fill(struct skin_asm *a, struct skin_frame *f, u16 flags);
+unsigned int skin_asm_rx(struct skin_asm *a, struct skin_ring *r,
+			 const struct can_frame *cf, bool is_fd, u64 ts);
+unsigned int skin_asm_timeout(struct skin_asm *a, struct skin_ring *r);
 
-/*
- * The predicates of the receive sequence (skin_assemble.c), inline: they
- * run for every frame.
- */
-
-/* Whether an accepted half is already pending: publish before applying it. */
-static inline bool skin_asm_is_repeat(const struct skin_asm *a,
-				      const struct skin_half *h)
-{
-	u16 have = h->tail ? a->have_tail : a->have_head;
-
-	return have & (1U << h->triangle);
-}
+/* The assembler's state, inline: skin_asm_rx() asks for every frame. */
 
 /* Whether every enabled triangle sent both halves since the last sample. */
 static inline bool skin_asm_complete(const struct skin_asm *a)
@@ -215,6 +208,17 @@ struct skin_ring {
 
 void skin_ring_init(struct skin_ring *r, void *mem, u32 data_offset,
 		    unsigned int count_log2);
+
+/*
+ * The patch's counters (enum skin_stat) are plain u64s in the control
+ * page, written by the ring's one writer (under its lock) and read
+ * without one.
+ */
+static inline void skin_ring_stat_inc(struct skin_ring *r, unsigned int stat)
+{
+	WRITE_ONCE(r->ctrl->stats[stat], r->ctrl->stats[stat] + 1);
+}
+
 struct skin_frame *skin_ring_begin(struct skin_ring *r);
 void skin_ring_commit(struct skin_ring *r, struct skin_frame *slot);
 

@@ -49,9 +49,10 @@
  * calibrated part.  Creation and the calibration file calls fill a
  * struct skin_error (skin/model.h) with the file, line and what is wrong.
  *
- * Vector ISA: the per-patch arithmetic uses AVX2 when the CPU has it,
- * chosen at creation; SKIN_PROC_NO_AVX2=1 in the environment forces the
- * portable path (same results).
+ * Instruction sets: the per-patch arithmetic has a portable form and,
+ * on x86-64, an AVX2 and an AVX-512 one, all with the same results.
+ * skin_proc_new() takes the best the CPU has; skin_proc_new_opts() can
+ * ask for one (to compare them, or measure one).
  *
  * Compatibility mode (compat = true): the per-taxel pipeline follows
  * skinManager's published algorithm (icub-main compensator.cpp) step for
@@ -64,6 +65,7 @@
 #ifndef SKIN_PROC_H
 #define SKIN_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,6 +91,37 @@ struct skin_proc;
 struct skin_proc *skin_proc_new(const struct skin_model *m,
 				const struct skin_config_comp *comp,
 				struct skin_error *err);
+
+/* The forms of the per-patch arithmetic (same results on every one) */
+enum skin_proc_isa {
+	SKIN_PROC_ISA_AUTO = 0,		/* the best the CPU has */
+	SKIN_PROC_ISA_PORTABLE,		/* plain C, any CPU */
+	SKIN_PROC_ISA_AVX2,		/* x86-64 with AVX2 */
+	SKIN_PROC_ISA_AVX512,		/* x86-64 with AVX-512 F and VL */
+};
+
+/* Creation options; zeroed: what skin_proc_new() does */
+struct skin_proc_opts {
+	enum skin_proc_isa isa;
+};
+
+/*
+ * skin_proc_new() with options (@opts NULL: none).  NULL with *err filled
+ * also when @opts asks for an instruction set this CPU does not have.
+ */
+struct skin_proc *skin_proc_new_opts(const struct skin_model *m,
+				     const struct skin_config_comp *comp,
+				     const struct skin_proc_opts *opts,
+				     struct skin_error *err);
+/* The instruction set @p runs (never SKIN_PROC_ISA_AUTO; a patch whose
+ * slots are no multiple of its vector width runs the next one down) */
+enum skin_proc_isa skin_proc_isa(const struct skin_proc *p);
+/* Whether this CPU can run @isa (AUTO and PORTABLE: always) */
+bool skin_proc_isa_supported(enum skin_proc_isa isa);
+/* "auto", "portable", "avx2", "avx512"; NULL for another value */
+const char *skin_proc_isa_name(enum skin_proc_isa isa);
+/* The enum skin_proc_isa of one of those names, or -EINVAL */
+int skin_proc_isa_parse(const char *name);
 void skin_proc_free(struct skin_proc *p);
 const struct skin_model *skin_proc_model(const struct skin_proc *p);
 

@@ -135,7 +135,7 @@ static inline unsigned int visit(struct proc_part *pt,
 static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
 			     int32_t *lab, unsigned int k, int32_t c)
 {
-	const uint64_t *restrict nbm = pt->nb_mask;
+	const struct proc_mask *restrict nbm = pt->nb_mask;
 	const uint64_t *restrict nbx = pt->nb_x;
 	const uint32_t *restrict nbs = pt->nb_start;
 	const uint32_t *restrict nbl = pt->nb;
@@ -162,12 +162,12 @@ static unsigned int walk_own(struct proc_part *pt, const int32_t *po,
 				for (x = f[w]; x; x &= x - 1) {
 					unsigned int q = p0 + 64 * w +
 						(unsigned int)__builtin_ctzll(x);
-					const uint64_t *nm = nbm + 3 * (size_t)q;
+					const struct proc_mask *nm = &nbm[q];
 
 					ns = visit(pt, po, lab, c, ns, q);
-					a0 |= nm[0];
-					a1 |= nm[1];
-					a2 |= nm[2];
+					a0 |= nm->w[0];
+					a1 |= nm->w[1];
+					a2 |= nm->w[2];
 				}
 				/* those with neighbours in other patches */
 				for (x = f[w] & nbx[p0 / 64 + w]; x; x &= x - 1) {

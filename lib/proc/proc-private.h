@@ -15,6 +15,8 @@
 
 #include <skin/proc.h>
 
+#include "proc-isa.h"
+
 #define SKIN_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
 /* skinManager's constants (icub-main compensator.h) */
@@ -47,8 +49,22 @@ enum proc_mode {
 				 * (set and cleared within one run()) */
 
 /*
- * The arguments of the dense pass over one patch (taxel.c: dense() and
- * its vector forms), kept in the patch (proc_patch.io): the slices of the
+ * A set of a patch's slots (SKIN_VALUES_PER_PATCH, 192): slot o is bit
+ * o % 64 of w[o / 64].  x86 being little-endian, an 8-slot group is one
+ * byte of it, as the AVX-512 form reads it.
+ */
+struct proc_mask {
+	uint64_t w[3];
+};
+
+static inline bool proc_mask_any(const struct proc_mask *m)
+{
+	return m->w[0] | m->w[1] | m->w[2];
+}
+
+/*
+ * The arguments of the dense pass over one patch (proc-isa.h: one form
+ * per instruction set), kept in the patch (proc_patch.io): the slices of the
  * part's arrays, the masks and the parameters' constants are set once
  * (proc_patch_io()), so a sample sets only its raw values and masks.
  */
@@ -57,18 +73,17 @@ struct dense_io {
 	double hyst;			/* hold_hysteresis */
 	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr, *act;
-	uint64_t on[3];			/* act as bits (tactile slots but the
-					 * special ones), for dense_avx512() */
+	struct proc_mask on;		/* act as bits (tactile slots but the
+					 * special ones) */
 	uint8_t *byte;
 	const uint8_t *vals;
 	unsigned int n;
 	uint64_t groups;		/* proc_patch.groups */
-	uint64_t wr[3];			/* proc_patch.slots, for
-					 * dense_avx512() */
-	const uint64_t *held;		/* proc_patch.held */
-	uint64_t nz[3];			/* proc_patch.out_nz before the pass */
-	uint64_t tf[3], tr[3];		/* out: bit j = slot j */
-	uint64_t rel[3];		/* out: the held slots whose hold ends */
+	struct proc_mask wr;		/* proc_patch.slots */
+	const struct proc_mask *held;	/* proc_patch.held */
+	struct proc_mask nz;		/* proc_patch.out_nz before the pass */
+	struct proc_mask tf, tr;	/* out: touched (smoothed), raw */
+	struct proc_mask rel;		/* out: the held slots whose hold ends */
 };
 
 struct proc_patch {
@@ -93,29 +108,29 @@ struct proc_patch {
 					 * frame stores one timestamp) */
 	uint16_t tri_dead;		/* triangles flagged dead */
 	uint64_t next_check_ns;		/* next fault evaluation */
-	uint64_t spec[3];		/* slots whose taxel is special, but
-					 * for the held ones in held[] */
-	uint64_t held[3];		/* slots of plain running taxels under
+	struct proc_mask spec;		/* slots whose taxel is special, but
+					 * for the held ones in held */
+	struct proc_mask held;		/* slots of plain running taxels under
 					 * a hold (HOLD_ON alone): the dense
 					 * pass computes them too */
-	uint64_t hold_lo, hold_hi;	/* bounds of the hold_ns of held[]:
+	uint64_t hold_lo, hold_hi;	/* bounds of the hold_ns of held:
 					 * lo <= every one <= hi */
-	uint64_t touch_bits[3];		/* slots touched at the last sample */
-	uint64_t tr_bits[3];		/* slots whose unsmoothed d was above
+	struct proc_mask touch_bits;	/* slots touched at the last sample */
+	struct proc_mask tr_bits;	/* slots whose unsmoothed d was above
 					 * the touch level at the last sample */
-	uint64_t tact[3];		/* tactile slots */
-	uint64_t touched_bytes[3];	/* slots whose proc_part.touched[]
+	struct proc_mask tact;		/* tactile slots */
+	struct proc_mask touched_bytes;	/* slots whose proc_part.touched[]
 					 * byte is 1: run() writes the bytes
 					 * that differ from its new mask */
-	uint64_t out_nz[3];		/* slots whose proc_part.value[] (so
+	struct proc_mask out_nz;	/* slots whose proc_part.value[] (so
 					 * byte[]) may be nonzero, a superset:
 					 * the binarized pass stores only
 					 * these and the touched ones, the
 					 * rest stay 0 */
-	uint64_t ns0[3];		/* tactile slots whose raw_ns is 0 */
+	struct proc_mask ns0;		/* tactile slots whose raw_ns is 0 */
 	uint64_t raw_lo, raw_hi;	/* bounds of the raw_ns of the tactile
 					 * slots: lo <= every one <= hi */
-	uint64_t recent[PROC_RECENT_CHECKS][3];	/* tactile slots whose
+	struct proc_mask recent[PROC_RECENT_CHECKS];	/* tactile slots whose
 					 * raw value last moved at the check
 					 * at recent_ns[i] (0: the last one):
 					 * their raw_ns is that, not written
@@ -123,7 +138,7 @@ struct proc_patch {
 	uint64_t recent_ns[PROC_RECENT_CHECKS];
 	uint8_t last_raw[SKIN_VALUES_PER_PATCH];	/* raw values at the
 					 * last fault check */
-	uint64_t slots[3];		/* the slots of those groups */
+	struct proc_mask slots;		/* the slots of those groups */
 	uint64_t groups;		/* groups of 4 slots (bit j: slots
 					 * 4j..4j+3) in triangles with tactile
 					 * taxels, below n_slots */
@@ -136,6 +151,9 @@ struct proc_patch {
 					 * cleared a bit since): run()
 					 * builds it again */
 	uint64_t last_ns;
+	const struct proc_isa_ops *ops;	/* the dense pass and the checks'
+					 * masks for this patch's CPU and
+					 * size (proc_isa_ops_for()) */
 	struct dense_io io;		/* the dense pass's arguments */
 };
 
@@ -203,7 +221,7 @@ struct proc_part {
 					 * taxel's own patch (those are in
 					 * nb_mask); NULL when the model had
 					 * none at creation */
-	uint64_t *nb_mask;		/* per taxel, 3 words: its neighbours
+	struct proc_mask *nb_mask;	/* per taxel: its neighbours
 					 * in its own patch, a bit per slot
 					 * of the patch (NULL with nb_*) */
 	uint64_t *nb_x;			/* 3 words per patch: the taxels with
@@ -253,8 +271,8 @@ struct skin_proc {
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
 	bool faults_on, hold_on, recal_on;	/* improvements c, a, b are
 					 * on (their switch, not compat) */
-	bool avx2;			/* the CPU has AVX2: dense_avx2() */
-	bool avx512;			/* and AVX-512 F, VL: dense_avx512() */
+	enum skin_proc_isa isa;		/* the instruction set its patches'
+					 * passes use (resolved at creation) */
 	unsigned int n_parts, n_patches;
 	struct proc_part *parts;
 	struct proc_patch *patches;
@@ -262,18 +280,18 @@ struct skin_proc {
 	unsigned int median_hist[PROC_MAX_SKIN + 1];	/* scratch */
 };
 
-/* Bit o of a patch's 192-slot mask */
-static inline void proc_bit_set(uint64_t *m, unsigned int o, bool on)
+/* Slot o of a mask */
+static inline void proc_bit_set(struct proc_mask *m, unsigned int o, bool on)
 {
 	if (on)
-		m[o / 64] |= 1ull << (o % 64);
+		m->w[o / 64] |= 1ull << (o % 64);
 	else
-		m[o / 64] &= ~(1ull << (o % 64));
+		m->w[o / 64] &= ~(1ull << (o % 64));
 }
 
-static inline bool proc_bit(const uint64_t *m, unsigned int o)
+static inline bool proc_bit(const struct proc_mask *m, unsigned int o)
 {
-	return (m[o / 64] >> (o % 64)) & 1;
+	return (m->w[o / 64] >> (o % 64)) & 1;
 }
 
 /*
@@ -293,9 +311,9 @@ static inline void proc_mark(struct proc_part *pt, unsigned int k)
 	pt->special[k] = sp;
 	pt->act[k] = sp && !held ? 0.0 : 1.0;
 	/* the slot bit of special tactile taxels (pads and absent slots are
-	 * special too, but dense() leaves them at 0 for good) */
-	proc_bit_set(pp->spec, o, sp && !held && tactile);
-	proc_bit_set(pp->held, o, held);
+	 * special too, but the dense pass leaves them at 0 for good) */
+	proc_bit_set(&pp->spec, o, sp && !held && tactile);
+	proc_bit_set(&pp->held, o, held);
 	if (held) {
 		if (pt->hold_ns[k] < pp->hold_lo)
 			pp->hold_lo = pt->hold_ns[k];
@@ -311,6 +329,18 @@ static inline void proc_touch_dirty(struct proc_part *pt)
 	pt->touch_dirty = true;
 }
 
+/* taxel k's histogram of v (calibration) */
+static inline uint32_t *proc_hist(const struct proc_part *pt, unsigned int k)
+{
+	return &pt->hist[(size_t)k * (PROC_MAX_SKIN + 1)];
+}
+
+/* v, the count a raw value stands for (calibration's histograms) */
+static inline unsigned int proc_v_of(const struct skin_proc *p, uint8_t raw)
+{
+	return p->prm.zero_up_raw_data ? raw : PROC_MAX_SKIN - raw;
+}
+
 /* proc.c */
 void proc_derive(struct skin_proc *p);
 void proc_err(struct skin_error *err, const char *file, unsigned int line,
@@ -319,9 +349,22 @@ void proc_err(struct skin_error *err, const char *file, unsigned int line,
 /* taxel.c */
 int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	      const struct skin_frame *f);
+void proc_patch_io(struct skin_proc *p, struct proc_patch *pp);
+void proc_outputs_zero(struct proc_part *pt, unsigned int k);
+
+/* calibrate.c */
 void proc_cal_start(struct skin_proc *p, struct proc_part *pt);
 void proc_set_running(struct skin_proc *p, struct proc_part *pt);
-void proc_patch_io(struct skin_proc *p, struct proc_patch *pp);
+int proc_collect(struct skin_proc *p, struct proc_patch *pp,
+		 const struct skin_frame *f);
+void proc_hist_clear(struct proc_part *pt, unsigned int k);
+void proc_hist_range(const uint32_t *h, int *lo, int *hi);
+bool proc_taxel_calibration(const struct skin_proc *p,
+			    const struct proc_part *pt, unsigned int k,
+			    unsigned int expected, double *baseline,
+			    double *thr);
+void proc_set_threshold(struct skin_proc *p, struct proc_part *pt,
+			unsigned int k, double thr);
 
 /* contact.c */
 int proc_cluster(struct skin_proc *p, struct proc_part *pt);

@@ -149,7 +149,7 @@ static bool part_neighbours(const struct skin_model *m,
 	pt->nb_start = calloc((size_t)pt->n + 1, sizeof(*pt->nb_start));
 	pt->nb = malloc(((size_t)m->nbr_start[base + pt->n] -
 			 m->nbr_start[base] + 1) * sizeof(*pt->nb));
-	pt->nb_mask = calloc((size_t)pt->n * 3 + 1, sizeof(*pt->nb_mask));
+	pt->nb_mask = calloc((size_t)pt->n + 1, sizeof(*pt->nb_mask));
 	pt->nb_x = calloc(words + 1, sizeof(*pt->nb_x));
 	pt->pend = calloc(words + 1, sizeof(*pt->pend));
 	if (!pt->nb_start || !pt->nb || !pt->nb_mask || !pt->nb_x || !pt->pend)
@@ -168,8 +168,7 @@ static bool part_neighbours(const struct skin_model *m,
 				if (q != k && !pt->has_pos[q]) {
 					unsigned int o = q % SKIN_VALUES_PER_PATCH;
 
-					pt->nb_mask[3 * (size_t)k + o / 64] |=
-						1ull << (o % 64);
+					proc_bit_set(&pt->nb_mask[k], o, true);
 				}
 			continue;
 		}
@@ -181,8 +180,7 @@ static bool part_neighbours(const struct skin_model *m,
 			if (q / SKIN_VALUES_PER_PATCH == patch) {
 				unsigned int o = q % SKIN_VALUES_PER_PATCH;
 
-				pt->nb_mask[3 * (size_t)k + o / 64] |=
-					1ull << (o % 64);
+				proc_bit_set(&pt->nb_mask[k], o, true);
 			} else {
 				pt->nb[n++] = q;
 			}
@@ -276,6 +274,21 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 				const struct skin_config_comp *comp,
 				struct skin_error *err)
 {
+	return skin_proc_new_opts(m, comp, NULL, err);
+}
+
+enum skin_proc_isa skin_proc_isa(const struct skin_proc *p)
+{
+	return p->isa;
+}
+
+struct skin_proc *skin_proc_new_opts(const struct skin_model *m,
+				     const struct skin_config_comp *comp,
+				     const struct skin_proc_opts *opts,
+				     struct skin_error *err)
+{
+	const enum skin_proc_isa want = opts ? opts->isa : SKIN_PROC_ISA_AUTO;
+	enum skin_proc_isa isa;
 	struct skin_config_comp def;
 	struct skin_proc *p;
 	const char *bad;
@@ -288,6 +301,15 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 	}
 	if ((bad = check_params(comp))) {
 		proc_err(err, NULL, 0, "%s", bad);
+		return NULL;
+	}
+	if (!skin_proc_isa_name(want)) {
+		proc_err(err, NULL, 0, "unknown instruction set %d", (int)want);
+		return NULL;
+	}
+	if (proc_isa_resolve(want, &isa)) {
+		proc_err(err, NULL, 0, "this CPU cannot run the %s form of the processing",
+			 skin_proc_isa_name(want));
 		return NULL;
 	}
 	if (!m || !m->n_parts) {
@@ -323,15 +345,7 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 		goto oom;
 	p->m = m;
 	p->prm = *comp;
-#if defined(__x86_64__)
-	/* SKIN_PROC_NO_AVX2=1: the generic path, for tests and comparisons */
-	p->avx2 = __builtin_cpu_supports("avx2") &&
-		  !(getenv("SKIN_PROC_NO_AVX2") && *getenv("SKIN_PROC_NO_AVX2"));
-	/* SKIN_PROC_NO_AVX512=1: the AVX2 path on an AVX-512 CPU */
-	p->avx512 = p->avx2 && __builtin_cpu_supports("avx512f") &&
-		    __builtin_cpu_supports("avx512vl") &&
-		    !(getenv("SKIN_PROC_NO_AVX512") && *getenv("SKIN_PROC_NO_AVX512"));
-#endif
+	p->isa = isa;
 	proc_derive(p);
 	p->next_id = 1;
 	p->n_parts = m->n_parts;
@@ -397,15 +411,16 @@ struct skin_proc *skin_proc_new(const struct skin_model *m,
 		for (k = 0; k < pp->n_slots; k++)
 			if (pt->kind[first + k] == SKIN_TAXEL_TACTILE) {
 				pp->tactile[pp->n_tactile++] = (uint16_t)k;
-				proc_bit_set(pp->tact, k, true);
+				proc_bit_set(&pp->tact, k, true);
 				pp->tri_tactile |= (uint16_t)(1u << (k / SKIN_CHANNELS_PER_TRIANGLE));
 			}
 		/* whole groups of 4 slots: a triangle (12 slots) is 3 */
 		for (k = 0; k < (pp->n_slots + 3) / 4; k++)
 			if (pp->tri_tactile & (1u << (4 * k / SKIN_CHANNELS_PER_TRIANGLE))) {
 				pp->groups |= 1ull << k;
-				pp->slots[k / 16] |= 0xfull << (4 * (k % 16));
+				pp->slots.w[k / 16] |= 0xfull << (4 * (k % 16));
 			}
+		pp->ops = proc_isa_ops_for(p->isa, pp->n_slots);
 		proc_patch_io(p, pp);
 	}
 	return p;

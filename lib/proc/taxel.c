@@ -1,355 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * taxel.c - the per-taxel pipeline: calibration, compensation, smoothing,
- * touch, drift, and skind's improvements (hold, self-recalibration,
- * faults).  Everything here runs in the sample path: no allocation, no
- * lock, no system call (docs/PROCESSING.md has the formulas).
+ * taxel.c - a running part's sample path: compensation, smoothing, touch,
+ * drift, and skind's improvements (hold, self-recalibration, faults).
+ * Everything here runs in the sample path: no allocation, no lock, no
+ * system call.  taxel_slow() states the per-sample arithmetic with
+ * docs/PROCESSING.md's formulas; the dense pass (proc-isa.h) computes the
+ * same for the patch's plain taxels, a form per instruction set.
+ * calibrate.c has the calibration.
  *
  * Compat mode follows skinManager's Compensator (icub-main
- * src/modules/skinManager/src/compensator.cpp), per sample:
- * readRawAndWriteCompensatedData() then updateBaseline():
- *
- *	d = min(255, (255 - raw) - baseline)
- *	touch = d > thr + addThreshold			(unsmoothed)
- *	d' = (1 - a) d + a d'_prev			(smoothFilter)
- *	touchFilt = d' > thr + addThreshold		(contacts use this)
- *	out = max(0, binarization ? (touchFilt ? 100 : 0) : d')
- *	baseline += 0.02 gain d / thr	gain: contact gain when touch
- *
- * and calibrationFinish(): baseline = float(sum) / N, thr = the first
- * value j whose cumulative count exceeds 0.95 N, minus the baseline, at
- * least 1; the smoothing state starts at the baselines.
+ * src/modules/skinManager/src/compensator.cpp): per sample
+ * readRawAndWriteCompensatedData() then updateBaseline() (taxel_slow()).
  */
-#include <math.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-#include <stdio.h>
 #include <string.h>
 
 #include "proc-private.h"
 
-#define HIST(pt, k)	(&(pt)->hist[(size_t)(k) * (PROC_MAX_SKIN + 1)])
-
-static inline unsigned int v_of(const struct skin_proc *p, uint8_t raw)
-{
-	return p->prm.zero_up_raw_data ? raw : PROC_MAX_SKIN - raw;
-}
-
-static void taxel_outputs_zero(struct proc_part *pt, unsigned int k)
+/* Taxel k outputs 0 and is not touched (calibrating, faulty,
+ * recalibrating) */
+void proc_outputs_zero(struct proc_part *pt, unsigned int k)
 {
 	if (pt->touched[k])
 		proc_touch_dirty(pt);
 	pt->value[k] = 0;
 	pt->byte[k] = 0;
 	pt->touched[k] = 0;
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
 		     k % SKIN_VALUES_PER_PATCH, false);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
 		     k % SKIN_VALUES_PER_PATCH, false);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	/* not touched any more: a touch at the next sample is a change, and
 	 * the patch's touched list is to be built again */
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touch_bits,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].touch_bits,
 		     k % SKIN_VALUES_PER_PATCH, false);
 	pt->patch0[k / SKIN_VALUES_PER_PATCH].list_stale = true;
 	pt->hold[k] = 0;
 	proc_mark(pt, k);
-}
-
-static void hist_clear(struct proc_part *pt, unsigned int k)
-{
-	memset(HIST(pt, k), 0, (PROC_MAX_SKIN + 1) * sizeof(uint32_t));
-	pt->sum[k] = 0;
-	pt->valid[k] = 0;
-}
-
-void proc_cal_start(struct skin_proc *p, struct proc_part *pt)
-{
-	unsigned int i, k;
-
-	pt->state = SKIN_PROC_CALIBRATING;
-	pt->reason[0] = '\0';
-	for (k = 0; k < pt->n; k++) {
-		taxel_outputs_zero(pt, k);
-		if (pt->kind[k] == SKIN_TAXEL_TACTILE)
-			hist_clear(pt, k);
-	}
-	for (i = 0; i < pt->n_patches; i++) {
-		struct proc_patch *pp = &p->patches[pt->first_patch + i];
-
-		pp->cal_done = 0;
-		pp->cal_active = true;
-		pp->n_touched = 0;
-	}
-}
-
-/*
- * The 95th-percentile rule on a taxel's histogram of @n readings: the
- * first value j whose cumulative count exceeds 0.95 n.  -1 when n is 0.
- */
-static int percentile95(const uint32_t *h, unsigned int n)
-{
-	uint64_t cum = 0;
-	int j;
-
-	for (j = 0; j <= PROC_MAX_SKIN; j++) {
-		cum += h[j];
-		if ((double)cum > n * 0.95)
-			return j;
-	}
-	return -1;
-}
-
-static void hist_range(const uint32_t *h, int *lo, int *hi)
-{
-	int j;
-
-	*lo = *hi = -1;
-	for (j = 0; j <= PROC_MAX_SKIN; j++)
-		if (h[j]) {
-			if (*lo < 0)
-				*lo = j;
-			*hi = j;
-		}
-}
-
-/* Baseline and raw threshold of taxel k from its histogram; false when too
- * few of its readings were valid (fewer than 95% of @expected). */
-static bool taxel_calibration(const struct skin_proc *p,
-			      const struct proc_part *pt, unsigned int k,
-			      unsigned int expected, double *baseline,
-			      double *thr)
-{
-	unsigned int n = pt->valid[k];
-	int j;
-
-	if (!n || n < expected * 0.95)
-		return false;
-	if (p->prm.compat)
-		/* start_sum is a vector<float>; float / int in float */
-		*baseline = (double)((float)pt->sum[k] / (float)n);
-	else
-		*baseline = (double)pt->sum[k] / n;
-	j = percentile95(HIST(pt, k), n);
-	*thr = (double)j - *baseline;
-	return true;
-}
-
-static void set_threshold(struct skin_proc *p, struct proc_part *pt,
-			  unsigned int k, double thr)
-{
-	pt->thr[k] = thr > PROC_MIN_TOUCH_THR ? thr : PROC_MIN_TOUCH_THR;
-	pt->inv_thr[k] = 1.0 / pt->thr[k];
-	pt->level[k] = pt->thr[k] + p->add;
-}
-
-/*
- * Median of the part's calibration baselines, to the count: a histogram
- * (no sort, no allocation).
- */
-static double median_baseline(struct skin_proc *p, struct proc_part *pt,
-			      unsigned int n_ok)
-{
-	unsigned int k, seen = 0;
-	int j;
-
-	memset(p->median_hist, 0, sizeof(p->median_hist));
-	for (k = 0; k < pt->n; k++)
-		if (pt->kind[k] == SKIN_TAXEL_TACTILE &&
-		    !(pt->fault[k] & SKIN_FAULT_CALIBRATION)) {
-			double b = pt->cal_baseline[k];
-			int bin = b < 0 ? 0 : b > PROC_MAX_SKIN ? PROC_MAX_SKIN :
-				  (int)lround(b);
-
-			p->median_hist[bin]++;
-		}
-	for (j = 0; j <= PROC_MAX_SKIN; j++) {
-		seen += p->median_hist[j];
-		if (2 * seen >= n_ok)
-			return j;
-	}
-	return PROC_MAX_SKIN;
-}
-
-/* The part's new calibration is accepted: it replaces the old one. */
-static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
-			       uint64_t ts)
-{
-	unsigned int k;
-
-	for (k = 0; k < pt->n; k++) {
-		taxel_outputs_zero(pt, k);
-		pt->fault[k] = 0;
-		pt->fault_ns[k] = 0;
-		pt->raw_ns[k] = 0;	/* set by the next sample */
-		pt->recal_n[k] = 0;
-		pt->d[k] = 0;
-		if (pt->kind[k] != SKIN_TAXEL_TACTILE) {
-			pt->mode[k] = MODE_OFF;
-			continue;
-		}
-		pt->mode[k] = MODE_RUN;
-		if (pt->cal_baseline[k] < 0) {	/* too few valid readings */
-			pt->fault[k] = SKIN_FAULT_CALIBRATION;
-			pt->fault_ns[k] = ts;
-			if (p->prm.auto_recalibrate && !p->prm.compat) {
-				pt->mode[k] = MODE_RECAL;
-				hist_clear(pt, k);
-			}
-			continue;
-		}
-		pt->baseline[k] = pt->cal_baseline[k];
-		pt->initial[k] = pt->cal_baseline[k];
-		set_threshold(p, pt, k, pt->cal_thr[k]);
-		/*
-		 * skinManager starts the smoothing state at the baselines
-		 * ("to get a smooth start"), so its first outputs decay
-		 * from about baseline / 2; skind starts it at 0.
-		 */
-		pt->smooth[k] = p->prm.compat ? pt->baseline[k] : 0;
-	}
-	for (k = 0; k < pt->n; k++)
-		proc_mark(pt, k);
-	for (k = 0; k < pt->n_patches; k++) {
-		struct proc_patch *pp = &p->patches[pt->first_patch + k];
-
-		pp->next_check_ns = 0;
-		pp->raw_lo = pp->raw_hi = 0;	/* every raw_ns 0 */
-		memset(pp->last_raw, 0, sizeof(pp->last_raw));
-		memcpy(pp->ns0, pp->tact, sizeof(pp->ns0));	/* raw_ns 0 */
-		memset(pp->recent, 0, sizeof(pp->recent));
-	}
-	pt->state = SKIN_PROC_RUNNING;
-	pt->calibrated = true;
-	pt->reason[0] = '\0';
-}
-
-static int refuse(struct proc_part *pt, const struct skin_model *m,
-		  const char *why)
-{
-	snprintf(pt->reason, sizeof(pt->reason), "part %s: %s",
-		 m->parts[pt->index].name, why);
-	pt->state = pt->calibrated ? SKIN_PROC_RUNNING : SKIN_PROC_UNCALIBRATED;
-	return SKIN_PROC_EV_CAL_FAILED;
-}
-
-/*
- * Every patch of the part has its samples: compute, check, commit or
- * refuse.  The calibration-completing sample costs a histogram scan per
- * taxel (256 steps), bounded and allocation-free like the rest.
- */
-static int finish_calibration(struct skin_proc *p, struct proc_part *pt,
-			      uint64_t ts)
-{
-	const unsigned int n_exp = p->cal_samples;
-	unsigned int k, n_ok = 0, n_255 = 0, n_quiet = 0, n_touched = 0;
-	int first_touched = -1, lo, hi;
-	double median, worst = 0;
-	char why[200];
-	bool spread_kind = false;
-
-	for (k = 0; k < pt->n; k++) {
-		double b, t;
-
-		pt->cal_baseline[k] = -1;
-		if (pt->kind[k] != SKIN_TAXEL_TACTILE)
-			continue;
-		if (!taxel_calibration(p, pt, k, n_exp, &b, &t))
-			continue;
-		pt->cal_baseline[k] = b;
-		pt->cal_thr[k] = t;
-		n_ok++;
-		if (b == PROC_MAX_SKIN)
-			n_255++;
-		if (t <= 1e-5)
-			n_quiet++;
-	}
-	if (!pt->n_tactile)
-		return refuse(pt, p->m, "no tactile taxels");
-	if (!n_ok)
-		return refuse(pt, p->m,
-			      "the skin is broken: no taxel gave 95% valid readings (no triangle sent data)");
-	/* skinManager's checks (calibrationFinish) */
-	if (n_255 == n_ok)
-		return refuse(pt, p->m,
-			      "the skin is broken: every baseline is 255 (raw values 0)");
-	if (n_quiet == n_ok)
-		return refuse(pt, p->m,
-			      "the skin is broken: no taxel shows any noise (every value constant)");
-	if (p->prm.calibration_check && !p->prm.compat) {
-		median = median_baseline(p, pt, n_ok);
-		for (k = 0; k < pt->n; k++) {
-			double over;
-			int spread;
-
-			if (pt->cal_baseline[k] < 0)
-				continue;
-			hist_range(HIST(pt, k), &lo, &hi);
-			spread = hi - lo;
-			over = pt->cal_baseline[k] - median;
-			if (spread > p->prm.calibration_spread ||
-			    over > p->prm.calibration_offset) {
-				if (first_touched < 0 ||
-				    spread - p->prm.calibration_spread > worst ||
-				    over - p->prm.calibration_offset > worst) {
-					spread_kind = spread - p->prm.calibration_spread >=
-						      over - p->prm.calibration_offset;
-					worst = spread_kind ?
-						spread - p->prm.calibration_spread :
-						over - p->prm.calibration_offset;
-					first_touched = (int)k;
-				}
-				n_touched++;
-			}
-		}
-		if (n_touched) {
-			k = (unsigned int)first_touched;
-			hist_range(HIST(pt, k), &lo, &hi);
-			if (spread_kind)
-				snprintf(why, sizeof(why),
-					 "touched during calibration: %u taxel(s) moved, e.g. taxel %u by %d counts (calibration_spread %g)",
-					 n_touched, k, hi - lo,
-					 p->prm.calibration_spread);
-			else
-				snprintf(why, sizeof(why),
-					 "touched during calibration: %u taxel(s) pressed, e.g. taxel %u at %.1f counts above the part's median baseline %.0f (calibration_offset %g)",
-					 n_touched, k, pt->cal_baseline[k] - median,
-					 median, p->prm.calibration_offset);
-			return refuse(pt, p->m, why);
-		}
-	}
-	commit_calibration(p, pt, ts);
-	return SKIN_PROC_EV_CALIBRATED;
-}
-
-static int collect(struct skin_proc *p, struct proc_patch *pp,
-		   const struct skin_frame *f)
-{
-	struct proc_part *pt = &p->parts[pp->part];
-	unsigned int i;
-
-	for (i = 0; i < pp->n_tactile; i++) {
-		unsigned int o = pp->tactile[i], k = pp->first + o;
-		unsigned int v = v_of(p, f->values[o]);
-
-		/* a reading is valid when its triangle sent it in this
-		 * sample; skinManager counts every reading */
-		if (!p->prm.compat &&
-		    !(f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE))))
-			continue;
-		HIST(pt, k)[v]++;
-		pt->sum[k] += v;
-		pt->valid[k]++;
-	}
-	if (++pp->cal_done < p->cal_samples)
-		return 0;
-	pp->cal_active = false;
-	for (i = 0; i < pt->n_patches; i++)
-		if (p->patches[pt->first_patch + i].cal_active)
-			return 0;
-	return finish_calibration(p, pt, f->timestamp_ns);
 }
 
 /*
@@ -368,7 +56,7 @@ static uint64_t raw_ns_of(const struct proc_part *pt,
 	unsigned int i;
 
 	for (i = 0; i < PROC_RECENT_CHECKS; i++)
-		if (proc_bit(pp->recent[i], o))
+		if (proc_bit(&pp->recent[i], o))
 			return pp->recent_ns[i];
 	return pt->raw_ns[pp->first + o];
 }
@@ -379,29 +67,29 @@ static void raw_ns_set(struct proc_part *pt, struct proc_patch *pp,
 	unsigned int i;
 
 	for (i = 0; i < PROC_RECENT_CHECKS; i++)
-		proc_bit_set(pp->recent[i], o, false);
+		proc_bit_set(&pp->recent[i], o, false);
 	pt->raw_ns[pp->first + o] = ts;
 }
 
 /* A check at @ts: the slots in @upd moved (their time is @ts now) */
 static void raw_window_advance(struct proc_part *pt, struct proc_patch *pp,
-			       const uint64_t upd[3], uint64_t ts)
+			       const struct proc_mask *upd, uint64_t ts)
 {
 	const unsigned int last = PROC_RECENT_CHECKS - 1;
 	unsigned int i, w;
 	uint64_t m;
 
 	for (w = 0; w < 3; w++)
-		for (m = pp->recent[last][w] & ~upd[w]; m; m &= m - 1)
+		for (m = pp->recent[last].w[w] & ~upd->w[w]; m; m &= m - 1)
 			pt->raw_ns[pp->first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
 				pp->recent_ns[last];
 	for (i = last; i > 0; i--) {
 		pp->recent_ns[i] = pp->recent_ns[i - 1];
 		for (w = 0; w < 3; w++)
-			pp->recent[i][w] = pp->recent[i - 1][w] & ~upd[w];
+			pp->recent[i].w[w] = pp->recent[i - 1].w[w] & ~upd->w[w];
 	}
 	pp->recent_ns[0] = ts;
-	memcpy(pp->recent[0], upd, sizeof(pp->recent[0]));
+	pp->recent[0] = *upd;
 }
 
 /* A tactile raw_ns[] of the patch was set to @ts: the bounds take it in */
@@ -428,18 +116,18 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 	int lo, hi, ev = 0;
 
 	if (fresh) {
-		HIST(pt, k)[v]++;
+		proc_hist(pt, k)[v]++;
 		pt->sum[k] += v;
 		pt->valid[k]++;
 	}
 	if (++pt->recal_n[k] < p->cal_samples)
 		return 0;
-	hist_range(HIST(pt, k), &lo, &hi);
-	if (taxel_calibration(p, pt, k, p->cal_samples, &b, &t) &&
+	proc_hist_range(proc_hist(pt, k), &lo, &hi);
+	if (proc_taxel_calibration(p, pt, k, p->cal_samples, &b, &t) &&
 	    hi - lo <= p->prm.calibration_spread) {
 		if (b >= lo_b && b <= hi_b) {
 			pt->baseline[k] = b;
-			set_threshold(p, pt, k, t);
+			proc_set_threshold(p, pt, k, t);
 			pt->smooth[k] = 0;
 			pt->mode[k] = MODE_RUN;
 			pt->fault[k] &= (uint8_t)~(SKIN_FAULT_SATURATED |
@@ -447,7 +135,7 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 			raw_ns_set(pt, &pt->patch0[k / SKIN_VALUES_PER_PATCH],
 				   k % SKIN_VALUES_PER_PATCH, ts);
 			raw_bounds(&pt->patch0[k / SKIN_VALUES_PER_PATCH], ts);
-			proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
+			proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].ns0,
 				     k % SKIN_VALUES_PER_PATCH, !ts);
 			ev |= SKIN_PROC_EV_RECAL | SKIN_PROC_EV_FAULTS;
 		} else if (!(pt->fault[k] & SKIN_FAULT_SATURATED)) {
@@ -459,7 +147,7 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 	}
 	/* else: touched or silent meanwhile: try again */
 	pt->recal_n[k] = 0;
-	hist_clear(pt, k);
+	proc_hist_clear(pt, k);
 	return ev;
 }
 
@@ -467,8 +155,8 @@ static void recal_start(struct proc_part *pt, unsigned int k)
 {
 	pt->mode[k] = MODE_RECAL;
 	pt->recal_n[k] = 0;
-	hist_clear(pt, k);
-	taxel_outputs_zero(pt, k);
+	proc_hist_clear(pt, k);
+	proc_outputs_zero(pt, k);
 	proc_mark(pt, k);
 }
 
@@ -497,113 +185,7 @@ static bool diag_channels(const struct skin_frame *f,
 	return any;
 }
 
-/*
- * dst[i] = v for every bit i of @bits (i < n): the timestamps of the
- * triangles refreshed and of the raw values that moved (the vector
- * forms: store_where16_avx2(), maintain_masks_avx2/avx512()).
- */
-static void store_where(uint64_t *dst, uint64_t bits, unsigned int n,
-			uint64_t v)
-{
-	for (; bits; bits &= bits - 1) {
-		const unsigned int i = (unsigned int)__builtin_ctzll(bits);
 
-		if (i >= n)
-			break;
-		dst[i] = v;
-	}
-}
-
-#if defined(__x86_64__)
-/* lane_masks[m]: 64-bit lane i all ones when bit i of m is set */
-static const uint64_t lane_masks[16][4] = {
-#define L(m, i)	(((m) >> (i)) & 1 ? ~0ull : 0)
-#define R(m)	{ L(m, 0), L(m, 1), L(m, 2), L(m, 3) }
-	R(0), R(1), R(2), R(3), R(4), R(5), R(6), R(7),
-	R(8), R(9), R(10), R(11), R(12), R(13), R(14), R(15),
-#undef R
-#undef L
-};
-
-/* store_where() of the 16 triangles' timestamps: a masked store per 4 */
-__attribute__((target("avx2")))
-static void store_where16_avx2(uint64_t *dst, unsigned int bits, uint64_t v)
-{
-	const __m256i vv = _mm256_set1_epi64x((long long)v);
-	unsigned int g;
-
-	for (g = 0; g < 16; g += 4)
-		_mm256_maskstore_epi64((long long *)(dst + g),
-				       _mm256_loadu_si256((const __m256i *)lane_masks[(bits >> g) & 15]),
-				       vv);
-}
-#endif
-
-/*
- * Slots (bit o) of the patch's groups whose baseline lies outside
- * [lo, hi]: the candidates for a self-recalibration.  Same comparisons
- * as maintain() makes per taxel (vector forms below).
- */
-static void baseline_out_of_range(const double *restrict b, uint64_t groups,
-				  unsigned int n, double lo, double hi,
-				  uint64_t out[3])
-{
-	unsigned int j, end;
-
-	out[0] = out[1] = out[2] = 0;
-	for (; groups; groups &= groups - 1)
-		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
-		     j < end && j < n; j++)
-			out[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
-}
-
-/* Slots (bit o) whose raw value differs from the last check's */
-static void raw_changed(const uint8_t *a, const uint8_t *b, uint64_t out[3])
-{
-	unsigned int w;
-
-#if defined(__SSE2__)
-	for (w = 0; w < 3; w++) {
-		uint64_t m = 0;
-		unsigned int q;
-
-		for (q = 0; q < 4; q++) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(a + 64 * w + 16 * q));
-			__m128i y = _mm_loadu_si128((const __m128i *)(b + 64 * w + 16 * q));
-
-			m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))
-			     << (16 * q);
-		}
-		out[w] = m;
-	}
-#else
-	unsigned int o;
-
-	for (w = 0; w < 3; w++)
-		out[w] = 0;
-	for (o = 0; o < SKIN_VALUES_PER_PATCH; o++)
-		out[o / 64] |= (uint64_t)(a[o] != b[o]) << (o % 64);
-#endif
-}
-
-#if defined(__x86_64__)
-/* raw_changed() 32 bytes at a time */
-__attribute__((target("avx2")))
-static void raw_changed_avx2(const uint8_t *a, const uint8_t *b, uint64_t out[3])
-{
-	unsigned int w;
-
-	for (w = 0; w < 3; w++) {
-		const __m256i x0 = _mm256_loadu_si256((const __m256i *)(a + 64 * w));
-		const __m256i x1 = _mm256_loadu_si256((const __m256i *)(a + 64 * w + 32));
-		const __m256i y0 = _mm256_loadu_si256((const __m256i *)(b + 64 * w));
-		const __m256i y1 = _mm256_loadu_si256((const __m256i *)(b + 64 * w + 32));
-
-		out[w] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, y0)) |
-			   (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, y1)) << 32);
-	}
-}
-#endif
 
 /*
  * Tactile slots (bit o) whose raw value has stayed for less than @lim:
@@ -614,87 +196,35 @@ static void raw_changed_avx2(const uint8_t *a, const uint8_t *b, uint64_t out[3]
  */
 static uint64_t raw_young(const struct proc_part *pt,
 			  const struct proc_patch *pp, uint64_t ts,
-			  uint64_t lim, uint64_t young[3])
+			  uint64_t lim, struct proc_mask *young)
 {
-	uint64_t listed[3] = { 0, 0, 0 }, mn = UINT64_MAX, m;
+	struct proc_mask listed = { { 0, 0, 0 } };
+	uint64_t mn = UINT64_MAX, m;
 	unsigned int i, w;
 
-	young[0] = young[1] = young[2] = 0;
+	*young = (struct proc_mask){ { 0, 0, 0 } };
 	for (i = 0; i < PROC_RECENT_CHECKS; i++) {
 		const bool in = ts - pp->recent_ns[i] < lim;
 
-		if (!(pp->recent[i][0] | pp->recent[i][1] | pp->recent[i][2]))
+		if (!proc_mask_any(&pp->recent[i]))
 			continue;
 		for (w = 0; w < 3; w++) {
-			listed[w] |= pp->recent[i][w];
-			young[w] |= in ? pp->recent[i][w] : 0;
+			listed.w[w] |= pp->recent[i].w[w];
+			young->w[w] |= in ? pp->recent[i].w[w] : 0;
 		}
 		mn = pp->recent_ns[i] < mn ? pp->recent_ns[i] : mn;
 	}
 	for (w = 0; w < 3; w++)
-		for (m = pp->tact[w] & ~listed[w]; m; m &= m - 1) {
+		for (m = pp->tact.w[w] & ~listed.w[w]; m; m &= m - 1) {
 			const unsigned int b = (unsigned int)__builtin_ctzll(m);
 			const uint64_t ns = pt->raw_ns[pp->first + 64 * w + b];
 
-			young[w] |= (uint64_t)(ts - ns < lim) << b;
+			young->w[w] |= (uint64_t)(ts - ns < lim) << b;
 			mn = ns < mn ? ns : mn;
 		}
 	return mn;
 }
 
-#if defined(__x86_64__)
-/* baseline_out_of_range() with AVX2, a group of 4 at a time; n is a
- * multiple of 4 */
-__attribute__((target("avx2")))
-static void baseline_out_of_range_avx2(const double *restrict b, uint64_t groups,
-				       double lo, double hi, uint64_t out[3])
-{
-	const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi);
-	unsigned int w;
-
-	for (w = 0; w < 3; w++) {
-		uint64_t g, mo = 0;
-
-		for (g = (groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
-			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const __m256d v = _mm256_loadu_pd(b + 64 * w + 4 * i);
-
-			mo |= (uint64_t)_mm256_movemask_pd(_mm256_or_pd(
-				_mm256_cmp_pd(v, vlo, _CMP_LT_OQ),
-				_mm256_cmp_pd(v, vhi, _CMP_GT_OQ))) << (4 * i);
-		}
-		out[w] = mo;
-	}
-}
-
-/*
- * baseline_out_of_range() with AVX-512, 8 slots per step, the 8-slot
- * groups' write masks (proc_patch.slots) read a byte at a time as in
- * dense_avx512(); n is a multiple of 8.
- */
-__attribute__((target("avx512f,avx512vl")))
-static void baseline_out_of_range_avx512(const double *restrict b,
-					 const uint64_t slots[3], unsigned int n,
-					 double lo, double hi, uint64_t out[3])
-{
-	const uint8_t *wr8 = (const uint8_t *)slots;
-	const __m512d vlo = _mm512_set1_pd(lo), vhi = _mm512_set1_pd(hi);
-	uint8_t *out8 = (uint8_t *)out;
-	unsigned int q;
-
-	out[0] = out[1] = out[2] = 0;
-	for (q = 0; q < n / 8; q++) {
-		const __mmask8 km = wr8[q];
-		__m512d v;
-
-		if (!km)
-			continue;
-		v = _mm512_loadu_pd(b + 8 * q);
-		out8[q] = (uint8_t)(_mm512_mask_cmp_pd_mask(km, v, vlo, _CMP_LT_OQ) |
-				    _mm512_mask_cmp_pd_mask(km, v, vhi, _CMP_GT_OQ));
-	}
-}
-#endif
 
 /*
  * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
@@ -724,8 +254,9 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	const double lo_b = c->min_baseline, hi_b = PROC_MAX_SKIN - c->min_baseline;
 	const uint64_t ts = f->timestamp_ns;
 	const uint64_t still_min = p->stuck_ns < p->sat_ns ? p->stuck_ns : p->sat_ns;
-	uint64_t oor[3], neq[3], upd[3] = { 0, 0, 0 }, young[3] = { 0, 0, 0 };
-	uint64_t dead_slots[3] = { 0, 0, 0 }, m;
+	struct proc_mask oor, neq, upd = { { 0, 0, 0 } }, young = { { 0, 0, 0 } };
+	struct proc_mask dead_slots = { { 0, 0, 0 } };
+	uint64_t m;
 	unsigned int t, w;
 	int ev = 0;
 
@@ -743,21 +274,16 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	for (m = pp->tri_dead; m; m &= m - 1) {
 		t = (unsigned int)__builtin_ctzll(m);
 		for (w = 0; w < SKIN_CHANNELS_PER_TRIANGLE; w++)
-			proc_bit_set(dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
+			proc_bit_set(&dead_slots, t * SKIN_CHANNELS_PER_TRIANGLE + w, true);
 	}
 	if (faults) {
-#if defined(__x86_64__)
-		if (p->avx2)
-			raw_changed_avx2(f->values, pp->last_raw, neq);
-		else
-#endif
-			raw_changed(f->values, pp->last_raw, neq);
+		pp->ops->raw_changed(f->values, pp->last_raw, &neq);
 		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		for (w = 0; w < 3; w++)
-			upd[w] = (neq[w] | pp->ns0[w]) & pp->tact[w];
-		raw_window_advance(pt, pp, upd, ts);
-		if (upd[0] | upd[1] | upd[2]) {
+			upd.w[w] = (neq.w[w] | pp->ns0.w[w]) & pp->tact.w[w];
+		raw_window_advance(pt, pp, &upd, ts);
+		if (proc_mask_any(&upd)) {
 			pp->raw_lo = ts < pp->raw_lo ? ts : pp->raw_lo;
 			pp->raw_hi = ts > pp->raw_hi ? ts : pp->raw_hi;
 		}
@@ -769,30 +295,22 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 		 * oldest timestamp again (the bound tightens).
 		 */
 		if (pp->raw_hi <= ts && ts - pp->raw_lo < still_min)
-			memcpy(young, pp->tact, sizeof(young));
+			young = pp->tact;
 		else
-			pp->raw_lo = raw_young(pt, pp, ts, still_min, young);
+			pp->raw_lo = raw_young(pt, pp, ts, still_min, &young);
 	}
 	if (recal_on) {
 		/* the baselines out of range */
-#if defined(__x86_64__)
-		if (p->avx512 && !(pp->n_slots & 7))
-			baseline_out_of_range_avx512(pt->baseline + pp->first, pp->slots,
-						     pp->n_slots, lo_b, hi_b, oor);
-		else if (p->avx2 && !(pp->n_slots & 3))
-			baseline_out_of_range_avx2(pt->baseline + pp->first, pp->groups,
-						   lo_b, hi_b, oor);
-		else
-#endif
-			baseline_out_of_range(pt->baseline + pp->first, pp->groups,
-					      pp->n_slots, lo_b, hi_b, oor);
+		pp->ops->baseline_out_of_range(pt->baseline + pp->first,
+					       pp->groups, &pp->slots, pp->n_slots,
+					       lo_b, hi_b, &oor);
 		for (w = 0; w < 3; w++)
-			for (m = oor[w] & pp->tact[w]; m; m &= m - 1) {
+			for (m = oor.w[w] & pp->tact.w[w]; m; m &= m - 1) {
 				const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 				const unsigned int k = pp->first + o;
 
 				if (!pt->special[k] && !pt->touched[k] &&
-				    !proc_bit(pp->tr_bits, o) &&
+				    !proc_bit(&pp->tr_bits, o) &&
 				    (pt->baseline[k] < lo_b || pt->baseline[k] > hi_b))
 					recal_start(pt, k);
 			}
@@ -800,13 +318,13 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	if (!faults)
 		goto done;
 	for (w = 0; w < 3; w++) {
-		pp->ns0[w] = ts ? pp->ns0[w] & ~upd[w] : pp->ns0[w] | upd[w];
+		pp->ns0.w[w] = ts ? pp->ns0.w[w] & ~upd.w[w] : pp->ns0.w[w] | upd.w[w];
 		/* the rest of the walk: every taxel that is special (a faulty
 		 * one is), dead, or has diagnostics, or whose value stayed
 		 * for the shorter of the two limits: a healthy taxel of a live
 		 * triangle whose value moved since then is done (below) */
-		m = pp->tact[w] & (pp->spec[w] | dead_slots[w] |
-				   (diag ? ~0ull : 0) | ~(upd[w] | young[w]));
+		m = pp->tact.w[w] & (pp->spec.w[w] | dead_slots.w[w] |
+				   (diag ? ~0ull : 0) | ~(upd.w[w] | young.w[w]));
 		for (; m; m &= m - 1) {
 			const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 			const unsigned int k = pp->first + o;
@@ -821,7 +339,7 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 			 * of the two limits, is neither stuck nor saturated: a
 			 * healthy taxel of a live triangle is done */
 			if (!pt->fault[k] && !dead && !diag &&
-			    (((upd[w] >> (o % 64)) & 1) || still < still_min))
+			    (((upd.w[w] >> (o % 64)) & 1) || still < still_min))
 				continue;
 			raw = f->values[o];
 			rail = raw == 0 || raw == PROC_MAX_SKIN;
@@ -845,7 +363,7 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 				if (fl && pt->touched[k])
 					ev |= SKIN_PROC_EV_TOUCH;
 				if (fl)
-					taxel_outputs_zero(pt, k);
+					proc_outputs_zero(pt, k);
 				proc_mark(pt, k);
 				ev |= SKIN_PROC_EV_FAULTS;
 			}
@@ -858,8 +376,31 @@ done:
 }
 
 /*
- * One taxel in any state (recalibrating, faulty, held): the general path.
- * Identical results to the fast loop in run() for a taxel in none of them.
+ * One taxel in any state (recalibrating, faulty, held): the algorithm,
+ * one taxel at a time.  For a running taxel, v its raw value as a count
+ * (p->vtab: 255 - raw, or raw with zero_up_raw_data), per sample
+ * (docs/PROCESSING.md, "Per sample"):
+ *
+ *	d         = min(255, v - baseline)
+ *	tr        = d > level		level = threshold + add_threshold
+ *	s         = a_new d + a_old s_prev
+ *			a_new = 1 - smooth_factor, a_old = smooth_factor
+ *			(1 and 0 without smooth_filter)
+ *	tf        = s > level		(touched: what contacts use)
+ *	value     = binarization ? (tf ? 100 : 0) : max(0, s)
+ *	baseline += (tr ? g_touch : g_free) d / threshold
+ *			g = 0.02 x contact_compensation_gain, compensation_gain
+ *
+ * and outside compat mode improvement a: a taxel that touches (tr) holds
+ * its baseline until d falls hold_hysteresis below the level (touching
+ * down to that lower level meanwhile) or hold_max_s passes (then drift
+ * resumes until the contact ends); b: a baseline out of [min_baseline,
+ * 255 - min_baseline] recalibrates the taxel alone (recal_step()); c: a
+ * faulty taxel outputs 0 (maintain() sets the faults).
+ *
+ * The dense pass (proc-isa.h) computes exactly this, the same doubles in
+ * the same order, for the patch's plain running taxels (held ones
+ * included); run() sends the others here.
  */
 static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 		      unsigned int k, uint8_t raw, bool fresh, uint64_t ts)
@@ -871,14 +412,14 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 	int ev = 0;
 
 	if (pt->mode[k] == MODE_RECAL) {
-		ev = recal_step(p, pt, k, v_of(p, raw), fresh, ts);
+		ev = recal_step(p, pt, k, proc_v_of(p, raw), fresh, ts);
 		proc_mark(pt, k);
 		return ev;
 	}
 	if (pt->fault[k]) {
 		if (pt->touched[k])
 			ev |= SKIN_PROC_EV_TOUCH;
-		taxel_outputs_zero(pt, k);
+		proc_outputs_zero(pt, k);
 		return ev;
 	}
 	d = p->vtab[raw] - pt->baseline[k];
@@ -921,14 +462,14 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 	      s > 0 ? s : 0;
 	pt->value[k] = out;
 	pt->byte[k] = (uint8_t)(out + 0.5);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].out_nz,
 		     k % SKIN_VALUES_PER_PATCH, out != 0);
 	if (tf != pt->touched[k])
 		ev |= SKIN_PROC_EV_TOUCH;
 	pt->touched[k] = tf;
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].touched_bytes,
 		     k % SKIN_VALUES_PER_PATCH, tf);
-	proc_bit_set(pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
+	proc_bit_set(&pt->patch0[k / SKIN_VALUES_PER_PATCH].tr_bits,
 		     k % SKIN_VALUES_PER_PATCH, tr);
 	pt->d[k] = d;
 	if (!(pt->hold[k] & HOLD_ON))
@@ -942,328 +483,6 @@ static int taxel_slow(struct skin_proc *p, struct proc_part *pt,
 	return ev;
 }
 
-/*
- * The arithmetic of every slot of a patch, dense and branch-free.  A slot
- * that is not a plain running tactile taxel (act 0: pads, absent slots,
- * taxels recalibrating, faulty or in an expired hold) keeps its baseline
- * and smoothing state and gets 0 everywhere; run() sends those through
- * taxel_slow() afterwards.  A plain taxel under a hold (held, act 1) is
- * computed here as taxel_slow() would: the hold ends when d falls to
- * level - hold_hysteresis (rel), else the baseline stays and the taxel
- * touches down to that lower level.  Besides the arrays it returns the
- * touched (smoothed) and touched-raw (unsmoothed) slots as bit masks,
- * from which run() builds the touched list in O(touched).  Binarized, a
- * slot's value and byte are stored only where it is touched or was not 0
- * (proc_patch.out_nz): the others are 0 already, and the usual slot of a
- * binarized skin is untouched, so most samples store neither array.
- * Its arguments are a struct dense_io (proc-private.h), kept in the
- * patch.  This is the portable form (scalar; gcc 12 does not vectorise
- * it), over the slots j one group of 4 at a time, only the groups of
- * triangles with tactile taxels (the others' outputs stay 0), the masks
- * of a 64-slot word kept in registers and stored once per word;
- * dense_avx2() below computes the same doubles four at a time.
- */
-static inline __attribute__((always_inline))
-void dense_scalar(struct dense_io *io, const bool bin, const bool hold)
-{
-	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
-	double *restrict dd = io->d, *restrict value = io->value;
-	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
-	const double *restrict act = io->act;
-	const uint8_t *restrict vals = io->vals;
-	uint8_t *restrict byte = io->byte;
-	const unsigned int n = io->n;
-	unsigned int w, j, end;
-	uint64_t g;
-
-	for (w = 0; w < 3; w++) {
-		uint64_t mtf = 0, mtr = 0, mrel = 0;
-
-		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1)
-		for (j = 64 * w + 4 * (unsigned int)__builtin_ctzll(g),
-		     end = j + 4; j < end && j < n; j++) {
-			const double v = io->voff + io->vsign * (double)vals[j];
-			const double b = baseline[j], sm = smooth[j], lv = level[j];
-			const bool on = act[j] > 0.5;
-			const bool hd = hold && ((io->held[w] >> (j % 64)) & 1);
-			const double lvh = lv - io->hyst;
-			double d = v - b, s, fs, out;
-			bool tf, tr, stay;
-
-			d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
-			s = io->a_new * d + io->a_old * sm;
-			fs = s > 0 ? s : 0;
-			stay = hd && d > lvh;
-			tf = (on && s > lv) || (stay && s > lvh);
-			tr = on && d > lv;
-			out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
-			out = on ? out : 0;
-			smooth[j] = on ? s : sm;
-			dd[j] = d;
-			baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
-							d * inv_thr[j] : b;
-			if (!bin || tf || ((io->nz[w] >> (j % 64)) & 1)) {
-				value[j] = out;
-				byte[j] = (uint8_t)(int)(out + 0.5);
-			}
-			mtf |= (uint64_t)tf << (j % 64);
-			mtr |= (uint64_t)tr << (j % 64);
-			mrel |= (uint64_t)(hd && !stay) << (j % 64);
-		}
-		io->tf[w] = mtf;
-		io->tr[w] = mtr;
-		io->rel[w] = mrel;
-	}
-}
-
-/*
- * One copy of the loop per case: binarized or not, and with held taxels
- * (dense_*_held(), the rare patch) or without (the usual one, which pays
- * nothing for holds).  The held copies are functions of their own: in
- * one function with the others, gcc allocated the AVX2 loop's registers
- * worse for every case (+6% instructions without any hold).
- */
-#define DENSE_BIN(body, io, bin, hold)					\
-	do {								\
-		if (bin)						\
-			body(io, true, hold);				\
-		else							\
-			body(io, false, hold);				\
-	} while (0)
-
-static void dense(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_scalar, io, bin, false);
-}
-
-static void dense_held(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_scalar, io, bin, true);
-}
-
-#if defined(__x86_64__)
-/*
- * dense() in AVX2 intrinsics: the same operations in the same order (no
- * FMA; min and max are the same comparisons as dense()'s), so both give
- * the same doubles; picked when the CPU has AVX2 (skin_proc_new).  The
- * vector extension leaves the u8 loads, the masks and the byte stores to
- * scalar code; here they are one instruction each.
- */
-__attribute__((target("avx2"), always_inline))
-static inline void dense_avx2_body(struct dense_io *io, const bool bin,
-				   const bool hold)
-{
-	const __m256d a_new = _mm256_set1_pd(io->a_new);
-	const __m256d a_old = _mm256_set1_pd(io->a_old);
-	const __m256d g_free = _mm256_set1_pd(io->g_free);
-	const __m256d g_touch = _mm256_set1_pd(io->g_touch);
-	const __m256d voff = _mm256_set1_pd(io->voff);
-	const __m256d vsign = _mm256_set1_pd(io->vsign);
-	const __m256d max = _mm256_set1_pd(PROC_MAX_SKIN);
-	const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
-	const __m256d touch = _mm256_set1_pd(PROC_BIN_TOUCH);
-	const __m256d hyst = _mm256_set1_pd(io->hyst);
-	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
-	double *restrict dd = io->d, *restrict value = io->value;
-	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
-	const double *restrict act = io->act;
-	const uint8_t *restrict vals = io->vals;
-	uint8_t *restrict byte = io->byte;
-	unsigned int w;
-	uint64_t g;
-
-	/* n is a multiple of 4 here (run()): groups are whole */
-	for (w = 0; w < 3; w++) {
-		/* the word's masks in registers: io is not restrict, so a
-		 * read through it inside the loop is a load per group */
-		const uint64_t heldw = hold ? io->held[w] : 0, nzw = io->nz[w];
-		uint64_t tfw = 0, trw = 0, relw = 0;
-
-		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1) {
-			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const unsigned int j = 64 * w + 4 * i;
-			int32_t r4, ob;
-
-			const __m256d raw = (memcpy(&r4, vals + j, 4),
-				_mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(r4))));
-			const __m256d b = _mm256_loadu_pd(baseline + j);
-			const __m256d sm = _mm256_loadu_pd(smooth + j);
-			const __m256d lv = _mm256_loadu_pd(level + j);
-			const __m256d on = _mm256_cmp_pd(_mm256_loadu_pd(act + j), half, _CMP_GT_OQ);
-			const unsigned int hb = (heldw >> (4 * i)) & 15;
-			__m256d d, s, fs, tf, tr, out, gn, bon = on;
-			__m128i oi;
-			uint64_t mtf, mtr;
-
-			d = _mm256_sub_pd(_mm256_add_pd(voff, _mm256_mul_pd(vsign, raw)), b);
-			/* minpd(a, b) is a < b ? a : b, maxpd a > b ? a : b */
-			d = _mm256_min_pd(d, max);
-			s = _mm256_add_pd(_mm256_mul_pd(a_new, d), _mm256_mul_pd(a_old, sm));
-			fs = _mm256_max_pd(s, zero);
-			tf = _mm256_and_pd(_mm256_cmp_pd(s, lv, _CMP_GT_OQ), on);
-			tr = _mm256_and_pd(_mm256_cmp_pd(d, lv, _CMP_GT_OQ), on);
-			if (hb) {	/* held slots (rare): as dense() */
-				const __m256d hd = _mm256_castsi256_pd(_mm256_loadu_si256(
-					(const __m256i *)lane_masks[hb]));
-				const __m256d lvh = _mm256_sub_pd(lv, hyst);
-				const __m256d stay = _mm256_and_pd(hd,
-					_mm256_cmp_pd(d, lvh, _CMP_GT_OQ));
-
-				tf = _mm256_or_pd(tf, _mm256_and_pd(stay,
-					_mm256_cmp_pd(s, lvh, _CMP_GT_OQ)));
-				bon = _mm256_andnot_pd(stay, on);
-				relw |= (uint64_t)_mm256_movemask_pd(
-					_mm256_andnot_pd(stay, hd)) << (4 * i);
-			}
-			out = bin ? _mm256_and_pd(touch, tf) : _mm256_and_pd(fs, on);
-			gn = _mm256_mul_pd(_mm256_mul_pd(_mm256_blendv_pd(g_free, g_touch, tr), d),
-					   _mm256_loadu_pd(inv_thr + j));
-			mtf = (unsigned int)_mm256_movemask_pd(tf);
-			mtr = (unsigned int)_mm256_movemask_pd(tr);
-			_mm256_storeu_pd(smooth + j, _mm256_blendv_pd(sm, s, on));
-			_mm256_storeu_pd(dd + j, d);
-			_mm256_storeu_pd(baseline + j, _mm256_blendv_pd(b, _mm256_add_pd(b, gn), bon));
-			if (!bin || ((mtf | (nzw >> (4 * i))) & 15)) {
-				_mm256_storeu_pd(value + j, out);
-				oi = _mm256_cvttpd_epi32(_mm256_add_pd(out, half));
-				oi = _mm_packus_epi16(_mm_packus_epi32(oi, oi), oi);
-				ob = _mm_cvtsi128_si32(oi);
-				memcpy(byte + j, &ob, 4);
-			}
-			tfw |= mtf << (4 * i);
-			trw |= mtr << (4 * i);
-		}
-		io->tf[w] = tfw;
-		io->tr[w] = trw;
-		io->rel[w] = relw;
-	}
-}
-
-__attribute__((target("avx2")))
-static void dense_avx2(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx2_body, io, bin, false);
-}
-
-__attribute__((target("avx2")))
-static void dense_avx2_held(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx2_body, io, bin, true);
-}
-
-/*
- * dense_avx2() eight slots at a time, with AVX-512's mask registers: the
- * comparisons are the touch masks themselves.  Only the slots of
- * triangles with tactile taxels are written (write mask from the 4-slot
- * groups), as in the other two forms, and each array's 8 slots with one
- * store: a store with more lanes masked off than the write mask's costs
- * more here than blending the old values in and storing them back
- * (PERFORMANCE.md, finding 27).  No FMA:
- * contraction is off for this function, so it computes the same doubles.
- *
- * The loop walks the patch's 8-slot groups in order, reading each group's
- * write mask and plain-taxel mask as one byte of the 192-bit masks and
- * storing its touch masks the same way (an 8-slot group is one byte of a
- * mask, x86 being little-endian), so that one index addresses everything
- * and nothing spills: about half the instructions of walking the set bits
- * and shifting the masks into place.  v = 255 - raw is raw ^ 0xff on the
- * bytes, before the conversion: the same integers, so the same doubles.
- */
-__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off"),
-	       always_inline))
-static inline void dense_avx512_body(struct dense_io *io, const bool bin,
-				     const bool hold)
-{
-	const __m512d a_new = _mm512_set1_pd(io->a_new);
-	const __m512d a_old = _mm512_set1_pd(io->a_old);
-	const __m512d g_free = _mm512_set1_pd(io->g_free);
-	const __m512d g_touch = _mm512_set1_pd(io->g_touch);
-	const __m512d max = _mm512_set1_pd(PROC_MAX_SKIN);
-	const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5);
-	const __m512d touch = _mm512_set1_pd(PROC_BIN_TOUCH);
-	const __m512d hyst = _mm512_set1_pd(io->hyst);
-	/* a dword broadcast: a byte one needs AVX512BW, else the stack */
-	const __m128i flip = _mm_set1_epi32(io->vsign < 0 ? -1 : 0);
-	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
-	double *restrict dd = io->d, *restrict value = io->value;
-	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
-	const uint8_t *restrict vals = io->vals;
-	uint8_t *restrict byte = io->byte;
-	/* the masks, a byte per group, all in *io: one base register */
-	const uint8_t *wr8 = (const uint8_t *)io->wr;
-	const uint8_t *on8 = (const uint8_t *)io->on;
-	const uint8_t *hd8 = (const uint8_t *)io->held;
-	const uint8_t *nz8 = (const uint8_t *)io->nz;
-	uint8_t *tf8 = (uint8_t *)io->tf, *tr8 = (uint8_t *)io->tr;
-	uint8_t *rel8 = (uint8_t *)io->rel;
-	const unsigned int nq = io->n / 8;
-	unsigned int q;
-
-	memset(io->tf, 0, sizeof(io->tf));
-	memset(io->tr, 0, sizeof(io->tr));
-	if (hold)
-		memset(io->rel, 0, sizeof(io->rel));
-	/* n is a multiple of 8 here (run()): an 8-slot group is two whole
-	 * 4-slot groups */
-	for (q = 0; q < nq; q++) {
-		const __mmask8 km = wr8[q], on = on8[q], hd = hold ? hd8[q] : 0;
-		const unsigned int j = 8 * q;
-		__m512d raw, b, sm, lv, d, s, fs, out, gn;
-		__mmask8 tf, tr, bon = on;
-
-		if (!km)	/* a triangle without tactile taxels */
-			continue;
-		raw = _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm_xor_si128(
-			_mm_loadl_epi64((const __m128i *)(vals + j)), flip)));
-		b = _mm512_loadu_pd(baseline + j);
-		sm = _mm512_loadu_pd(smooth + j);
-		lv = _mm512_loadu_pd(level + j);
-		d = _mm512_sub_pd(raw, b);
-		d = _mm512_min_pd(d, max);
-		s = _mm512_add_pd(_mm512_mul_pd(a_new, d), _mm512_mul_pd(a_old, sm));
-		fs = _mm512_max_pd(s, zero);
-		tf = _mm512_mask_cmp_pd_mask(on, s, lv, _CMP_GT_OQ);
-		tr = _mm512_mask_cmp_pd_mask(on, d, lv, _CMP_GT_OQ);
-		if (hd) {	/* held slots (rare): as dense() */
-			const __m512d lvh = _mm512_sub_pd(lv, hyst);
-			const __mmask8 stay = _mm512_mask_cmp_pd_mask(hd, d, lvh, _CMP_GT_OQ);
-
-			tf |= _mm512_mask_cmp_pd_mask(stay, s, lvh, _CMP_GT_OQ);
-			bon = on & (__mmask8)~stay;
-			rel8[q] = hd & (__mmask8)~stay;
-		}
-		out = bin ? _mm512_mask_mov_pd(zero, tf, touch) :
-		      _mm512_maskz_mov_pd(on, fs);
-		gn = _mm512_mul_pd(_mm512_mul_pd(_mm512_mask_blend_pd(tr, g_free, g_touch), d),
-				   _mm512_loadu_pd(inv_thr + j));
-		/* whole-group stores: the lanes not to change get the value
-		 * they had (a store with lanes masked off costs more) */
-		_mm512_mask_storeu_pd(smooth + j, km, _mm512_mask_mov_pd(sm, on, s));
-		_mm512_mask_storeu_pd(dd + j, km, d);
-		_mm512_mask_storeu_pd(baseline + j, km,
-				      _mm512_mask_add_pd(b, bon, b, gn));
-		if (!bin || (km & (tf | nz8[q]))) {
-			_mm512_mask_storeu_pd(value + j, km, out);
-			_mm256_mask_cvtepi32_storeu_epi8(byte + j, km,
-				_mm512_cvttpd_epi32(_mm512_add_pd(out, half)));
-		}
-		tf8[q] = tf;
-		tr8[q] = tr;
-	}
-}
-
-__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off")))
-static void dense_avx512(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx512_body, io, bin, false);
-}
-
-__attribute__((target("avx512f,avx512vl"), optimize("fp-contract=off")))
-static void dense_avx512_held(struct dense_io *io, bool bin)
-{
-	DENSE_BIN(dense_avx512_body, io, bin, true);
-}
-#endif
 
 /*
  * The held taxels of @pp whose hold reaches hold_max_s at @ts leave the
@@ -1277,15 +496,16 @@ static void dense_avx512_held(struct dense_io *io, bool bin)
 static void holds_due(struct skin_proc *p, struct proc_patch *pp, uint64_t ts)
 {
 	struct proc_part *pt = &p->parts[pp->part];
-	uint64_t held[3], lo = UINT64_MAX, hi = 0, m;
+	struct proc_mask held;
+	uint64_t lo = UINT64_MAX, hi = 0, m;
 	unsigned int w;
 
-	if (!p->hold_max_ns || !(pp->held[0] | pp->held[1] | pp->held[2]) ||
+	if (!p->hold_max_ns || !proc_mask_any(&pp->held) ||
 	    (pp->hold_hi <= ts && ts - pp->hold_lo < p->hold_max_ns))
 		return;
-	memcpy(held, pp->held, sizeof(held));
+	held = pp->held;
 	for (w = 0; w < 3; w++)
-		for (m = held[w]; m; m &= m - 1) {
+		for (m = held.w[w]; m; m &= m - 1) {
 			unsigned int k = pp->first + 64 * w + (unsigned int)__builtin_ctzll(m);
 			uint64_t ns = pt->hold_ns[k];
 
@@ -1321,7 +541,7 @@ void proc_patch_io(struct skin_proc *p, struct proc_patch *pp)
 	io->voff = c->zero_up_raw_data ? 0 : PROC_MAX_SKIN;
 	io->vsign = c->zero_up_raw_data ? 1 : -1;
 	io->hyst = c->hold_hysteresis;
-	io->held = pp->held;
+	io->held = &pp->held;
 	io->baseline = pt->baseline + first;
 	io->smooth = pt->smooth + first;
 	io->d = pt->d + first;
@@ -1332,7 +552,7 @@ void proc_patch_io(struct skin_proc *p, struct proc_patch *pp)
 	io->byte = pt->byte + first;
 	io->n = pp->n_slots;
 	io->groups = pp->groups;
-	memcpy(io->wr, pp->slots, sizeof(io->wr));
+	io->wr = pp->slots;
 }
 
 /*
@@ -1350,14 +570,14 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	const uint64_t ts = f->timestamp_ns;
 	const unsigned int first = pp->first;
 	struct dense_io *const io = &pp->io;
-	uint64_t spec[3], held0[3], was[3];
+	struct proc_mask spec, held0, was;
 	bool held;
 	unsigned int w, n_touched = 0, changed = 0;
 	uint16_t diag[SKIN_TRIANGLES];
 	int ev = 0;
 
 	/* the touch flags of the last sample, before this one zeroes any */
-	memcpy(was, pp->touch_bits, sizeof(was));
+	was = pp->touch_bits;
 	if (faults || recal_on) {
 		bool any = faults && diag_channels(f, diag);
 
@@ -1366,34 +586,26 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	}
 	if (hold_on)
 		holds_due(p, pp, ts);
-	held = pp->held[0] | pp->held[1] | pp->held[2];
+	held = proc_mask_any(&pp->held);
 	io->vals = f->values;
-	memcpy(io->nz, pp->out_nz, sizeof(io->nz));
-#if defined(__x86_64__)
-	if (p->avx512 && !(io->n & 7)) {
-		for (w = 0; w < 3; w++)
-			io->on[w] = pp->tact[w] & ~pp->spec[w];
-		(held ? dense_avx512_held : dense_avx512)(io, c->binarization);
-	} else if (p->avx2 && !(io->n & 3))
-		(held ? dense_avx2_held : dense_avx2)(io, c->binarization);
-	else
-#endif
-		(held ? dense_held : dense)(io, c->binarization);
-	memcpy(pp->tr_bits, io->tr, sizeof(io->tr));	/* taxel_slow: the rest */
+	io->nz = pp->out_nz;
+	for (w = 0; w < 3; w++)
+		io->on.w[w] = pp->tact.w[w] & ~pp->spec.w[w];
+	(held ? pp->ops->dense_held : pp->ops->dense)(io, c->binarization);
+	pp->tr_bits = io->tr;	/* taxel_slow: the rest */
 	/* the pass's slots hold 100 where touched and 0 elsewhere when
 	 * binarized; else any value */
 	if (c->binarization)
 		for (w = 0; w < 3; w++)
-			pp->out_nz[w] = (pp->out_nz[w] & ~pp->slots[w]) | io->tf[w];
+			pp->out_nz.w[w] = (pp->out_nz.w[w] & ~pp->slots.w[w]) | io->tf.w[w];
 	else
 		for (w = 0; w < 3; w++)
-			pp->out_nz[w] |= pp->slots[w];
+			pp->out_nz.w[w] |= pp->slots.w[w];
 	/* the usual patch: nothing touched, now or at the last sample, no
 	 * special or held taxel: no byte, hold, list or flag to update */
-	if (!(io->tf[0] | io->tf[1] | io->tf[2] | io->tr[0] | io->tr[1] | io->tr[2] |
-	      pp->touched_bytes[0] | pp->touched_bytes[1] | pp->touched_bytes[2] |
-	      was[0] | was[1] | was[2] |
-	      pp->spec[0] | pp->spec[1] | pp->spec[2] | held)) {
+	if (!(proc_mask_any(&io->tf) | proc_mask_any(&io->tr) |
+	      proc_mask_any(&pp->touched_bytes) | proc_mask_any(&was) |
+	      proc_mask_any(&pp->spec) | held)) {
 		pp->n_touched = 0;
 		pp->list_stale = false;
 		return ev;
@@ -1403,18 +615,18 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
 
-		for (m = pp->touched_bytes[w] ^ io->tf[w]; m; m &= m - 1)
+		for (m = pp->touched_bytes.w[w] ^ io->tf.w[w]; m; m &= m - 1)
 			pt->touched[first + 64 * w + (unsigned int)__builtin_ctzll(m)] =
-				(io->tf[w] >> __builtin_ctzll(m)) & 1;
-		pp->touched_bytes[w] = io->tf[w];
+				(io->tf.w[w] >> __builtin_ctzll(m)) & 1;
+		pp->touched_bytes.w[w] = io->tf.w[w];
 	}
-	memcpy(spec, pp->spec, sizeof(spec));
-	memcpy(held0, pp->held, sizeof(held0));	/* the loop changes them */
+	spec = pp->spec;
+	held0 = pp->held;	/* the loop changes them */
 	for (w = 0; w < 3; w++) {
 		uint64_t m;
 
 		/* plain taxels that touch start holds */
-		for (m = hold_on ? io->tr[w] & ~held0[w] : 0; m; m &= m - 1) {
+		for (m = hold_on ? io->tr.w[w] & ~held0.w[w] : 0; m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
 			pt->hold[k] = HOLD_ON;
@@ -1422,7 +634,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 			proc_mark(pt, k);
 		}
 		/* held ones whose hold ended */
-		for (m = held ? io->rel[w] : 0; m; m &= m - 1) {
+		for (m = held ? io->rel.w[w] : 0; m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
 			pt->hold[k] = 0;
@@ -1430,7 +642,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		}
 		/* and taxel_slow()'s last step for the held ones (a hold keeps
 		 * the baseline, which may have been out of range before) */
-		for (m = recal_on && held ? held0[w] & ~(io->tr[w] | io->tf[w]) : 0;
+		for (m = recal_on && held ? held0.w[w] & ~(io->tr.w[w] | io->tf.w[w]) : 0;
 		     m; m &= m - 1) {
 			unsigned int k = first + 64 * w + (unsigned int)__builtin_ctzll(m);
 
@@ -1439,7 +651,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 				recal_start(pt, k);
 		}
 		/* the special taxels, through the general path */
-		for (m = spec[w]; m; m &= m - 1) {
+		for (m = spec.w[w]; m; m &= m - 1) {
 			unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 			unsigned int k = first + o;
 
@@ -1447,10 +659,10 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 					 f->refreshed & (1u << (o / SKIN_CHANNELS_PER_TRIANGLE)),
 					 ts);
 			if (pt->touched[k])
-				io->tf[w] |= 1ull << (o % 64);
+				io->tf.w[w] |= 1ull << (o % 64);
 		}
-		changed |= io->tf[w] != was[w];
-		pp->touch_bits[w] = io->tf[w];
+		changed |= io->tf.w[w] != was.w[w];
+		pp->touch_bits.w[w] = io->tf.w[w];
 	}
 	if (changed) {
 		ev |= SKIN_PROC_EV_TOUCH;
@@ -1462,7 +674,7 @@ static int run(struct skin_proc *p, struct proc_patch *pp,
 		for (w = 0; w < 3; w++) {
 			uint64_t m;
 
-			for (m = io->tf[w]; m; m &= m - 1)
+			for (m = io->tf.w[w]; m; m &= m - 1)
 				pp->touched[n_touched++] = first + 64 * w +
 					(unsigned int)__builtin_ctzll(m);
 		}
@@ -1501,12 +713,7 @@ int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 		pp->tri_stale = 0xffff;
 	} else {
 		tri_refresh_unstale(pp);
-#if defined(__x86_64__)
-		if (p->avx2)
-			store_where16_avx2(pp->tri_refresh_ns, f->refreshed, ts);
-		else
-#endif
-			store_where(pp->tri_refresh_ns, f->refreshed, SKIN_TRIANGLES, ts);
+		pp->ops->store_where16(pp->tri_refresh_ns, f->refreshed, ts);
 	}
 	pp->last_ns = ts;
 	if (ts > pt->last_ns)
@@ -1514,20 +721,9 @@ int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	if (pt->state == SKIN_PROC_CALIBRATING) {
 		if (!pp->cal_active)
 			return 0;
-		return collect(p, pp, f);
+		return proc_collect(p, pp, f);
 	}
 	if (pt->state != SKIN_PROC_RUNNING)
 		return 0;
 	return run(p, pp, f);
-}
-
-/* A calibration that came from a file: the part runs from the next sample. */
-void proc_set_running(struct skin_proc *p, struct proc_part *pt)
-{
-	uint64_t ts = pt->last_ns;
-	unsigned int i;
-
-	commit_calibration(p, pt, ts);
-	for (i = 0; i < pt->n_patches; i++)
-		p->patches[pt->first_patch + i].cal_active = false;
 }

@@ -3,11 +3,11 @@
  * ring.c - ring files: the driver's receive path and ring, into a file
  *
  * For machines without skin.ko: the frames skinsim would send go through
- * the same code the driver runs on them (driver/skin_assemble.c,
- * skin_decode.c, skin_ring.c, built from the driver's source), in the
- * same order as skin_can_rx() and skin_can_timeout() in driver/skin_can.c,
- * so the samples, flags and counters a reader finds in the file are the
- * ones /dev/skin/NAME would have shown.
+ * the driver's receive sequence, skin_asm_rx() and skin_asm_timeout()
+ * (driver/skin_assemble.c, built from the driver's source), with the
+ * driver's filters in front and its timer judged on the frames' times, so
+ * the samples, flags and counters a reader finds in the file are the ones
+ * /dev/skin/NAME would have shown.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include <linux/can/error.h>
 
 #include "sim-private.h"
 #include "skin_core.h"
@@ -28,14 +26,8 @@ struct skin_sim_ring {
 	struct skin_asm assembler;
 	struct skin_patch_config cfg;
 	uint64_t timeout_ns;
-	uint64_t deadline;	/* of the pending sample; 0: none */
+	uint64_t deadline;	/* when the driver's timer fires; 0: not armed */
 };
-
-static void stat_inc(struct skin_sim_ring *r, unsigned int n)
-{
-	/* plain stores, as the driver's counters in the control page */
-	r->ring.ctrl->stats[n]++;
-}
 
 struct skin_sim_ring *skin_sim_ring_create(const char *path,
 					   const struct skin_sim_patch_info *info,
@@ -114,44 +106,22 @@ fail:
 	return NULL;
 }
 
-static void publish(struct skin_sim_ring *r, u16 flags)
-{
-	struct skin_frame *slot = skin_ring_begin(&r->ring);
-
-	flags = skin_asm_fill(&r->assembler, slot, flags);
-	skin_ring_commit(&r->ring, slot);
-	stat_inc(r, SKIN_STAT_FRAMES);
-	if (flags & SKIN_FRAME_PARTIAL)
-		stat_inc(r, SKIN_STAT_PARTIAL);
-}
-
 void skin_sim_ring_tick(struct skin_sim_ring *r, uint64_t now_ns)
 {
-	if (r->deadline && now_ns >= r->deadline) {
-		r->deadline = 0;
-		if (skin_asm_pending(&r->assembler)) {
-			publish(r, SKIN_FRAME_TIMEOUT);
-			stat_inc(r, SKIN_STAT_TIMEOUTS);
-		}
-	}
+	if (r->deadline && now_ns >= r->deadline)
+		skin_sim_ring_flush(r);
 }
 
 void skin_sim_ring_flush(struct skin_sim_ring *r)
 {
 	r->deadline = 0;
-	if (skin_asm_pending(&r->assembler)) {
-		publish(r, SKIN_FRAME_TIMEOUT);
-		stat_inc(r, SKIN_STAT_TIMEOUTS);
-	}
+	skin_asm_timeout(&r->assembler, &r->ring);
 }
 
 void skin_sim_ring_rx(struct skin_sim_ring *r, const struct can_frame *cf,
 		      uint64_t ts_ns)
 {
-	struct skin_asm *a = &r->assembler;
 	canid_t data_id = SKIN_DATA_ID(r->cfg.cls, r->cfg.address, 0);
-	enum skin_rx_verdict verdict;
-	struct skin_half h;
 
 	/* the driver's two CAN filters (driver/skin_can.c) */
 	if (cf->can_id & CAN_ERR_FLAG) {
@@ -161,27 +131,9 @@ void skin_sim_ring_rx(struct skin_sim_ring *r, const struct can_frame *cf,
 		return;
 	}
 	skin_sim_ring_tick(r, ts_ns);
-
-	verdict = skin_asm_check(a, cf, false, &h);
-	stat_inc(r, verdict);
-	if (verdict == SKIN_RX_ERR_FRAME) {
-		stat_inc(r, cf->can_id & CAN_ERR_BUSOFF ? SKIN_STAT_BUS_OFF :
-			 SKIN_STAT_BUS_ERROR);
-	} else if (skin_verdict_accepted(verdict)) {
-		if (h.diag)
-			stat_inc(r, SKIN_STAT_DIAG);
-		if (skin_asm_is_repeat(a, &h)) {
-			publish(r, SKIN_FRAME_REPEAT);
-			stat_inc(r, SKIN_STAT_REPEATS);
-		}
-		if (!skin_asm_pending(a))
-			r->deadline = ts_ns + r->timeout_ns;
-		skin_asm_apply(a, &h, ts_ns);
-		if (skin_asm_complete(a)) {
-			publish(r, 0);
-			r->deadline = 0;
-		}
-	}
+	if (skin_asm_rx(&r->assembler, &r->ring, cf, false, ts_ns) &
+	    SKIN_ASM_ARM)
+		r->deadline = ts_ns + r->timeout_ns;
 }
 
 uint64_t skin_sim_ring_head(const struct skin_sim_ring *r)

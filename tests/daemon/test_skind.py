@@ -4,8 +4,10 @@
 
 Run by tests/daemon/run, which builds the programs (ASan + UBSan) and
 passes their paths in the environment: SKIND, RINGFEED, SHMCHECK, SHMWATCH,
-FOLLOWCHECK, SKINCTL, SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or "not ok N - name" per
-case.  Every case runs against real processes: ringfeed writes ring files
+FOLLOWCHECK, SKINCTL, SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or
+"not ok N - name" per case, and "ok N - name # SKIP why" for a case that
+cannot run here (it raises Skip): counted as skipped, not passed, by
+tests/daemon/run.  Every case runs against real processes: ringfeed writes ring files
 with the driver's own writer, skind reads them, the clients are real
 sockets (and the Python client of clients/python).
 
@@ -24,6 +26,7 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -239,6 +242,10 @@ def expect_contacts(d, part, want, timeout=5):
 CASES = []
 
 
+class Skip(Exception):
+    """This case cannot run here; the message says why."""
+
+
 def case(name):
     def reg(fn):
         CASES.append((name, fn))
@@ -281,6 +288,15 @@ def t_bad_command(env):
     assert lines[1].startswith("error no-such-part "), lines
     assert lines[2].startswith("error usage "), lines
     assert lines[3].startswith("status ") and lines[4] == "ok", lines
+    # the same errors in JSON, byte for byte the same words
+    with env.daemon.client() as c:
+        assert c.command("format json") == []
+        for cmd, bottle in zip(("frobnicate now", "contacts nosuchpart", "subscribe contacts"),
+                               lines):
+            c.send(cmd)
+            line = c.read_line()
+            code, msg = bottle.split(" ", 2)[1:]
+            assert line == '{"type":"error","code":"%s","message":"%s"}' % (code, msg), (line, bottle)
 
 
 @case("contacts match the ground truth (one board)")
@@ -562,8 +578,7 @@ def as_uid(uid, fn):
 @case("hostile: shm floods that never read; others still get their descriptor")
 def t_shm_flood(env):
     if os.geteuid() != 0:
-        print("# SKIP needs root to run skind and a client as other users")
-        return
+        raise Skip("needs root to run skind and a client as other users")
     # skind unprivileged, as under systemd, with little RLIMIT_NOFILE: the
     # kernel refuses descriptors in flight past it (ETOOMANYREFS)
     d = Daemon(env, side="flood", user=(65534, 65534), nofile=256)
@@ -622,8 +637,7 @@ def t_shm_flood(env):
 @case("calibrate and set: refused without rights, allowed for the admin group")
 def t_auth(env):
     if os.geteuid() != 0:
-        print("# SKIP needs root to connect as other users")
-        return
+        raise Skip("needs root to connect as other users")
     d = env.daemon
     os.chmod(d.sock, 0o666)
     gid = grp.getgrnam("daemon").gr_gid
@@ -852,8 +866,7 @@ def t_many(env):
 @case("hostile: slowloris clients of one user; another user gets in, idle ones are closed")
 def t_slowloris(env):
     if os.geteuid() != 0:
-        print("# SKIP needs root to connect as another user")
-        return
+        raise Skip("needs root to connect as another user")
     d = Daemon(env, side="slow")
     try:
         assert wait_for(lambda: int(d.status()["attached"]) == 3, 10), d.log()[-2000:]
@@ -1055,12 +1068,21 @@ def t_reload(env):
         text = f.read()
     with open(d.config, "w") as f:
         f.write(text.replace("add_threshold = 7", "add_threshold = 8"))
+    jsub = d.client()
+    assert jsub.command("format json") == []
+    jsub.command("subscribe contacts pad")
     d.p.send_signal(signal.SIGHUP)
     for _ in range(1000):
         line = sub.read_line()
         if line.startswith("reload "):
             assert line == "reload generation 2", line
             break
+    for _ in range(1000):
+        line = jsub.read_line()
+        if '"reload"' in line:
+            assert line == '{"type":"reload","generation":2}', line
+            break
+    jsub.close()
     assert sub.read_line().startswith("contacts pad "), "events after the reload"
     assert d.status()["generation"] == "2"
     with d.client() as c:
@@ -1177,6 +1199,50 @@ def t_calibration_fifo(env):
     finally:
         d2.stop(signal.SIGTERM)
         env.daemon = None
+
+
+def inotify_names(path):
+    """Watch directory @path; returns a function that gives the (mask, name)
+    events so far (IN_CREATE, IN_MOVED_TO)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+    assert fd >= 0
+    assert libc.inotify_add_watch(fd, path.encode(), 0x100 | 0x80) >= 0
+
+    def events():
+        out = []
+        while True:
+            try:
+                buf = os.read(fd, 65536)
+            except BlockingIOError:
+                return out
+            i = 0
+            while i < len(buf):
+                _wd, mask, _cookie, n = struct.unpack_from("iIII", buf, i)
+                out.append((mask, buf[i + 16:i + 16 + n].rstrip(b"\0").decode()))
+                i += 16 + n
+    return events
+
+
+@case("the socket's path appears only once skind listens (renamed into place)")
+def t_socket_atomic(env):
+    # A client that sees the path must be able to connect: the file is
+    # bound under another name and renamed once it listens, never
+    # created under its own name (between bind and listen a connect gets
+    # ECONNREFUSED).  Also over a stale file of a killed skind.
+    d = Daemon(env, side="atomic")
+    run = os.path.dirname(d.sock)
+    for stale in (False, True):
+        d.stop(signal.SIGKILL if stale else signal.SIGTERM)
+        events = inotify_names(run)
+        d = Daemon(env, side="atomic")
+        d.ready()
+        names = [(m, n) for m, n in events() if n == "skind.sock"]
+        assert names and all(m & 0x80 for m, n in names), \
+            "skind.sock created in place (IN_CREATE=0x100, IN_MOVED_TO=0x80): %s" % names
+        assert not [n for n in os.listdir(run) if n.startswith("skind.sock.")], os.listdir(run)
+    d.stop()
 
 
 @case("kill -9 and restart: the saved calibration is restored")
@@ -1563,8 +1629,7 @@ def t_notify(env):
 def t_activation(env):
     act = shutil.which("systemd-socket-activate")
     if not act:
-        print("# SKIP no systemd-socket-activate")
-        return
+        raise Skip("no systemd-socket-activate")
     sock = os.path.join(env.dir, "act.sock")
     logp = os.path.join(env.dir, "act.log")
     args = [act, "-l", sock, SKIND, "-c", env.daemon.config, "-r", env.rings,
@@ -1709,6 +1774,25 @@ def t_view(env):
         os.close(fd)
 
 
+@case("skind flattens each part as skinctl view draws it (where its evdev touches go)")
+def t_flatten(env):
+    d = env.daemon
+    log = d.log()
+    # the sentence of skinctl view's caption, from the same flattening
+    want = {"pad": r"3D positions projected on their best-fit plane",
+            "left_forearm": r"3D positions unrolled from their best-fit cylinder \(radius \d+ mm\)"}
+    e = dict(os.environ, SKIN_SOCKET=d.sock)
+    for part, how in want.items():
+        m = re.search(r"%s: taxels placed by (%s)$" % (re.escape(part), how), log, re.M)
+        assert m, log
+        r = subprocess.run([SKINCTL, "view", part, "--config", d.config, "--once", "--no-color",
+                            "--size", "120x16"], env=e, capture_output=True, text=True, timeout=10)
+        assert r.returncode == 0, r
+        caption = r.stdout.split("\n")[15]
+        assert caption.startswith(m.group(1) + " | skind shm") or \
+            caption.startswith(m.group(1) + ", "), (caption, m.group(1))
+
+
 @case("the Python client: command line, socket and shm")
 def t_python(env):
     d = env.daemon
@@ -1762,6 +1846,8 @@ def main():
                     env.start(["--admin-group", "daemon"]).ready()
                 fn(env)
                 print("ok %d - %s" % (i, name), flush=True)
+            except Skip as why:
+                print("ok %d - %s # SKIP %s" % (i, name, why), flush=True)
             except Exception:
                 failed += 1
                 print("not ok %d - %s" % (i, name))

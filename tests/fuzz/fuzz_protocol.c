@@ -324,10 +324,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	free(src);
 	if (options_parse(&d.opt, 8, args) < 0)
 		abort();
-	if (sd_event_new(&d.event) < 0 || fanout_init(&d) < 0)
+	if (sd_event_new(&d.event) < 0 || pipeline_events_init(&d) < 0 ||
+	    fanout_init(&d) < 0)
 		abort();
 	d.start_ns = now_ns();
-	d.skin = skin_build(&d, true, &err);
+	d.skin = skind_skin_build(&d, true, &err);
 	if (!d.skin) {
 		fprintf(stderr, "fuzz_protocol: %s\n", err.text);
 		abort();

@@ -48,6 +48,25 @@ static inline void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/*
+ * The form of the per-patch arithmetic the fixtures' processors run
+ * (skin_proc_new_opts()): AUTO, the best the CPU has, unless a test that
+ * compares the forms sets another (and only one the CPU has).
+ */
+static enum skin_proc_isa fixture_isa;
+
+static inline void fixture_proc(struct fixture *fx)
+{
+	const struct skin_proc_opts o = { .isa = fixture_isa };
+	struct skin_error err;
+
+	fx->p = skin_proc_new_opts(fx->m, &fx->cfg->comp, &o, &err);
+	if (!fx->p)
+		fail_msg("proc: %s", err.text);
+	if (fixture_isa != SKIN_PROC_ISA_AUTO)
+		assert_int_equal(skin_proc_isa(fx->p), fixture_isa);
+}
+
 /* The strip as part "strip" on can0:1 with extra [skind] lines. */
 static inline void fixture_strip(struct fixture *fx, const char *skind)
 {
@@ -69,9 +88,7 @@ static inline void fixture_strip(struct fixture *fx, const char *skind)
 	fx->m = skin_config_build_model(fx->cfg, &err);
 	if (!fx->m)
 		fail_msg("model: %s", err.text);
-	fx->p = skin_proc_new(fx->m, &fx->cfg->comp, &err);
-	if (!fx->p)
-		fail_msg("proc: %s", err.text);
+	fixture_proc(fx);
 }
 
 /* etc/skind.conf: the iCub upper body, 7 parts, 18 patches. */
@@ -91,9 +108,7 @@ static inline void fixture_icub(struct fixture *fx,
 	fx->m = skin_config_build_model(fx->cfg, &err);
 	if (!fx->m)
 		fail_msg("model: %s", err.text);
-	fx->p = skin_proc_new(fx->m, &fx->cfg->comp, &err);
-	if (!fx->p)
-		fail_msg("proc: %s", err.text);
+	fixture_proc(fx);
 }
 
 static inline void fixture_done(struct fixture *fx)

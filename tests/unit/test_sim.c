@@ -533,8 +533,11 @@ static void test_encode_through_driver(void **state)
 	(void)state;
 	for (m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
 		struct can_frame frames[SKIN_SIM_FRAMES_MAX];
+		/* a ring of two frames: control page, then the frames */
+		static __u64 mem[(4096 + 2 * sizeof(struct skin_frame)) / 8];
 		struct skin_patch_config cfg;
-		struct skin_frame f;
+		const struct skin_frame *f;
+		struct skin_ring ring;
 		struct skin_asm a;
 
 		for (c = 0; c < 192; c++)
@@ -548,24 +551,32 @@ static void test_encode_through_driver(void **state)
 		cfg.address = 14;
 		cfg.triangles = masks[m];
 		skin_asm_init(&a, &cfg);
+		memset(mem, 0, sizeof(mem));
+		skin_ring_init(&ring, mem, 4096, 1);
 		for (i = 0; i < n; i++) {
-			struct skin_half h;
-			enum skin_rx_verdict v = skin_asm_check(&a, &frames[i], false, &h);
+			unsigned int todo;
 
-			assert_int_equal(v, i % 2 ? SKIN_RX_TAIL : SKIN_RX_HEAD);
 			assert_int_equal(frames[i].can_id >> 4, 0x4e);
-			assert_false(skin_asm_is_repeat(&a, &h));
-			skin_asm_apply(&a, &h, i);
-			if (i % 2)
-				assert_int_equal(h.diag, diag[h.triangle]);
+			todo = skin_asm_rx(&a, &ring, &frames[i], false, i);
+			/* the first half arms the timer, the last publishes */
+			assert_int_equal(todo, (i == 0 ? SKIN_ASM_ARM : 0) |
+					 (i == n - 1 ? SKIN_ASM_WAKE : 0));
 		}
-		assert_true(skin_asm_complete(&a));
-		memset(&f, 0, sizeof(f));
-		assert_int_equal(skin_asm_fill(&a, &f, 0) & ~SKIN_FRAME_DIAG, 0);
-		assert_int_equal(f.refreshed, masks[m]);
-		assert_int_equal(f.diag_valid, masks[m]);
+		/* head, tail, head, tail ...: all accepted, none repeated */
+		assert_int_equal(ring.ctrl->stats[SKIN_RX_HEAD], n / 2);
+		assert_int_equal(ring.ctrl->stats[SKIN_RX_TAIL], n / 2);
+		assert_int_equal(ring.ctrl->stats[SKIN_STAT_REPEATS], 0);
+		assert_int_equal(ring.ctrl->stats[SKIN_STAT_DIAG],
+				 masks[m] & (1U << 5) ? 1 : 0);
+		assert_int_equal(ring.head, 1);
+		f = &ring.slots[1 & ring.mask];
+		assert_int_equal(f->flags & ~SKIN_FRAME_DIAG, 0);
+		assert_int_equal(f->refreshed, masks[m]);
+		assert_int_equal(f->diag_valid, masks[m]);
+		for (c = 0; c < 16; c++)
+			assert_int_equal(f->diag[c], masks[m] & (1U << c) ? diag[c] : 0);
 		for (c = 0; c < 192; c++)
-			assert_int_equal(f.values[c], masks[m] & (1U << (c / 12)) ?
+			assert_int_equal(f->values[c], masks[m] & (1U << (c / 12)) ?
 					 values[c] : 0xf0);
 	}
 }

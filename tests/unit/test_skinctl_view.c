@@ -3,9 +3,9 @@
  * test_skinctl_view.c - the pictures of `skinctl view` and `snapshot`
  *
  * render.c on hand-made layouts (exact text frames, SVG parsed with
- * libxml2, the PCA projection of planar sets), layouts of the shipped
- * geometry files, and the skinctl program on a skinsim log: the contact
- * it draws is where the scenario pressed.
+ * libxml2), layouts of the shipped geometry files, and the skinctl
+ * program on a skinsim log: the contact it draws is where the scenario
+ * pressed.  The flattening itself: test_model_flatten.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -73,7 +73,7 @@ static void three_taxels(struct view_layout *l)
 	}
 	l->kind[3] = SKIN_TAXEL_THERMAL;
 	l->kind[4] = SKIN_TAXEL_ABSENT;
-	l->how = VIEW_FLAT;
+	l->how = SKIN_FLATTEN_FLAT;
 	l->unit = SKIN_FLAT_SKINGUI;
 	view_layout_finish(l);
 }
@@ -312,166 +312,6 @@ static void svg_document(void **state)
 	view_layout_free(&l);
 }
 
-/* --- PCA ----------------------------------------------------------------- */
-
-static double signed_area(const double a[2], const double b[2], const double c[2])
-{
-	return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-}
-
-/*
- * 40 points of a plane turned every way (orthonormal a, b), off the
- * origin: the projection keeps every distance, and is seen from the side
- * the normals point to (no mirror image); reversed normals mirror it.
- */
-static void pca_planar(void **state)
-{
-	enum { N = 40 };
-	double a[3], b[3], nrm[3], len, uv[N][2], p[N][3], nv[N][3], out[N][2];
-	unsigned int i, j, k;
-
-	(void)state;
-	a[0] = 0.3; a[1] = -0.5; a[2] = 0.8;
-	len = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-	for (k = 0; k < 3; k++)
-		a[k] /= len;
-	/* b: (0.9, 0.4, 0.1) minus its part along a, normalised */
-	b[0] = 0.9; b[1] = 0.4; b[2] = 0.1;
-	len = b[0] * a[0] + b[1] * a[1] + b[2] * a[2];
-	for (k = 0; k < 3; k++)
-		b[k] -= len * a[k];
-	len = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
-	for (k = 0; k < 3; k++)
-		b[k] /= len;
-	nrm[0] = a[1] * b[2] - a[2] * b[1];
-	nrm[1] = a[2] * b[0] - a[0] * b[2];
-	nrm[2] = a[0] * b[1] - a[1] * b[0];
-	for (i = 0; i < N; i++) {
-		/* a spread of points with unequal extents (no tie of axes) */
-		uv[i][0] = 0.004 * (i % 8) + 0.0007 * (i * i % 5);
-		uv[i][1] = 0.0025 * (i / 8) - 0.0003 * (i * 7 % 3);
-		for (k = 0; k < 3; k++) {
-			p[i][k] = 0.1 * (k + 1) + uv[i][0] * a[k] + uv[i][1] * b[k];
-			nv[i][k] = nrm[k];
-		}
-	}
-	assert_int_equal(view_pca_project((const double (*)[3])p,
-					  (const double (*)[3])nv, N, out), 0);
-	for (i = 0; i < N; i++)
-		for (j = i + 1; j < N; j++) {
-			double d3 = sqrt(pow(p[i][0] - p[j][0], 2) + pow(p[i][1] - p[j][1], 2) +
-					 pow(p[i][2] - p[j][2], 2));
-			double d2 = hypot(out[i][0] - out[j][0], out[i][1] - out[j][1]);
-
-			assert_true(fabs(d3 - d2) < 1e-12);
-		}
-	/* orientation kept: same sign of area as in (u, v) */
-	assert_true(signed_area(uv[0], uv[9], uv[20]) *
-		    signed_area(out[0], out[9], out[20]) > 0);
-	for (i = 0; i < N; i++)
-		for (k = 0; k < 3; k++)
-			nv[i][k] = -nrm[k];
-	assert_int_equal(view_pca_project((const double (*)[3])p,
-					  (const double (*)[3])nv, N, out), 0);
-	assert_true(signed_area(uv[0], uv[9], uv[20]) *
-		    signed_area(out[0], out[9], out[20]) < 0);
-	/* centred on the mean */
-	len = 0;
-	for (i = 0; i < N; i++)
-		len += out[i][0];
-	assert_true(fabs(len) < 1e-12);
-	assert_int_equal(view_pca_project((const double (*)[3])p, NULL, 0, out), -1);
-}
-
-/*
- * 7 rings of 30 points over 200 degrees of a cylinder of radius 4 cm,
- * 5 mm apart along an axis turned every way: unrolled, every point is at
- * (R phi, z) up to a translation and a half turn, never mirrored, when
- * the normals point out; mirrored when they point in.  A flat sheet is no
- * cylinder.
- */
-static void cylinder_unroll(void **state)
-{
-	enum { RINGS = 7, PER = 30, N = RINGS * PER };
-	const double r = 0.04;
-	double a[3] = { 0.2, 0.9, -0.3 }, u[3], w[3], len, t;
-	static double p[N][3], nv[N][3], out[N][2], phi[N], z[N];
-	unsigned int i, k, pass;
-
-	(void)state;
-	len = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-	for (k = 0; k < 3; k++)
-		a[k] /= len;
-	u[0] = 1; u[1] = 0; u[2] = 0;
-	t = a[0];
-	for (k = 0; k < 3; k++)
-		u[k] -= t * a[k];
-	len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-	for (k = 0; k < 3; k++)
-		u[k] /= len;
-	w[0] = a[1] * u[2] - a[2] * u[1];
-	w[1] = a[2] * u[0] - a[0] * u[2];
-	w[2] = a[0] * u[1] - a[1] * u[0];
-	for (pass = 0; pass < 2; pass++) {
-		double sx = 0, sy = 0, radius = 0;
-
-		for (i = 0; i < N; i++) {
-			phi[i] = 0.3 + (200.0 / 180 * M_PI) * (i % PER) / (PER - 1);
-			z[i] = 0.005 * (i / PER);
-			for (k = 0; k < 3; k++) {
-				double radial = cos(phi[i]) * u[k] + sin(phi[i]) * w[k];
-
-				p[i][k] = 0.1 + r * radial + z[i] * a[k];
-				nv[i][k] = pass ? -radial : radial;
-			}
-		}
-		assert_int_equal(view_cylinder_unroll((const double (*)[3])p,
-						      (const double (*)[3])nv, N, out,
-						      &radius), 0);
-		assert_true(fabs(radius - r) < 1e-9);
-		/* the half turn (if any) from the first ring's direction */
-		sy = out[PER][1] - out[0][1] > 0 ? 1 : -1;
-		sx = pass ? -sy : sy;
-		for (i = 1; i < N; i++) {
-			assert_true(fabs(out[i][0] - out[0][0] - sx * r * (phi[i] - phi[0])) < 1e-9);
-			assert_true(fabs(out[i][1] - out[0][1] - sy * (z[i] - z[0])) < 1e-9);
-		}
-	}
-	/* placeholder normals (all alike, as some positions files carry):
-	 * the axis from the positions alone, the skin seen from outside */
-	for (i = 0; i < N; i++)
-		for (k = 0; k < 3; k++)
-			nv[i][k] = k == 2;
-	assert_int_equal(view_cylinder_unroll((const double (*)[3])p,
-					      (const double (*)[3])nv, N, out, &t), 0);
-	assert_true(fabs(t - r) < 1e-9);
-	{
-		double sy = out[PER][1] - out[0][1] > 0 ? 1 : -1;
-
-		for (i = 1; i < N; i++) {
-			assert_true(fabs(out[i][0] - out[0][0] - sy * r * (phi[i] - phi[0])) < 1e-9);
-			assert_true(fabs(out[i][1] - out[0][1] - sy * (z[i] - z[0])) < 1e-9);
-		}
-	}
-	assert_int_equal(view_cylinder_unroll((const double (*)[3])p, NULL, N, out, &t), 0);
-	/* a quarter turn without normals is not enough (a cupped palm) */
-	for (i = 0; i < N; i++) {
-		phi[i] = 0.3 + (M_PI / 2) * (i % PER) / (PER - 1);
-		for (k = 0; k < 3; k++)
-			p[i][k] = r * (cos(phi[i]) * u[k] + sin(phi[i]) * w[k]) + z[i] * a[k];
-	}
-	assert_int_equal(view_cylinder_unroll((const double (*)[3])p, NULL, N, out, &t), -1);
-	/* a flat sheet is no cylinder, whatever its normals */
-	for (i = 0; i < N; i++)
-		for (k = 0; k < 3; k++) {
-			p[i][k] = 0.004 * (i % PER) * u[k] + z[i] * a[k];
-			nv[i][k] = w[k];
-		}
-	assert_int_equal(view_cylinder_unroll((const double (*)[3])p,
-					      (const double (*)[3])nv, N, out, &t), -1);
-	assert_int_equal(view_cylinder_unroll((const double (*)[3])p, NULL, N, out, &t), -1);
-}
-
 /* --- layouts of the shipped files ---------------------------------------- */
 
 static struct skin_model *load(const char *rel)
@@ -496,8 +336,8 @@ static void layouts_of_files(void **state)
 	(void)state;
 	/* skinGui: flat, every taxel of the forearm placed */
 	m = load("tests/data/icub/skinGui/left_forearm_V2.ini");
-	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
-	assert_int_equal(l.how, VIEW_FLAT);
+	assert_int_equal(view_layout_build(&l, m, 0, SKIN_FLATTEN_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(l.how, SKIN_FLATTEN_FLAT);
 	assert_int_equal(l.unit, SKIN_FLAT_SKINGUI);
 	assert_int_equal(l.n, 384);
 	assert_int_equal(l.n_unplaced, 0);
@@ -508,8 +348,8 @@ static void layouts_of_files(void **state)
 	/* the upper arm's normals are placeholders, but its positions wrap
 	 * most of the way around the arm */
 	m = load("tests/data/icub/positions/left_arm.txt");
-	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
-	assert_int_equal(l.how, VIEW_UNROLLED);
+	assert_int_equal(view_layout_build(&l, m, 0, SKIN_FLATTEN_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(l.how, SKIN_FLATTEN_CYLINDER);
 	assert_true(l.radius > 0.035 && l.radius < 0.05);
 	view_layout_free(&l);
 	skin_model_free(m);
@@ -517,8 +357,8 @@ static void layouts_of_files(void **state)
 	/* positions: the forearm's normals wrap around its axis: unrolled,
 	 * the 240 tactile taxels with a position */
 	m = load("tests/data/icub/positions/left_forearm_V2.txt");
-	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
-	assert_int_equal(l.how, VIEW_UNROLLED);
+	assert_int_equal(view_layout_build(&l, m, 0, SKIN_FLATTEN_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(l.how, SKIN_FLATTEN_CYLINDER);
 	assert_int_equal(l.n_placed, 240);
 	assert_int_equal(l.n_unplaced, 0);
 	/* an iCub forearm is some 7-8 cm across */
@@ -527,20 +367,20 @@ static void layouts_of_files(void **state)
 	assert_true(l.spacing > 0.002 && l.spacing < 0.008);
 	view_layout_free(&l);
 	/* or projected on a plane when asked */
-	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_PLANE, why, sizeof(why)), 0);
-	assert_int_equal(l.how, VIEW_PROJECTED);
+	assert_int_equal(view_layout_build(&l, m, 0, SKIN_FLATTEN_TO_PLANE, why, sizeof(why)), 0);
+	assert_int_equal(l.how, SKIN_FLATTEN_PLANE);
 	assert_int_equal(l.n_placed, 240);
 	view_layout_free(&l);
 	skin_model_free(m);
 
 	/* the palm is flat: a plane, and no cylinder to unroll */
 	m = load("tests/data/icub/positions/left_hand_V2_1.txt");
-	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
-	assert_int_equal(l.how, VIEW_PROJECTED);
+	assert_int_equal(view_layout_build(&l, m, 0, SKIN_FLATTEN_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(l.how, SKIN_FLATTEN_PLANE);
 	assert_int_equal(l.n_placed, 48);
 	assert_int_equal(l.n_unplaced, 60);	/* fingertips: no position */
 	view_layout_free(&l);
-	assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_CYLINDER, why, sizeof(why)), -1);
+	assert_int_equal(view_layout_build(&l, m, 0, SKIN_FLATTEN_TO_CYLINDER, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "does not wrap around an axis"));
 	skin_model_free(m);
 
@@ -550,7 +390,7 @@ static void layouts_of_files(void **state)
 
 		m = skin_model_builtin("hand_v2_1", &err);
 		assert_non_null(m);
-		assert_int_equal(view_layout_build(&l, m, 0, VIEW_PROJ_AUTO, why, sizeof(why)), -1);
+		assert_int_equal(view_layout_build(&l, m, 0, SKIN_FLATTEN_AUTO, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "neither flattened nor 3D taxel positions"));
 		skin_model_free(m);
 	}
@@ -646,7 +486,7 @@ static void forearm_layout(struct view_layout *l)
 	assert_non_null(m);
 	part = m->n_parts > 1 && !strcmp(m->parts[1].name, "left_forearm") ? 1 : -1;
 	assert_int_equal(part, 1);
-	assert_int_equal(view_layout_build(l, m, 1, VIEW_PROJ_AUTO, why, sizeof(why)), 0);
+	assert_int_equal(view_layout_build(l, m, 1, SKIN_FLATTEN_AUTO, why, sizeof(why)), 0);
 	skin_model_free(m);
 	skin_config_free(c);
 }
@@ -897,8 +737,6 @@ int main(void)
 		cmocka_unit_test(text_contact_mark),
 		cmocka_unit_test(text_colour),
 		cmocka_unit_test(svg_document),
-		cmocka_unit_test(pca_planar),
-		cmocka_unit_test(cylinder_unroll),
 		cmocka_unit_test(layouts_of_files),
 		cmocka_unit_test(offline_press),
 		cmocka_unit_test(live_playback),

@@ -14,433 +14,46 @@
  * showing the part's Nth output sample (default: the last).  Live, the
  * log plays at its own pace from sample N.
  *
- * The pictures are render.c's; this file does the I/O: the sources, the
+ * The pictures are render.c's, the frames the sources' (view_source.h);
+ * this file parses the command line and does the rest of the I/O: the
  * terminal (alternate screen, keys, signals) and the SVG file.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <skin/client.h>
 #include <skin/model.h>
-#include <skin/proc.h>
 
 #include "render.h"
 #include "replay.h"
 #include "skinctl.h"
-
-#define DEFAULT_CONFIG	"/etc/skin/skind.conf"
+#include "view_source.h"
 
 struct view_opts {
-	const char *who;
-	const char *part;
-	const char *config;
-	const char *log;
+	struct view_source_opts src;	/* who, part, config, shm, socket, replay */
 	const char *layout;
-	const char *shm;
-	const char *socket;
 	const char *svg;
-	enum view_projection proj;
+	enum skin_flatten_mode proj;
 	uint64_t sample;		/* 0: the last */
-	struct skinctl_replay_opts replay;
+	bool snapshot;
 	bool once;
 	double rate;
 	unsigned int cols, rows;	/* 0: the terminal's */
 	int color;			/* -1: decide */
 };
 
-struct source {
-	const char *who;
-	/* the model the layout comes from */
-	struct skin_config *cfg;
-	struct skin_model *own_model;
-	const struct skin_model *m;
-	int part;
-	unsigned int n;
-	/* skind's shm */
-	const char *shm_path, *socket;
-	struct skin_shm_map map;
-	bool mapped;
-	int shm_part;
-	void *buf;
-	size_t buf_size;
-	uint64_t last_seq;
-	bool live;			/* on the alternate screen: errors wait
-					 * in err until it is left */
-	bool waiting;			/* skind went away: trying again */
-	bool stale;			/* its heartbeat stopped */
-	char err[768];
-	/* a log */
-	struct skinctl_replay *rp;
-	uint64_t outputs;		/* output samples of the part so far */
-	uint64_t t0_log;		/* live playback: log time at t0_wall */
-	double t0_wall;
-	bool ended;
-	/* the frame, in arrays owned here */
-	double *values;
-	uint8_t *touched;
-	struct view_contact *contacts;
-	uint32_t *ctaxels;
-	unsigned int max_contacts;
-	char source_text[600];
-	char state[32];
-	struct view_frame frame;
-	bool have_frame;
-};
-
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* --- frame arrays ------------------------------------------------------ */
-
-static int frame_alloc(struct source *s)
-{
-	unsigned int n = s->n ? s->n : 1;
-
-	s->max_contacts = n;
-	s->values = calloc(n, sizeof(*s->values));
-	s->touched = calloc(n, sizeof(*s->touched));
-	s->contacts = calloc(n, sizeof(*s->contacts));
-	s->ctaxels = calloc(n, sizeof(*s->ctaxels));
-	if (!s->values || !s->touched || !s->contacts || !s->ctaxels) {
-		fprintf(stderr, "%s: out of memory\n", s->who);
-		return -1;
-	}
-	s->frame.part = s->m->parts[s->part].name;
-	s->frame.source = s->source_text;
-	s->frame.values = s->values;
-	s->frame.touched = s->touched;
-	s->frame.contacts = s->contacts;
-	s->frame.state = s->state;
-	return 0;
-}
-
-/* --- the log ----------------------------------------------------------- */
-
-static void frame_from_proc(struct source *s, const struct skinctl_sample *smp)
-{
-	const struct skin_contact *c;
-	const double *v = skin_proc_values(s->rp->p, (unsigned int)s->part);
-	const uint8_t *t = skin_proc_touched(s->rp->p, (unsigned int)s->part);
-	unsigned int n = skin_proc_contacts(s->rp->p, (unsigned int)s->part, &c);
-	unsigned int i, k, used = 0;
-
-	memcpy(s->values, v, s->n * sizeof(*v));
-	memcpy(s->touched, t, s->n);
-	s->frame.n_contacts = 0;
-	for (i = 0; i < n; i++) {
-		struct view_contact *vc = &s->contacts[s->frame.n_contacts];
-
-		/* contacts are disjoint sets of the part's taxels */
-		if (used + c[i].n_taxels > s->n || s->frame.n_contacts >= s->max_contacts)
-			break;
-		vc->id = c[i].id;
-		vc->pressure = c[i].pressure;
-		vc->n_taxels = c[i].n_taxels;
-		vc->taxels = &s->ctaxels[used];
-		for (k = 0; k < c[i].n_taxels; k++)
-			s->ctaxels[used++] = c[i].taxels[k];
-		s->frame.n_contacts++;
-	}
-	s->frame.sample = s->outputs;
-	s->frame.time_s = smp->ts_ns / 1e9;
-	snprintf(s->state, sizeof(s->state), "running");
-	s->have_frame = true;
-}
-
-/*
- * Process the log up to the part's output sample @upto (0: to the end;
- * with @until_ns, up to the first output sample at or after that log
- * time).  1 when the frame changed, 0 when not, -1 on error.
- */
-static int log_advance(struct source *s, uint64_t upto, uint64_t until_ns)
-{
-	struct skinctl_sample smp;
-	int n, changed = 0;
-
-	while (!s->ended && (!upto || s->outputs < upto)) {
-		n = skinctl_replay_next(s->rp, &smp);
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			s->ended = true;
-			changed = 1;	/* the status line says so */
-			break;
-		}
-		if (!smp.output || (int)smp.part != s->part)
-			continue;
-		s->outputs++;
-		frame_from_proc(s, &smp);
-		changed = 1;
-		if (until_ns && smp.ts_ns >= until_ns)
-			break;
-	}
-	if (s->ended) {
-		snprintf(s->state, sizeof(s->state), "end of log");
-		if (!s->have_frame) {
-			fprintf(stderr, "%s: %s has no output sample of part %s (%" PRIu64
-				" samples, %u parts calibrated)\n", s->who, s->rp->log,
-				s->frame.part, s->rp->published, s->rp->calibrated);
-			return -1;
-		}
-	}
-	return changed;
-}
-
-static int log_open(struct source *s, const struct view_opts *o)
-{
-	s->rp = skinctl_replay_open(&o->replay);
-	if (!s->rp)
-		return -1;
-	s->m = s->rp->m;
-	s->part = skinctl_part_find(s->m, o->part);
-	if (s->part < 0) {
-		fprintf(stderr, "%s: no part '%s' in %s\n", s->who, o->part, o->config);
-		return -1;
-	}
-	s->n = s->m->parts[s->part].n_taxels;
-	snprintf(s->source_text, sizeof(s->source_text), "log %s", o->log);
-	return 0;
-}
-
-/* --- skind's shared memory --------------------------------------------- */
-
-static __attribute__((format(printf, 2, 3)))
-void say(struct source *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(s->err, sizeof(s->err), "%s: ", s->who);
-
-	va_start(ap, fmt);
-	vsnprintf(s->err + n, sizeof(s->err) - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (!s->live) {
-		fprintf(stderr, "%s\n", s->err);
-		s->err[0] = '\0';
-	}
-}
-
-static const char *socket_path(const struct source *s)
-{
-	if (s->socket)
-		return s->socket;
-	return getenv("SKIN_SOCKET") ? getenv("SKIN_SOCKET") : SKIN_SOCKET_PATH;
-}
-
-/* Map skind's object: 0, -1 for an error, -2 when skind is not there
- * (no socket to connect to, no object under the name). */
-static int shm_map(struct source *s)
-{
-	const struct skin_shm_part_desc *d;
-	struct skin_client *c;
-	int r, err;
-
-	if (s->shm_path) {
-		r = skin_shm_open(&s->map, s->shm_path);
-		snprintf(s->source_text, sizeof(s->source_text), "skind %s", s->shm_path);
-	} else {
-		c = skin_client_connect(s->socket, &err);
-		if (!c) {
-			say(s, "cannot reach skind at %s: %s (or give --shm PATH, or --log for a recording)",
-			    socket_path(s), strerror(-err));
-			return err == -ENOENT || err == -ECONNREFUSED ? -2 : -1;
-		}
-		r = skin_client_shm(c, &s->map);
-		skin_client_close(c);
-		snprintf(s->source_text, sizeof(s->source_text), "skind shm (socket %s)",
-			 socket_path(s));
-	}
-	if (r < 0) {
-		say(s, "skind's shared memory: %s",
-		    r == -EPROTO ? "not a skind object of this version" : strerror(-r));
-		return r == -ENOENT ? -2 : -1;
-	}
-	s->mapped = true;
-	s->shm_part = skin_shm_find_part(&s->map, s->frame.part);
-	if (s->shm_part < 0) {
-		say(s, "skind has no part '%s'", s->frame.part);
-		return -1;
-	}
-	d = skin_shm_part(&s->map, (unsigned int)s->shm_part);
-	if (d->n_taxels != s->n) {
-		say(s, "skind's part %s has %u taxels, %s says %u: give skind's configuration with --config",
-		    s->frame.part, d->n_taxels, s->cfg->path, s->n);
-		return -1;
-	}
-	free(s->buf);
-	s->buf_size = d->size;
-	s->buf = malloc(d->size);
-	if (!s->buf) {
-		say(s, "out of memory");
-		return -1;
-	}
-	s->last_seq = 0;
-	return 0;
-}
-
-/* Copy the part's newest publication: 1 new, 0 unchanged, -1 error. */
-static int shm_read(struct source *s)
-{
-	const struct skin_shm_part *h;
-	const float *v;
-	const uint8_t *fl;
-	const uint32_t *ct;
-	unsigned int i, k, n, used = 0, p;
-	int r;
-
-	r = s->mapped ? skin_shm_check(&s->map) : 0;
-	if (r == -ESTALE) {
-		/* skind reloaded, stopped, or was replaced after a crash:
-		 * the name's new object */
-		skin_shm_close(&s->map);
-		s->mapped = false;
-		s->stale = false;
-	} else if (r == -ETIMEDOUT && s->live) {
-		/* killed or hung: keep the picture, say it is old, and keep
-		 * watching (a new skind retires this object) */
-		if (s->stale)
-			return 0;
-		s->stale = true;
-		snprintf(s->state, sizeof(s->state), "skind not responding");
-		return 1;
-	} else if (s->stale) {
-		s->stale = false;
-		s->last_seq = UINT64_MAX;	/* beating again: redraw */
-	}
-	if (!s->mapped) {
-		r = shm_map(s);
-		if (r == -2 && s->live) {
-			/* stopped: keep the last picture, try again */
-			if (s->waiting)
-				return 0;
-			s->waiting = true;
-			snprintf(s->state, sizeof(s->state), "waiting for skind");
-			return 1;
-		}
-		if (r)
-			return -1;
-		s->waiting = false;
-		s->err[0] = '\0';	/* what it said while it waited */
-	}
-	p = (unsigned int)s->shm_part;
-	r = skin_shm_read_part(&s->map, p, s->buf, 1000);
-	if (r == -EAGAIN)
-		return 0;
-	if (r < 0) {
-		say(s, "reading the shm: %s", strerror(-r));
-		return -1;
-	}
-	h = skin_shm_head(s->buf);
-	if (s->have_frame && h->seq == s->last_seq)
-		return 0;
-	s->last_seq = h->seq;
-	v = skin_shm_values(&s->map, p, s->buf);
-	fl = skin_shm_flags(&s->map, p, s->buf);
-	ct = skin_shm_contact_taxels(&s->map, p, s->buf);
-	for (i = 0; i < s->n; i++) {
-		s->values[i] = v[i];
-		s->touched[i] = fl[i] & SKIN_SHM_TAXEL_TOUCHED;
-	}
-	n = h->n_contacts;
-	if (n > skin_shm_part(&s->map, p)->max_contacts)
-		n = skin_shm_part(&s->map, p)->max_contacts;
-	s->frame.n_contacts = 0;
-	for (i = 0; i < n && i < s->max_contacts; i++) {
-		const struct skin_shm_contact *c = skin_shm_contact(&s->map, p, s->buf, i);
-		struct view_contact *vc = &s->contacts[s->frame.n_contacts];
-
-		if (!c || c->first_taxel > h->n_contact_taxels ||
-		    c->n_taxels > h->n_contact_taxels - c->first_taxel ||
-		    h->n_contact_taxels > s->n || used + c->n_taxels > s->n)
-			continue;	/* not what skind writes: skip it */
-		vc->id = c->id;
-		vc->pressure = c->pressure;
-		vc->n_taxels = c->n_taxels;
-		vc->taxels = &s->ctaxels[used];
-		for (k = 0; k < c->n_taxels; k++)
-			s->ctaxels[used++] = ct[c->first_taxel + k];
-		s->frame.n_contacts++;
-	}
-	s->frame.sample = h->samples;
-	s->frame.time_s = h->frame_ts_ns / 1e9;
-	snprintf(s->state, sizeof(s->state), "%s%s",
-		 h->state & SKIN_SHM_PART_CALIBRATED ? "running" :
-		 h->state & SKIN_SHM_PART_CALIBRATING ? "calibrating" : "uncalibrated",
-		 h->state & SKIN_SHM_PART_ATTACHED ? "" : ", detached");
-	s->have_frame = true;
-	return 1;
-}
-
-static int shm_open_source(struct source *s, const struct view_opts *o)
-{
-	struct skin_error err;
-	const char *conf = o->config ? o->config : DEFAULT_CONFIG;
-
-	s->cfg = skin_config_load(conf, &err);
-	if (!s->cfg || !(s->own_model = skin_config_build_model(s->cfg, &err))) {
-		fprintf(stderr, "%s: %s%s\n", s->who, err.text, o->config ? "" :
-			" (the layout comes from skind's configuration: --config FILE)");
-		return -1;
-	}
-	s->m = s->own_model;
-	s->part = skinctl_part_find(s->m, o->part);
-	if (s->part < 0) {
-		fprintf(stderr, "%s: no part '%s' in %s\n", s->who, o->part, conf);
-		return -1;
-	}
-	s->n = s->m->parts[s->part].n_taxels;
-	s->shm_path = o->shm;
-	s->socket = o->socket;
-	return 0;
-}
-
-static void source_close(struct source *s)
-{
-	if (s->mapped)
-		skin_shm_close(&s->map);
-	skinctl_replay_close(s->rp);
-	skin_model_free(s->own_model);
-	skin_config_free(s->cfg);
-	free(s->buf);
-	free(s->values);
-	free(s->touched);
-	free(s->contacts);
-	free(s->ctaxels);
-}
-
-static int source_open(struct source *s, const struct view_opts *o)
-{
-	int r;
-
-	memset(s, 0, sizeof(*s));
-	s->who = o->who;
-	r = o->log ? log_open(s, o) : shm_open_source(s, o);
-	if (r || frame_alloc(s))
-		return -1;
-	if (o->log)
-		return 0;
-	return shm_map(s);
-}
-
 /* --- the layout -------------------------------------------------------- */
 
-static int layout_make(struct view_layout *l, const struct source *s,
+static int layout_make(struct view_layout *l, const struct view_source *s,
 		       const struct view_opts *o)
 {
 	const struct skin_part *sp = &s->m->parts[s->part];
@@ -451,7 +64,7 @@ static int layout_make(struct view_layout *l, const struct source *s,
 	int part = 0;
 
 	if (!o->layout) {
-		if (view_layout_build(l, s->m, (unsigned int)s->part, o->proj, why,
+		if (view_layout_build(l, s->m, s->part, o->proj, why,
 				      sizeof(why))) {
 			fprintf(stderr, "%s: %s\n", s->who, why);
 			return -1;
@@ -589,7 +202,7 @@ static void on_winch(int sig)
 	resized = 1;
 }
 
-static int live(struct source *s, const struct view_layout *l,
+static int live(struct view_source *s, const struct view_layout *l,
 		const struct view_opts *o)
 {
 	static const char enter[] = "\033[?1049h\033[?25l\033[H\033[2J";
@@ -599,9 +212,6 @@ static int live(struct source *s, const struct view_layout *l,
 	struct termios tio, saved;
 	bool raw = false, drawn = false;
 	int keys_fd = STDIN_FILENO;
-	FILE *msgs = NULL;
-	char *msg_text = NULL;
-	size_t msg_len = 0;
 	int rc = 0, timeout = (int)lround(1000 / o->rate);
 
 	if (!isatty(STDOUT_FILENO)) {
@@ -624,31 +234,15 @@ static int live(struct source *s, const struct view_layout *l,
 		tio.c_cc[VTIME] = 0;
 		raw = !tcsetattr(STDIN_FILENO, TCSANOW, &tio);
 	}
-	if (s->rp) {
-		/* the log's messages wait until the screen is ours again */
-		msgs = open_memstream(&msg_text, &msg_len);
-		if (msgs)
-			s->rp->msg = msgs;
-	}
 	write_all(STDOUT_FILENO, enter, sizeof(enter) - 1);
-	s->live = true;
-	if (o->log)
-		s->t0_wall = wall_s();
+	s->ops->set_live(s, true);
 	while (!quit_signal) {
 		struct pollfd pfd = { .fd = keys_fd, .events = POLLIN };
 		char *text;
 		size_t len;
 		int n;
 
-		if (o->log) {
-			uint64_t until = s->t0_log +
-				(uint64_t)((wall_s() - s->t0_wall) * 1e9);
-
-			/* the sample asked for first, then the log's pace */
-			n = drawn ? log_advance(s, 0, until) : 0;
-		} else {
-			n = shm_read(s);
-		}
+		n = s->ops->update(s);
 		if (n < 0) {
 			rc = 1;
 			break;
@@ -683,13 +277,7 @@ static int live(struct source *s, const struct view_layout *l,
 		}
 	}
 	write_all(STDOUT_FILENO, leave, sizeof(leave) - 1);
-	s->live = false;
-	if (msgs) {
-		s->rp->msg = stderr;
-		if (!fclose(msgs))
-			fputs(msg_text, stderr);
-		free(msg_text);
-	}
+	s->ops->set_live(s, false);
 	if (s->err[0])
 		fprintf(stderr, "%s\n", s->err);
 	if (raw)
@@ -718,7 +306,7 @@ static void usage(FILE *fp, bool snapshot)
 		"    or: a candump -l log processed as `skinctl process` does\n"
 		"          --config CONF --log LOG [--sample N] [--compat] [--set PARAM=VALUE]...\n"
 		"          [--calibration FILE]\n"
-		"  --config CONF   skind.conf giving the part's layout (default " DEFAULT_CONFIG ")\n"
+		"  --config CONF   skind.conf giving the part's layout (default " VIEW_DEFAULT_CONFIG ")\n"
 		"  --socket PATH   skind's socket (default $SKIN_SOCKET, else " SKIN_SOCKET_PATH ")\n"
 		"  --shm PATH      skind's shared memory by name (e.g. " SKIN_SHM_PATH ")\n"
 		"  --sample N      the part's Nth output sample of the log (default: the last%s)\n"
@@ -756,7 +344,12 @@ static int parse_size(const char *s, unsigned int *w, unsigned int *h)
 	return 0;
 }
 
-static int run_view(int argc, char **argv, bool snapshot)
+/*
+ * The command line into @o: -1 to go on, else the exit status (after
+ * --help, or an error said).  o->src.replay.sets is allocated: the caller
+ * frees it.
+ */
+static int view_parse(struct view_opts *o, int argc, char **argv, bool snapshot)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -778,188 +371,202 @@ static int run_view(int argc, char **argv, bool snapshot)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct view_opts o = { .rate = 20, .color = -1 };
-	struct view_layout l = { 0 };
-	struct source s;
+	struct skinctl_replay_opts *rp = &o->src.replay;
+	const char *who = snapshot ? "skinctl snapshot" : "skinctl view";
 	char *end;
-	int opt, rc = 2, r;
+	int opt;
 
-	o.who = snapshot ? "skinctl snapshot" : "skinctl view";
-	o.replay.who = o.who;
-	o.replay.sets = calloc((size_t)argc + 1, sizeof(*o.replay.sets));
-	if (!o.replay.sets)
+	memset(o, 0, sizeof(*o));
+	o->rate = 20;
+	o->color = -1;
+	o->snapshot = snapshot;
+	o->src.who = who;
+	rp->who = who;
+	rp->sets = calloc((size_t)argc + 1, sizeof(*rp->sets));
+	if (!rp->sets)
 		return 1;
-	memset(&s, 0, sizeof(s));
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			o.config = optarg;
+			o->src.config = optarg;
 			break;
 		case 'l':
-			o.log = optarg;
+			rp->log = optarg;
 			break;
 		case 'n':
 			errno = 0;
-			o.sample = strtoull(optarg, &end, 10);
-			if (end == optarg || *end || errno || !o.sample || optarg[0] == '-') {
+			o->sample = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || !o->sample || optarg[0] == '-') {
 				fprintf(stderr, "%s: --sample '%s': expected a sample number from 1\n",
-					o.who, optarg);
-				goto out;
+					who, optarg);
+				return 2;
 			}
 			break;
 		case 'C':
-			o.replay.compat = true;
+			rp->compat = true;
 			break;
 		case 'S':
-			o.replay.sets[o.replay.n_sets++] = optarg;
+			rp->sets[rp->n_sets++] = optarg;
 			break;
 		case 'K':
-			o.replay.calibration = optarg;
+			rp->calibration = optarg;
 			break;
 		case 'L':
-			o.layout = optarg;
+			o->layout = optarg;
 			break;
 		case 'P':
 			if (!strcmp(optarg, "auto")) {
-				o.proj = VIEW_PROJ_AUTO;
+				o->proj = SKIN_FLATTEN_AUTO;
 			} else if (!strcmp(optarg, "plane")) {
-				o.proj = VIEW_PROJ_PLANE;
+				o->proj = SKIN_FLATTEN_TO_PLANE;
 			} else if (!strcmp(optarg, "cylinder")) {
-				o.proj = VIEW_PROJ_CYLINDER;
+				o->proj = SKIN_FLATTEN_TO_CYLINDER;
 			} else {
 				fprintf(stderr, "%s: --projection '%s': expected auto, plane or cylinder\n",
-					o.who, optarg);
-				goto out;
+					who, optarg);
+				return 2;
 			}
 			break;
 		case 'm':
-			o.shm = optarg;
+			o->src.shm = optarg;
 			break;
 		case 's':
-			o.socket = optarg;
+			o->src.socket = optarg;
 			break;
 		case 'g':
-			o.svg = optarg;
+			o->svg = optarg;
 			break;
 		case '1':
-			o.once = true;
+			o->once = true;
 			break;
 		case 'r':
 			errno = 0;
-			o.rate = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(o.rate >= 0.1 && o.rate <= 1000)) {
+			o->rate = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(o->rate >= 0.1 && o->rate <= 1000)) {
 				fprintf(stderr, "%s: --rate '%s': expected hertz from 0.1 to 1000\n",
-					o.who, optarg);
-				goto out;
+					who, optarg);
+				return 2;
 			}
 			break;
 		case 'z':
-			if (parse_size(optarg, &o.cols, &o.rows)) {
+			if (parse_size(optarg, &o->cols, &o->rows)) {
 				fprintf(stderr, "%s: --size '%s': expected WxH, at least 16x4 and at most 1000x1000\n",
-					o.who, optarg);
-				goto out;
+					who, optarg);
+				return 2;
 			}
 			break;
 		case 'N':
-			o.color = VIEW_COLOR_NONE;
+			o->color = VIEW_COLOR_NONE;
 			break;
 		case 'k':
 			if (!strcmp(optarg, "256")) {
-				o.color = VIEW_COLOR_256;
+				o->color = VIEW_COLOR_256;
 			} else if (!strcmp(optarg, "truecolor") || !strcmp(optarg, "24bit")) {
-				o.color = VIEW_COLOR_TRUE;
+				o->color = VIEW_COLOR_TRUE;
 			} else if (!strcmp(optarg, "none")) {
-				o.color = VIEW_COLOR_NONE;
+				o->color = VIEW_COLOR_NONE;
 			} else {
 				fprintf(stderr, "%s: --color '%s': expected 256, truecolor or none\n",
-					o.who, optarg);
-				goto out;
+					who, optarg);
+				return 2;
 			}
 			break;
 		case 'h':
 			usage(stdout, snapshot);
-			rc = 0;
-			goto out;
+			return 0;
 		default:
 			usage(stderr, snapshot);
-			goto out;
+			return 2;
 		}
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "%s: expected one PART\n", o.who);
+		fprintf(stderr, "%s: expected one PART\n", who);
 		usage(stderr, snapshot);
-		goto out;
+		return 2;
 	}
-	o.part = argv[optind];
-	if (snapshot && !o.svg) {
-		fprintf(stderr, "%s: --svg FILE is required\n", o.who);
-		goto out;
+	o->src.part = argv[optind];
+	if (snapshot && !o->svg) {
+		fprintf(stderr, "%s: --svg FILE is required\n", who);
+		return 2;
 	}
-	if (!snapshot && o.svg) {
-		fprintf(stderr, "%s: --svg belongs to skinctl snapshot\n", o.who);
-		goto out;
+	if (!snapshot && o->svg) {
+		fprintf(stderr, "%s: --svg belongs to skinctl snapshot\n", who);
+		return 2;
 	}
-	if (o.log && (o.shm || o.socket)) {
+	if (rp->log && (o->src.shm || o->src.socket)) {
 		fprintf(stderr, "%s: --log reads a recording: --shm and --socket read skind\n",
-			o.who);
-		goto out;
+			who);
+		return 2;
 	}
-	if (!o.log && (o.sample || o.replay.compat || o.replay.n_sets ||
-		       o.replay.calibration)) {
+	if (!rp->log && (o->sample || rp->compat || rp->n_sets ||
+		       rp->calibration)) {
 		fprintf(stderr, "%s: --sample, --compat, --set and --calibration go with --log\n",
-			o.who);
-		goto out;
+			who);
+		return 2;
 	}
-	if (o.log && !o.config) {
+	if (rp->log && !o->src.config) {
 		fprintf(stderr, "%s: --log needs --config (the skind.conf the log was recorded with)\n",
-			o.who);
-		goto out;
+			who);
+		return 2;
 	}
-	o.replay.config = o.config;
-	o.replay.log = o.log;
-	rc = 1;
-	if (source_open(&s, &o) || layout_make(&l, &s, &o))
+	rp->config = o->src.config;
+	return -1;
+}
+
+/* The parsed command: 0, or the exit status of an error said. */
+static int view_run(const struct view_opts *o)
+{
+	const char *who = o->src.who;
+	struct view_layout l = { 0 };
+	struct view_source *s;
+	int rc = 1;
+
+	s = o->src.replay.log ? view_log_open(&o->src) : view_shm_open(&o->src);
+	if (!s)
+		return 1;
+	if (layout_make(&l, s, o))
 		goto out;
 	/* the first frame: the sample asked for (a log), or the newest */
-	r = o.log ? log_advance(&s, o.once || snapshot ? o.sample : o.sample ? o.sample : 1, 0) :
-	    shm_read(&s);
-	if (r < 0)
+	if (s->ops->first(s, o->sample, o->once || o->snapshot))
 		goto out;
-	if (o.log && o.sample && s.outputs < o.sample) {
-		fprintf(stderr, "%s: --sample %" PRIu64 ": the log has %" PRIu64
-			" output samples of part %s\n", o.who, o.sample, s.outputs, o.part);
-		goto out;
-	}
-	if (o.log)
-		s.t0_log = (uint64_t)llround(s.frame.time_s * 1e9);
-	if (snapshot) {
-		if (write_svg(o.who, o.svg, &l, &s.frame))
+	if (o->snapshot) {
+		if (write_svg(who, o->svg, &l, &s->frame))
 			goto out;
 		rc = 0;
-	} else if (o.once) {
+	} else if (o->once) {
 		struct view_text_opts to = {
-			.color = o.color < 0 ? VIEW_COLOR_NONE : (enum view_color)o.color,
+			.color = o->color < 0 ? VIEW_COLOR_NONE : (enum view_color)o->color,
 		};
 		char *text;
 		size_t len;
 
-		term_size(&o, &to.cols, &to.rows);
-		if (text_frame(&text, &len, &l, &s.frame, &to)) {
-			fprintf(stderr, "%s: a frame needs at least 16x4 characters\n", o.who);
+		term_size(o, &to.cols, &to.rows);
+		if (text_frame(&text, &len, &l, &s->frame, &to)) {
+			fprintf(stderr, "%s: a frame needs at least 16x4 characters\n", who);
 			goto out;
 		}
 		rc = write_all(STDOUT_FILENO, text, len) ? 1 : 0;
 		free(text);
 	} else {
-		rc = live(&s, &l, &o);
+		rc = live(s, &l, o);
 	}
-	if (o.log && rc == 0 && s.rp->rejected)
+	if (rc == 0 && s->ops->rejected(s))
 		rc = 1;		/* bad lines were said and skipped */
 out:
 	view_layout_free(&l);
-	source_close(&s);
-	free(o.replay.sets);
+	s->ops->close(s);
+	return rc;
+}
+
+static int run_view(int argc, char **argv, bool snapshot)
+{
+	struct view_opts o;
+	int rc = view_parse(&o, argc, argv, snapshot);
+
+	if (rc < 0)
+		rc = view_run(&o);
+	free(o.src.replay.sets);
 	return rc;
 }
 

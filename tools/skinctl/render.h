@@ -2,10 +2,9 @@
 /*
  * render.h - the pictures of `skinctl view` and `skinctl snapshot`
  *
- * A part's 2D layout (struct view_layout: one point per taxel, from the
- * model's flattened positions or its 3D positions projected on their
- * best-fit plane) and one sample of the part (struct view_frame: values,
- * touch flags, contacts) make a picture: a character grid for terminals
+ * A part's 2D layout (struct view_layout: one point per taxel, the part's
+ * flattening of skin/flatten.h) and one sample of the part (struct
+ * view_frame: values, touch flags, contacts) make a picture: a character grid for terminals
  * (view_render_text) or a standalone SVG (view_render_svg), both coloured
  * by the same ramp (view_ramp).  No I/O here: the renderers write to the
  * stream they are given (a terminal frame is best built in an
@@ -25,31 +24,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <skin/flatten.h>
 #include <skin/model.h>
-
-/* Where a layout's 2D positions come from. */
-enum view_placement {
-	VIEW_FLAT,		/* the model's flattened positions */
-	VIEW_PROJECTED,		/* 3D positions on their best-fit plane */
-	VIEW_UNROLLED,		/* 3D positions unrolled from a cylinder */
-};
-
-/* How 3D positions become 2D (view_layout_build). */
-enum view_projection {
-	VIEW_PROJ_AUTO,		/* flat positions if any; else a cylinder
-				 * when the normals wrap around an axis;
-				 * else the best-fit plane */
-	VIEW_PROJ_PLANE,	/* the best-fit plane (view_pca_project) */
-	VIEW_PROJ_CYLINDER,	/* unrolled (view_cylinder_unroll) */
-};
 
 struct view_layout {
 	unsigned int n;		/* the part's taxels (its vector's slots) */
 	double *x, *y;		/* per slot; NaN: not placed (no position) */
 	unsigned char *kind;	/* per slot: enum skin_taxel_kind */
-	enum view_placement how;
-	enum skin_flat_unit unit; /* VIEW_FLAT: of x, y; projected: metres */
-	double radius;		/* VIEW_UNROLLED: the cylinder's, metres */
+	enum skin_flatten_how how;
+	enum skin_flat_unit unit; /* of x, y (struct skin_flattening) */
+	double radius;		/* SKIN_FLATTEN_CYLINDER: metres */
 	/* view_layout_finish() fills these: */
 	unsigned int n_placed;	/* taxels with a position, absent ones too */
 	unsigned int n_unplaced; /* tactile and thermal taxels without one */
@@ -64,43 +48,15 @@ void view_layout_finish(struct view_layout *l);
 void view_layout_free(struct view_layout *l);
 
 /*
- * The layout of part @part of @m: with VIEW_PROJ_AUTO, its flattened
- * positions when any taxel has one, else its 3D positions unrolled from a
- * cylinder when their normals wrap around an axis (an arm), else
- * projected on their best-fit plane (a palm, a pad).  The other two force
- * a projection of the 3D positions.  -1 with @why when no taxel has a
- * position of the kind needed, the normals do not wrap around an axis
- * (VIEW_PROJ_CYLINDER), or out of memory.
+ * The layout of part @part of @m: its flattening (skin_flatten_part():
+ * with SKIN_FLATTEN_AUTO the flattened positions, else the 3D positions
+ * unrolled from a cylinder or projected on their best-fit plane), its
+ * kinds, bounding box and spacing.  -1 with @why as skin_flatten_part()
+ * says it, or out of memory.
  */
 int view_layout_build(struct view_layout *l, const struct skin_model *m,
-		      unsigned int part, enum view_projection proj,
+		      unsigned int part, enum skin_flatten_mode mode,
 		      char *why, size_t why_len);
-
-/*
- * Project @n points on the plane that fits them best: the two principal
- * axes (eigenvectors of the 3x3 covariance with the largest eigenvalues)
- * through their mean.  Distances within a plane are kept exactly.  When
- * @normals is given (may be NULL), the plane is seen from the side they
- * point to on average (the skin from outside).  Axis signs are fixed so
- * that the result does not depend on the solver.  0, or -1 for n == 0.
- */
-int view_pca_project(const double (*p)[3], const double (*normals)[3],
-		     unsigned int n, double (*out)[2]);
-
-/*
- * Unroll @n points of a curved sheet: the axis their normals wrap around
- * (they must spread over an arc of some 75 degrees or more, nearly
- * perpendicular to one direction), the circle that fits their
- * cross-section best (Kasa's least squares), then x = the arc length
- * around the axis from the middle of the occupied arc (the seam in the
- * widest gap), y = the height along the axis from the mean.  Seen from
- * the side the normals point to.  On a cylinder, arc lengths and heights
- * are kept exactly.  0 with the radius in *radius, or -1 when the points
- * are no curved sheet (fewer than 3, no normals, normals that do not
- * wrap around an axis, a degenerate circle).
- */
-int view_cylinder_unroll(const double (*p)[3], const double (*normals)[3],
-			 unsigned int n, double (*out)[2], double *radius);
 
 struct view_contact {
 	uint64_t id;

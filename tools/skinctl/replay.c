@@ -3,15 +3,16 @@
  * replay.c - skind's processing on a recorded CAN log (replay.h)
  *
  * Every frame goes to the patch whose bus (the log's interface name) and
- * board address it carries, through the driver's own assembly core
- * (driver/skin_assemble.c) in the order skin_can_rx() runs it: a repeated
- * half publishes the pending sample first, a complete sample is published
- * at once, and a sample still pending 1.5 board periods after its first
- * half is published as timed out, judged on the log's timestamps (and at
- * the end of the log).  Published samples wait in a short queue (one log
- * line publishes at most a timeout per patch and two samples per patch of
- * its bus) and are fed to lib/proc one per skinctl_replay_next(), so the
- * caller sees each sample's outputs before the next one overwrites them.
+ * board address it carries, through the driver's receive sequence,
+ * skin_asm_rx() (driver/skin_assemble.c), into a ring of the patch's: a
+ * repeated half publishes the pending sample first, a complete sample is
+ * published at once, and the driver's timer, 1.5 board periods after a
+ * sample's first half, is judged on the log's timestamps (and fires at
+ * the end of the log).  Published samples are copied from the rings into
+ * a short queue (one log line publishes at most a timeout per patch and a
+ * sample per patch of its bus) and are fed to lib/proc one per
+ * skinctl_replay_next(), so the caller sees each sample's outputs before
+ * the next one overwrites them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,20 +21,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/can/error.h>
-
 #include "skin_core.h"
 #include "replay.h"
 
 struct patch_rx {
 	struct skin_patch_config cfg;
 	struct skin_asm a;
+	struct skin_ring ring;		/* two frames: taken at once */
+	void *ring_mem;
 	const char *bus;
-	uint64_t deadline;		/* of the pending sample; 0: none */
+	uint64_t deadline;		/* when the driver's timer fires; 0: not armed */
 	uint64_t timeout_ns;
-	uint64_t seq;
+	uint64_t taken;			/* the ring's frames queued so far */
 	uint64_t last_ts;
 };
+
+/* A ring's memory: its control page, then its frames. */
+#define RING_LOG2	SKIN_RING_MIN_LOG2
+#define RING_OFFSET	((sizeof(struct skin_ring_ctrl) + 63) & ~(size_t)63)
 
 struct published {
 	unsigned int patch;
@@ -90,17 +95,19 @@ static void report_events(struct skinctl_replay *r, unsigned int part, int ev)
 	}
 }
 
-/* A sample of patch i is published: queue it for skinctl_replay_next(). */
-static void publish(struct skinctl_replay *r, unsigned int i, u16 flags)
+/* What patch i's ring received since the last look: queue it for
+ * skinctl_replay_next(). */
+static void take(struct skinctl_replay *r, unsigned int i)
 {
 	struct patch_rx *rx = &r->rx[i];
-	struct published *q = &r->queue[r->q_head + r->q_len++];
 
-	memset(q, 0, sizeof(*q));
-	q->patch = i;
-	skin_asm_fill(&rx->a, &q->f, flags);
-	q->f.seq = ++rx->seq;
-	r->published++;
+	while (rx->taken < rx->ring.head) {
+		struct published *q = &r->queue[r->q_head + r->q_len++];
+
+		q->patch = i;
+		q->f = rx->ring.slots[++rx->taken & rx->ring.mask];
+		r->published++;
+	}
 }
 
 /* The driver's 1.5-period timers that expire before @now, in order. */
@@ -117,10 +124,8 @@ static void expire(struct skinctl_replay *r, uint64_t now)
 		if (best == UINT32_MAX)
 			return;
 		r->rx[best].deadline = 0;
-		if (!skin_asm_pending(&r->rx[best].a))
-			continue;
-		r->timeouts++;
-		publish(r, best, SKIN_FRAME_TIMEOUT);
+		if (skin_asm_timeout(&r->rx[best].a, &r->rx[best].ring))
+			take(r, best);
 	}
 }
 
@@ -129,23 +134,12 @@ static void rx(struct skinctl_replay *r, unsigned int i,
 	       const struct can_frame *cf, uint64_t ts)
 {
 	struct patch_rx *p = &r->rx[i];
-	enum skin_rx_verdict verdict;
-	struct skin_half h;
+	unsigned int todo = skin_asm_rx(&p->a, &p->ring, cf, false, ts);
 
-	verdict = skin_asm_check(&p->a, cf, false, &h);
-	if (!skin_verdict_accepted(verdict))
-		return;
-	if (skin_asm_is_repeat(&p->a, &h)) {
-		r->repeats++;
-		publish(r, i, SKIN_FRAME_REPEAT);
-	}
-	if (!skin_asm_pending(&p->a))
+	if (todo & SKIN_ASM_ARM)
 		p->deadline = ts + p->timeout_ns;
-	skin_asm_apply(&p->a, &h, ts);
-	if (skin_asm_complete(&p->a)) {
-		p->deadline = 0;
-		publish(r, i, 0);
-	}
+	if (todo & SKIN_ASM_WAKE)
+		take(r, i);
 }
 
 /* One log record: 0, or 1 when it is refused (err says why). */
@@ -172,6 +166,7 @@ static int dispatch(struct skinctl_replay *r,
 		 * frames (which only count) */
 		if (cf->can_id & CAN_ERR_FLAG) {
 			hits++;
+			rx(r, i, cf, rec->ts_ns);
 			continue;
 		}
 		if (rec->is_fd || (cf->can_id & CAN_EFF_FLAG))
@@ -297,6 +292,13 @@ static int setup_patches(struct skinctl_replay *r)
 				mp->bus ? mp->bus : "?", mp->address, why);
 			return -1;
 		}
+		p->ring_mem = calloc(1, RING_OFFSET +
+					(sizeof(struct skin_frame) << RING_LOG2));
+		if (!p->ring_mem) {
+			fprintf(r->msg, "%s: out of memory\n", r->who);
+			return -1;
+		}
+		skin_ring_init(&p->ring, p->ring_mem, (u32)RING_OFFSET, RING_LOG2);
 		skin_asm_init(&p->a, &p->cfg);
 		p->bus = mp->bus ? mp->bus : "";
 		p->timeout_ns = (uint64_t)p->cfg.period_ms * 1500000u;
@@ -357,18 +359,34 @@ fail:
 	return NULL;
 }
 
+/* A counter of the driver's, over every patch. */
+static uint64_t stat_sum(const struct skinctl_replay *r, unsigned int stat)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->m->n_patches; i++)
+		n += r->rx[i].ring.ctrl->stats[stat];
+	return n;
+}
+
 void skinctl_replay_summary(const struct skinctl_replay *r)
 {
 	fprintf(r->msg, "%s: %" PRIu64 " samples (%" PRIu64 " timed out, %" PRIu64
 		" on a repeated half), %" PRIu64 " frames for no patch, %" PRIu64
-		" bad lines\n", r->who, r->published, r->timeouts, r->repeats,
+		" bad lines\n", r->who, r->published,
+		stat_sum(r, SKIN_STAT_TIMEOUTS), stat_sum(r, SKIN_STAT_REPEATS),
 		r->ignored, r->rejected);
 }
 
 void skinctl_replay_close(struct skinctl_replay *r)
 {
+	unsigned int i;
+
 	if (!r)
 		return;
+	for (i = 0; r->rx && i < r->m->n_patches; i++)
+		free(r->rx[i].ring_mem);
 	skin_canlog_close(r->l);
 	skin_proc_free(r->p);
 	skin_model_free(r->m);

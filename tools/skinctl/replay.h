@@ -70,7 +70,7 @@ struct skinctl_replay {
 	struct published *queue;	/* published, not yet fed */
 	unsigned int q_head, q_len, q_cap;
 	bool ended;
-	uint64_t published, timeouts, repeats, ignored, rejected;
+	uint64_t published, ignored, rejected;
 	unsigned int calibrated;
 };
 

@@ -61,7 +61,8 @@ static int flush(struct run *r, struct pending *p, unsigned int *n,
 {
 	unsigned int i, k;
 
-	qsort(p, *n, sizeof(*p), cmp_pending);
+	if (*n > 1)	/* (p is NULL until a frame is held) */
+		qsort(p, *n, sizeof(*p), cmp_pending);
 	for (i = 0; i < *n && p[i].ts < until && !skinsim_stop; i++) {
 		if (!r->o->fast)
 			sleep_until_mono(t0_mono + p[i].ts);

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bridge.c - skind's publications onto YARP ports (bridge.h)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <skin/proc.h>
+
+#include "bridge.h"
+
+static int64_t mono_to_real(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000 +
+	       ((int64_t)r.tv_nsec - m.tv_nsec);
+}
+
+/*
+ * The name server
+ */
+struct lookup {
+	void *cookie;
+};
+
+static void on_query(void *data, int err, const char *reply)
+{
+	struct lookup *l = data;
+	struct yn_reg reg;
+	struct sockaddr_in sa;
+
+	if (!err && yn_parse_reg(reply, &reg) == 0 && reg.port > 0 &&
+	    reg.port < 65536 && yn_address(reg.ip, (uint16_t)reg.port, &sa) == 0)
+		yp_resolved(l->cookie, 0, &sa);
+	else
+		yp_resolved(l->cookie, err ? err : -ENOENT, NULL);
+	free(l);
+}
+
+/* yp_resolve_fn: a port asks where a reader is */
+static void resolve(void *data, const char *name, void *cookie)
+{
+	struct yb *b = data;
+	struct lookup *l = malloc(sizeof(*l));
+	char cmd[300];
+	int r;
+
+	if (!l) {
+		yp_resolved(cookie, -ENOMEM, NULL);
+		return;
+	}
+	l->cookie = cookie;
+	snprintf(cmd, sizeof(cmd), "query %s", name);
+	r = yn_request(b->nc, cmd, on_query, l);
+	if (r < 0) {
+		free(l);
+		yp_resolved(cookie, r, NULL);
+	}
+}
+
+static void on_registered(void *data, int err, const char *reply)
+{
+	const char *name = data;
+
+	if (err && err != -ECANCELED)
+		fprintf(stderr, "skin-yarp: registering %s: %s\n", name, strerror(-err));
+	(void)reply;
+}
+
+static void register_port(struct yb *b, struct yp_port *p)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "register %s tcp %s %u", yp_port_name(p),
+		 b->cfg.advertise, yp_port_number(p));
+	yn_request(b->nc, cmd, on_registered, (void *)yp_port_name(p));
+}
+
+struct check {
+	struct yb *b;
+	struct yp_port *p;
+};
+
+/* A registration that is not ours any more (the name server restarted,
+ * or another process took the name): registered again. */
+static void on_check2(void *data, int err, const char *reply)
+{
+	struct check *c = data;
+	struct yn_reg reg;
+
+	if (!err && (yn_parse_reg(reply, &reg) < 0 ||
+		     reg.port != yp_port_number(c->p))) {
+		fprintf(stderr, "skin-yarp: %s is not registered as ours (%.*s): registering it again\n",
+			yp_port_name(c->p), (int)strcspn(reply, "\r\n"), reply);
+		register_port(c->b, c->p);
+	}
+	free(c);
+}
+
+static void connect_configured(struct yb *b)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < b->cfg.n_connect; i++) {
+		const struct yb_connect *cn = &b->cfg.connect[i];
+
+		for (j = 0; j < b->n_ports; j++)
+			if (!strcmp(yp_port_name(b->ports[j]), cn->from) &&
+			    !yp_port_connected(b->ports[j], cn->to))
+				yp_port_connect(b->ports[j], cn->to, cn->carrier);
+	}
+}
+
+static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct yb *b = data;
+	bool skip = yn_pending(b->nc) > 0;
+	unsigned int i;
+
+	/* the last round still queued (the name server is slow or away): no
+	 * second one behind it, so that readers' lookups are not kept waiting */
+	for (i = 0; i < b->n_ports && !skip; i++) {
+		struct check *c = malloc(sizeof(*c));
+		char cmd[300];
+
+		if (!c)
+			break;
+		c->b = b;
+		c->p = b->ports[i];
+		snprintf(cmd, sizeof(cmd), "query %s", yp_port_name(c->p));
+		if (yn_request(b->nc, cmd, on_check2, c) < 0)
+			free(c);
+	}
+	connect_configured(b);
+	sd_event_source_set_time(s, usec + (uint64_t)b->cfg.recheck_s * 1000000);
+	return 0;
+}
+
+static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
+{
+	struct yp_port_options o;
+	struct yp_port *p;
+	int r;
+
+	if (b->n_ports == YB_MAX_PORTS)
+		return NULL;
+	memset(&o, 0, sizeof(o));
+	o.name = name;
+	o.version = b->cfg.version;
+	o.bind = b->cfg.bind;
+	o.stall_ms = b->cfg.stall_ms;
+	o.resolve = resolve;
+	o.rpc = rpc ? yb_rpc_handle : NULL;
+	o.data = b;
+	r = yp_port_new(&p, b->e, &o);
+	if (r < 0) {
+		fprintf(stderr, "skin-yarp: port %s: %s\n", name, strerror(-r));
+		return NULL;
+	}
+	b->ports[b->n_ports++] = p;
+	register_port(b, p);
+	return p;
+}
+
+/*
+ * skind's side
+ */
+static struct yb_part *part_named(struct yb *b, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n_parts; i++)
+		if (!strcmp(b->parts[i].name, name))
+			return &b->parts[i];
+	return NULL;
+}
+
+static void attached(struct yb *b, const struct skin_shm_map *m)
+{
+	unsigned int i, n = skin_shm_n_parts(m);
+
+	b->map = m;
+	b->period_ms = m->hdr->period_ms ? m->hdr->period_ms : 20;
+	b->mono_to_real_ns = mono_to_real();
+	for (i = 0; i < b->n_parts; i++)
+		b->parts[i].index = -1;
+	for (i = 0; i < n; i++) {
+		const struct skin_shm_part_desc *d = skin_shm_part(m, i);
+		struct yb_part *p = part_named(b, d->name);
+		char name[256];
+		const char *yname;
+
+		if (!p) {
+			if (b->n_parts == sizeof(b->parts) / sizeof(b->parts[0]))
+				continue;
+			p = &b->parts[b->n_parts++];
+			snprintf(p->name, sizeof(p->name), "%s", d->name);
+			yname = yb_config_port_name(&b->cfg, d->name, d->skin_part);
+			snprintf(name, sizeof(name), "/%s/skin/%s", b->cfg.robot, yname);
+			p->raw = add_port(b, name, false);
+			snprintf(name, sizeof(name), "/%s/skin/%s_comp", b->cfg.robot, yname);
+			p->comp = add_port(b, name, false);
+		}
+		if (p->copy_size < d->size) {
+			uint8_t *c = realloc(p->copy, d->size);
+
+			if (!c)
+				continue;
+			p->copy = c;
+			p->copy_size = d->size;
+		}
+		memset(p->copy, 0, d->size);
+		p->index = (int)i;
+	}
+	connect_configured(b);
+	sd_event_source_set_time_relative(b->events_timer, (uint64_t)b->period_ms * 1000);
+	sd_event_source_set_enabled(b->events_timer, SD_EVENT_ON);
+	fprintf(stderr, "skin-yarp: following skind (%u parts, every %u ms)\n", n,
+		b->period_ms);
+}
+
+static void detached(struct yb *b, int reason)
+{
+	b->map = NULL;
+	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+	fprintf(stderr, "skin-yarp: skind went away (%s); waiting for it\n",
+		strerror(-reason));
+}
+
+/* A Vector of @f (compensated) or @u (raw) to @port's readers; a port
+ * without readers costs nothing, and text is made only for text readers */
+static void write_values(struct yb *b, struct yp_port *port, const float *f,
+			 const uint8_t *u, unsigned int n, const char *env)
+{
+	bool text;
+
+	if (!port || !yp_port_readers(port))
+		return;
+	text = yp_port_wants_text(port);
+	yw_buf_reset(&b->bin);
+	yw_buf_reset(&b->text);
+	if (f)
+		yw_vector_f32(&b->bin, b->cfg.version, f, n);
+	else
+		yw_vector_u8(&b->bin, b->cfg.version, u, n);
+	if (text && f)
+		yw_vector_f32_text(&b->text, f, n);
+	else if (text)
+		yw_vector_u8_text(&b->text, u, n);
+	yp_port_write(port, &b->bin, text ? &b->text : NULL, env);
+}
+
+static void sample(struct yb *b, const struct skin_follow_sample *s)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(s->map, s->part);
+	const struct skin_shm_part *h = skin_shm_head(s->block);
+	struct yb_part *p = part_named(b, d->name);
+	char env[64];
+	double t;
+
+	if (!p || p->index != (int)s->part || p->copy_size < d->size)
+		return;
+	memcpy(p->copy, s->block, d->size);
+	b->samples++;
+	/* the envelope: the part's publication count, and the time of the
+	 * sample (the driver's, on the realtime clock as yarp::os::Time) */
+	t = (double)((int64_t)h->frame_ts_ns + b->mono_to_real_ns) / 1e9;
+	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
+	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, p->copy),
+		     d->n_taxels, env);
+	write_values(b, p->comp, skin_shm_values(s->map, s->part, p->copy), NULL,
+		     d->n_taxels, env);
+}
+
+/* The contacts of part @p's copy, bounded by what its descriptor allows;
+ * *taxels set to the part's contact_taxels.  Return the count. */
+static unsigned int part_contacts(struct yb *b, struct yb_part *p,
+				  const uint32_t **taxels, unsigned int *n_taxels)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(b->map, (unsigned int)p->index);
+	const struct skin_shm_part *h = skin_shm_head(p->copy);
+	unsigned int n = h->n_contacts;
+
+	if (n > d->max_contacts)
+		n = d->max_contacts;
+	*taxels = skin_shm_contact_taxels(b->map, (unsigned int)p->index, p->copy);
+	*n_taxels = h->n_contact_taxels < d->n_taxels ? h->n_contact_taxels : d->n_taxels;
+	return n;
+}
+
+/* skinManager writes skin_events:o every cycle, empty when nothing touches */
+static int on_events(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct yb *b = data;
+	struct skin_contact tc[64];
+	unsigned int i, j, total = 0, nt = 0;
+	bool text = yp_port_wants_text(b->events);
+	char env[64];
+	struct timespec ts;
+
+	sd_event_source_set_time(s, usec + (uint64_t)b->period_ms * 1000);
+	if (!b->map || !b->events || !yp_port_readers(b->events))
+		return 0;
+	for (i = 0; i < b->n_parts; i++) {
+		const uint32_t *tx;
+		unsigned int ntx;
+
+		if (b->parts[i].index >= 0)
+			total += part_contacts(b, &b->parts[i], &tx, &ntx);
+	}
+	yw_buf_reset(&b->bin);
+	yw_contact_list(&b->bin, total);
+	for (i = 0; i < b->n_parts; i++) {
+		struct yb_part *p = &b->parts[i];
+		const struct skin_shm_part_desc *d;
+		const uint32_t *tx;
+		unsigned int n, ntx;
+
+		if (p->index < 0)
+			continue;
+		d = skin_shm_part(b->map, (unsigned int)p->index);
+		n = part_contacts(b, p, &tx, &ntx);
+		for (j = 0; j < n; j++) {
+			const struct skin_shm_contact *c =
+				skin_shm_contact(b->map, (unsigned int)p->index, p->copy, j);
+			struct yw_contact y;
+
+			memset(&y, 0, sizeof(y));
+			y.id = (int32_t)c->id;
+			y.body_part = (int32_t)d->body_part;
+			y.link_number = d->link_number;
+			y.skin_part = (int32_t)d->skin_part;
+			memcpy(y.cop, c->cop, sizeof(y.cop));
+			memcpy(y.force, c->force, sizeof(y.force));
+			memcpy(y.moment, c->moment, sizeof(y.moment));
+			memcpy(y.geo, c->geo, sizeof(y.geo));
+			memcpy(y.normal, c->normal, sizeof(y.normal));
+			y.pressure = c->pressure;
+			/* the writer's indices, checked against the copy's bounds */
+			if (c->first_taxel <= ntx && c->n_taxels <= ntx - c->first_taxel) {
+				y.n_taxels = c->n_taxels;
+				y.taxels = tx + c->first_taxel;
+			}
+			yw_contact(&b->bin, b->cfg.version, &y);
+			if (text && nt < sizeof(tc) / sizeof(tc[0])) {
+				struct skin_contact *k = &tc[nt++];
+
+				memset(k, 0, sizeof(*k));
+				k->id = c->id;
+				k->body_part = (enum skin_body_part)d->body_part;
+				k->skin_part = (enum skin_part_id)d->skin_part;
+				k->link_number = d->link_number;
+				memcpy(k->cop, y.cop, sizeof(k->cop));
+				memcpy(k->force, y.force, sizeof(k->force));
+				memcpy(k->moment, y.moment, sizeof(k->moment));
+				memcpy(k->geo, y.geo, sizeof(k->geo));
+				memcpy(k->normal, y.normal, sizeof(k->normal));
+				k->pressure = y.pressure;
+				k->n_taxels = y.n_taxels;
+				k->taxels = y.taxels;
+			}
+		}
+	}
+	yw_buf_reset(&b->text);
+	if (text) {
+		/* lib/proc's skinContactList text (the outer list's parentheses
+		 * are the Bottle's own: a text reader gets its contents) */
+		int len = skin_contacts_bottle(NULL, 0, tc, nt);
+		char *t = malloc((size_t)len + 1);
+
+		if (t) {
+			skin_contacts_bottle(t, (size_t)len + 1, tc, nt);
+			yw_put(&b->text, t + 1, (size_t)len - 2);
+			free(t);
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	yw_stamp_text(env, sizeof(env), (int32_t)b->events_seq++,
+		      (double)ts.tv_sec + ts.tv_nsec / 1e9);
+	yp_port_write(b->events, &b->bin, text ? &b->text : NULL, env);
+	return 0;
+}
+
+static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
+		      const struct skin_follow_sample *s, void *data)
+{
+	struct yb *b = data;
+
+	(void)f;
+	switch (ev) {
+	case SKIN_FOLLOW_ATTACHED:
+		attached(b, s->map);
+		break;
+	case SKIN_FOLLOW_SAMPLE:
+		sample(b, s);
+		break;
+	case SKIN_FOLLOW_DETACHED:
+		detached(b, s->reason);
+		break;
+	}
+}
+
+static int follow_rearm(struct yb *b);
+
+static int on_follow_io(sd_event_source *s, int fd, uint32_t revents, void *data)
+{
+	struct yb *b = data;
+	int r;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	r = skin_follow_dispatch(b->f, on_follow, b);
+	if (r < 0) {
+		fprintf(stderr, "skin-yarp: following skind: %s\n", strerror(-r));
+		return sd_event_exit(b->e, 1);
+	}
+	return follow_rearm(b);
+}
+
+static int on_follow_timer(sd_event_source *s, uint64_t usec, void *data)
+{
+	(void)s;
+	(void)usec;
+	return on_follow_io(NULL, -1, 0, data);
+}
+
+/* The follower's descriptor changes across reconnections, and it wants a
+ * dispatch after its timeout at the latest. */
+static int follow_rearm(struct yb *b)
+{
+	int fd = skin_follow_fd(b->f), ms = skin_follow_timeout_ms(b->f), r;
+
+	if (fd != b->follow_fd) {
+		b->follow_io = sd_event_source_disable_unref(b->follow_io);
+		b->follow_fd = fd;
+		if (fd >= 0) {
+			r = sd_event_add_io(b->e, &b->follow_io, fd, EPOLLIN,
+					    on_follow_io, b);
+			if (r < 0)
+				return r;
+		}
+	}
+	if (ms < 0)
+		return sd_event_source_set_enabled(b->follow_timer, SD_EVENT_OFF);
+	r = sd_event_source_set_time_relative(b->follow_timer, (uint64_t)ms * 1000);
+	if (r < 0)
+		return r;
+	return sd_event_source_set_enabled(b->follow_timer, SD_EVENT_ONESHOT);
+}
+
+int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
+	   const char *socket, char *why, size_t why_len)
+{
+	struct skin_follow_options fo = { .socket = socket };
+	struct yb *b = calloc(1, sizeof(*b));
+	char name[256];
+	int r;
+
+	if (!b)
+		return -ENOMEM;
+	b->e = e;
+	b->cfg = *cfg;
+	b->socket = socket;
+	b->follow_fd = -1;
+	yw_buf_init(&b->bin);
+	yw_buf_init(&b->text);
+	if (cfg->have_name_server) {
+		r = yn_address(cfg->ns_host, cfg->ns_port, &b->ns);
+		if (r < 0)
+			snprintf(why, why_len, "name_server %s: cannot resolve", cfg->ns_host);
+	} else {
+		struct yn_server s;
+
+		r = yn_find(&s, NULL, why, why_len);
+		if (!r) {
+			r = yn_address(s.host, s.port, &b->ns);
+			if (r < 0)
+				snprintf(why, why_len, "%s: cannot resolve %s", s.file, s.host);
+		}
+	}
+	if (r < 0)
+		goto fail;
+	r = yn_client_new(&b->nc, e, &b->ns, 2000);
+	if (r < 0)
+		goto fail;
+	r = yb_rpc_new(&b->rpc, b);
+	if (r < 0)
+		goto fail;
+	snprintf(name, sizeof(name), "/%s/skin_events:o", cfg->manager);
+	b->events = add_port(b, name, false);
+	snprintf(name, sizeof(name), "/%s/rpc:i", cfg->manager);
+	b->rpc_port = add_port(b, name, true);
+	if (!b->events || !b->rpc_port) {
+		snprintf(why, why_len, "cannot open the manager's ports");
+		r = -EADDRINUSE;
+		goto fail;
+	}
+	r = sd_event_add_time_relative(e, &b->events_timer, CLOCK_MONOTONIC,
+				       20000, 0, on_events, b);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+	if (r >= 0)
+		r = sd_event_add_time_relative(e, &b->recheck, CLOCK_MONOTONIC,
+					       (uint64_t)cfg->recheck_s * 1000000, 0,
+					       on_recheck, b);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(b->recheck, SD_EVENT_ON);
+	if (r >= 0)
+		r = sd_event_add_time_relative(e, &b->follow_timer, CLOCK_MONOTONIC,
+					       0, 0, on_follow_timer, b);
+	if (r < 0) {
+		snprintf(why, why_len, "sd-event: %s", strerror(-r));
+		goto fail;
+	}
+	r = skin_follow_new(&b->f, &fo);
+	if (r < 0) {
+		snprintf(why, why_len, "following skind: %s", strerror(-r));
+		goto fail;
+	}
+	r = follow_rearm(b);
+	if (r < 0)
+		goto fail;
+	*bp = b;
+	return 0;
+fail:
+	yb_free(b, 0);
+	return r;
+}
+
+static void on_unregistered(void *data, int err, const char *reply)
+{
+	(void)data;
+	(void)err;
+	(void)reply;
+}
+
+void yb_free(struct yb *b, unsigned int ms)
+{
+	unsigned int i;
+
+	if (!b)
+		return;
+	/* nothing re-registers or writes while the ports are unregistered */
+	sd_event_source_set_enabled(b->recheck, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->follow_timer, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->follow_io, SD_EVENT_OFF);
+	if (b->nc && ms) {
+		struct timespec t0, t;
+
+		for (i = 0; i < b->n_ports; i++) {
+			char cmd[300];
+
+			snprintf(cmd, sizeof(cmd), "unregister %s", yp_port_name(b->ports[i]));
+			yn_request(b->nc, cmd, on_unregistered, NULL);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			if (sd_event_run(b->e, 10000) < 0)
+				break;	/* a finished loop runs no more */
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (yn_pending(b->nc) &&
+			 (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	}
+	/* the name server's requests first: their answers (-ECANCELED)
+	 * reach ports still open */
+	yn_client_free(b->nc);
+	for (i = 0; i < b->n_ports; i++)
+		yp_port_free(b->ports[i]);
+	for (i = 0; i < b->n_parts; i++)
+		free(b->parts[i].copy);
+	yb_rpc_free(b->rpc);
+	skin_follow_free(b->f);
+	sd_event_source_disable_unref(b->follow_io);
+	sd_event_source_disable_unref(b->follow_timer);
+	sd_event_source_disable_unref(b->events_timer);
+	sd_event_source_disable_unref(b->recheck);
+	yw_buf_free(&b->bin);
+	yw_buf_free(&b->text);
+	free(b);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bridge.h - skin-yarp: skind's outputs on a YARP network, where
+ * skinManager and the CAN skin devices put them (docs/YARP.md)
+ *
+ * One process, one sd-event loop: a follower of skind (skin/follow.h)
+ * feeds the ports; the name server client registers them and resolves
+ * readers; rpc.c maps skinManager's rpc commands onto skind's socket.
+ * skind never waits for the bridge, and the bridge never waits for a
+ * YARP peer.
+ */
+#ifndef SKIN_YARP_BRIDGE_H
+#define SKIN_YARP_BRIDGE_H
+
+#include <skin/client.h>
+#include <skin/follow.h>
+
+#include "config.h"
+#include "name.h"
+#include "port.h"
+
+#define YB_MAX_PORTS	(2 * 64 + 2)
+
+struct yb_part {
+	char name[SKIN_SHM_NAME_LEN];	/* skind's */
+	struct yp_port *raw, *comp;
+	uint8_t *copy;			/* the newest block */
+	size_t copy_size;
+	int index;			/* in the map now, -1: not attached */
+};
+
+struct yb_rpc;
+
+struct yb {
+	sd_event *e;
+	struct yb_config cfg;
+	const char *socket;		/* skind's (NULL: the default) */
+	struct sockaddr_in ns;
+	struct yn_client *nc;
+	struct skin_follow *f;
+	sd_event_source *follow_io, *follow_timer, *events_timer, *recheck;
+	int follow_fd;
+	const struct skin_shm_map *map;	/* while attached */
+	unsigned int period_ms;
+	struct yb_part parts[64];
+	unsigned int n_parts;
+	struct yp_port *ports[YB_MAX_PORTS];
+	unsigned int n_ports;
+	struct yp_port *events, *rpc_port;
+	struct yb_rpc *rpc;
+	struct yw_buf bin, text;
+	uint32_t events_seq;
+	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t samples;		/* SAMPLE events forwarded */
+};
+
+int yb_new(struct yb **b, sd_event *e, const struct yb_config *cfg,
+	   const char *socket, char *why, size_t why_len);
+/* Unregister every port (waiting at most @ms for the name server), free */
+void yb_free(struct yb *b, unsigned int ms);
+
+/* rpc.c: the rpc port's handler */
+int yb_rpc_new(struct yb_rpc **r, struct yb *b);
+void yb_rpc_free(struct yb_rpc *r);
+void yb_rpc_handle(void *data, struct yp_call *call,
+		   const struct yw_atom *atoms, unsigned int n);
+
+#endif /* SKIN_YARP_BRIDGE_H */

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - skin-yarp, the program (bridge.h, man/skin-yarp.8)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bridge.h"
+
+#define DEFAULT_CONFIG "/etc/skin/skin-yarp.conf"
+
+static volatile bool stopping;
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
+		     void *data)
+{
+	(void)s;
+	(void)si;
+	(void)data;
+	stopping = true;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skin-yarp [-c CONFIG] [-s SOCKET] [--check]\n"
+		"  -c, --config FILE   skin-yarp.conf (default " DEFAULT_CONFIG
+		"; a missing default file means the defaults)\n"
+		"  -s, --socket PATH   skind's socket (default $SKIN_SOCKET, else /run/skin/skind.sock)\n"
+		"      --check         read the configuration, find the name server, exit\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *sock = NULL;
+	struct yb_config cfg;
+	struct yb *b = NULL;
+	sd_event *e = NULL;
+	bool check = false;
+	char why[1024];
+	sigset_t ss;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	yb_config_defaults(&cfg);
+	if (config || access(DEFAULT_CONFIG, F_OK) == 0) {
+		r = yb_config_load(&cfg, config ? config : DEFAULT_CONFIG, why, sizeof(why));
+		if (r < 0) {
+			fprintf(stderr, "skin-yarp: %s\n", why);
+			return 1;
+		}
+	}
+	if (check) {
+		struct yn_server s;
+
+		if (cfg.have_name_server) {
+			printf("name server %s %u (configured)\n", cfg.ns_host, cfg.ns_port);
+			return 0;
+		}
+		r = yn_find(&s, NULL, why, sizeof(why));
+		if (r < 0) {
+			fprintf(stderr, "skin-yarp: %s\n", why);
+			return 1;
+		}
+		printf("name server %s %u (namespace %s, %s)\n", s.host, s.port, s.ns, s.file);
+		return 0;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	r = sd_event_default(&e);
+	if (r >= 0)
+		r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(e, NULL, SIGINT, on_signal, NULL);
+	if (r < 0) {
+		fprintf(stderr, "skin-yarp: sd-event: %s\n", strerror(-r));
+		return 1;
+	}
+	why[0] = '\0';
+	r = yb_new(&b, e, &cfg, sock, why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "skin-yarp: %s\n", why[0] ? why : strerror(-r));
+		sd_event_unref(e);
+		return 1;
+	}
+	fprintf(stderr, "skin-yarp: registering the ports with the name server at %s:%u\n",
+		inet_ntoa(b->ns.sin_addr), ntohs(b->ns.sin_port));
+	/* sd_event_run() rather than sd_event_loop(): the loop must still run
+	 * after a signal, for the unregistrations yb_free() sends */
+	while (!stopping && r >= 0 && sd_event_get_state(e) != SD_EVENT_FINISHED)
+		r = sd_event_run(e, UINT64_MAX);
+	if (stopping)
+		r = 0;
+	else if (sd_event_get_state(e) == SD_EVENT_FINISHED)
+		sd_event_get_exit_code(e, &r);	/* the follower gave up */
+	else
+		fprintf(stderr, "skin-yarp: sd-event: %s\n", strerror(-r));
+	yb_free(b, 1000);
+	sd_event_unref(e);
+	return r != 0 ? 1 : 0;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_yarp_config.c - skin-yarp.conf: values, defaults, and an error
+ * naming FILE:LINE for each kind of mistake
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+static char path[64];
+
+static int load(struct yb_config *c, const char *text, char *why, size_t len)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/test_yarp_config.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	yb_config_defaults(c);
+	why[0] = '\0';
+	fd = yb_config_load(c, path, why, len);
+	unlink(path);
+	return fd;
+}
+
+static void values(void **state)
+{
+	struct yb_config c;
+	char why[512];
+
+	(void)state;
+	assert_int_equal(load(&c,
+		"# a comment\n"
+		"[yarp]\n"
+		"version = 4\n"
+		"name_server = 10.0.0.1 10000\n"
+		"advertise = 10.0.0.5\n"
+		"bind = 127.0.0.1\n"
+		"robot = icubSim\n"
+		"manager = skinMan\n"
+		"rpc_admin = true\n"
+		"stall_ms = 500\n"
+		"recheck_s = 2\n"
+		"; another\n"
+		"[part left_upper_arm]\n"
+		"port = left_arm\n"
+		"[connect]\n"
+		"/icubSim/skin/left_arm_comp = /logger fast_tcp\n"
+		"/skinMan/skin_events:o = /gui\n", why, sizeof(why)), 0);
+	assert_int_equal(c.version, YW_YARP4);
+	assert_true(c.have_name_server);
+	assert_string_equal(c.ns_host, "10.0.0.1");
+	assert_int_equal(c.ns_port, 10000);
+	assert_string_equal(c.advertise, "10.0.0.5");
+	assert_string_equal(c.robot, "icubSim");
+	assert_string_equal(c.manager, "skinMan");
+	assert_true(c.rpc_admin);
+	assert_int_equal(c.stall_ms, 500);
+	assert_int_equal(c.recheck_s, 2);
+	assert_string_equal(yb_config_port_name(&c, "left_upper_arm", 3), "left_arm");
+	assert_int_equal(c.n_connect, 2);
+	assert_string_equal(c.connect[0].to, "/logger");
+	assert_int_equal(c.connect[0].carrier, YW_FAST_TCP);
+	assert_int_equal(c.connect[1].carrier, YW_TCP);
+}
+
+/* skinManAll.ini's names by SkinPart when no [part] names one */
+static void defaults(void **state)
+{
+	struct yb_config c;
+
+	(void)state;
+	yb_config_defaults(&c);
+	assert_int_equal(c.version, YW_YARP3);
+	assert_false(c.rpc_admin);
+	assert_string_equal(c.advertise, "...");
+	assert_string_equal(yb_config_port_name(&c, "left_upper_arm", 3), "left_arm");
+	assert_string_equal(yb_config_port_name(&c, "torso", 7), "torso");
+	assert_string_equal(yb_config_port_name(&c, "right_foot", 13), "right_foot");
+	assert_string_equal(yb_config_port_name(&c, "tail", 0), "tail");
+}
+
+static void errors(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "version = 3\n", ":1: \"version\" before any section" },
+		{ "[yarp]\nversion = 5\n", ":2: version is 3 or 4" },
+		{ "[yarp]\nname_server = 1.2.3.4\n", ":2: name_server = IP PORT" },
+		{ "[yarp]\nadvertise = host\n", ":2: advertise is an IPv4 address" },
+		{ "[yarp]\nrobot = a/b\n", ":2: robot is one word without '/'" },
+		{ "[yarp]\nrpc_admin = yes\n", ":2: rpc_admin is true or false" },
+		{ "[yarp]\nstall_ms = 0\n", ":2: stall_ms is 10..600000" },
+		{ "[yarp]\ncolour = red\n", ":2: unknown key \"colour\" in [yarp]" },
+		{ "[yarp]\n\n[bogus]\n", ":3: unknown section [bogus]" },
+		{ "[part x]\nname = y\n", ":2: unknown key \"name\" in [part x]" },
+		{ "[connect]\n/a = b\n", ":2: want /OUR_PORT = /READER" },
+		{ "[connect]\n/a = /b udp\n", ":2: carrier \"udp\"" },
+		{ "[yarp]\nversion\n", ":2: want KEY = VALUE" },
+	};
+	struct yb_config c;
+	char why[512];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(load(&c, bad[i].text, why, sizeof(why)), -EINVAL);
+		if (!strstr(why, bad[i].why) || strncmp(why, path, strlen(path)))
+			print_error("case %u: \"%s\"\n", i, why);
+		assert_non_null(strstr(why, bad[i].why));
+		assert_memory_equal(why, path, strlen(path));
+	}
+}
+
+/* The file the packages install loads, and says what the defaults say */
+static void shipped(void **state)
+{
+	struct yb_config c, d;
+	char why[512];
+
+	(void)state;
+	yb_config_defaults(&c);
+	yb_config_defaults(&d);
+	if (yb_config_load(&c, SKIN_SOURCE_ROOT "/etc/yarp/skin-yarp.conf", why,
+			   sizeof(why)))
+		print_error("%s\n", why);
+	assert_memory_equal(&c, &d, sizeof(c));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shipped),
+		cmocka_unit_test(values),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

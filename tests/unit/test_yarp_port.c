@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_yarp_port.c - a port's transcripts byte for byte, over real TCP
+ *
+ * The test plays the YARP peers of ../shared/BRIDGES.md section 1 on
+ * loopback sockets: `yarp connect`'s two admin connections, the reader
+ * the port then connects to (tcp, fast_tcp, text), `yarp rpc`'s writer,
+ * and a reader that never reads.  Every byte the port sends is compared
+ * with the transcript written out here by hand.  The only stand-in is
+ * the name lookup: the port asks its owner, and the test answers with
+ * its own listener's address (tests/yarp does it with yarpserver).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "port.h"
+
+#define I32(x) (uint8_t)((x) & 0xff), (uint8_t)(((x) >> 8) & 0xff), \
+	(uint8_t)(((x) >> 16) & 0xff), (uint8_t)(((x) >> 24) & 0xff)
+
+struct fixture {
+	sd_event *e;
+	struct yp_port *p;
+	int lfd;		/* the readers' listener */
+	struct sockaddr_in laddr;
+	int resolved;
+	char last_cmd[256];
+};
+
+static void resolve(void *data, const char *name, void *cookie)
+{
+	struct fixture *f = data;
+
+	f->resolved++;
+	if (!strcmp(name, "/nobody"))
+		yp_resolved(cookie, -ENOENT, NULL);
+	else
+		yp_resolved(cookie, 0, &f->laddr);
+}
+
+static void on_rpc(void *data, struct yp_call *call,
+		   const struct yw_atom *a, unsigned int n)
+{
+	struct fixture *f = data;
+	struct yw_atom r[2];
+	unsigned int i;
+
+	f->last_cmd[0] = '\0';
+	for (i = 0; i < n; i++) {
+		strcat(f->last_cmd, i ? " " : "");
+		strncat(f->last_cmd, a[i].s, 40);
+	}
+	memset(r, 0, sizeof(r));
+	r[0].type = YW_ATOM_INT;
+	r[0].i = (int64_t)n;
+	r[1].type = YW_ATOM_STRING;
+	snprintf(r[1].s, sizeof(r[1].s), "%s", n ? a[0].s : "");
+	yp_call_reply(call, r, 2);
+}
+
+static int setup(void **state, bool with_rpc, unsigned int stall_ms)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct yp_port_options o;
+	socklen_t sl = sizeof(f->laddr);
+
+	assert_non_null(f);
+	assert_int_equal(sd_event_new(&f->e), 0);
+	memset(&o, 0, sizeof(o));
+	o.name = "/src";
+	o.version = YW_YARP3;
+	o.bind.s_addr = htonl(INADDR_LOOPBACK);
+	o.stall_ms = stall_ms;
+	o.resolve = resolve;
+	o.rpc = with_rpc ? on_rpc : NULL;
+	o.data = f;
+	assert_int_equal(yp_port_new(&f->p, f->e, &o), 0);
+	f->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memset(&f->laddr, 0, sizeof(f->laddr));
+	f->laddr.sin_family = AF_INET;
+	f->laddr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(f->lfd, (struct sockaddr *)&f->laddr, sizeof(f->laddr)), 0);
+	assert_int_equal(listen(f->lfd, 4), 0);
+	getsockname(f->lfd, (struct sockaddr *)&f->laddr, &sl);
+	*state = f;
+	return 0;
+}
+
+static int setup_out(void **state)
+{
+	return setup(state, false, 0);
+}
+
+static int setup_rpc(void **state)
+{
+	return setup(state, true, 0);
+}
+
+static int setup_stall(void **state)
+{
+	return setup(state, false, 300);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	yp_port_free(f->p);
+	close(f->lfd);
+	sd_event_unref(f->e);
+	free(f);
+	return 0;
+}
+
+/* Run the loop until @fd is readable (or @ms pass) */
+static bool pump_until(struct fixture *f, int fd, short ev, int ms)
+{
+	int i;
+
+	for (i = 0; i < ms; i++) {
+		struct pollfd p = { fd, ev, 0 };
+
+		if (poll(&p, 1, 0) > 0)
+			return true;
+		sd_event_run(f->e, 1000);
+	}
+	return false;
+}
+
+static void pump(struct fixture *f, int n)
+{
+	while (n--)
+		sd_event_run(f->e, 1000);
+}
+
+/* Exactly @n bytes from @fd, running the port's loop meanwhile */
+static void read_exact(struct fixture *f, int fd, uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r;
+
+		assert_true(pump_until(f, fd, POLLIN, 2000));
+		r = recv(fd, buf + got, n - got, MSG_DONTWAIT);
+		if (r < 0 && errno == EAGAIN)
+			continue;
+		assert_true(r > 0);
+		got += (size_t)r;
+	}
+}
+
+static void expect(struct fixture *f, int fd, const void *want, size_t n)
+{
+	uint8_t *got = malloc(n + 1);
+
+	read_exact(f, fd, got, n);
+	if (memcmp(got, want, n)) {
+		size_t i;
+
+		for (i = 0; i < n && got[i] == ((const uint8_t *)want)[i]; i++)
+			;
+		print_error("byte %zu: %02x, want %02x\n", i, got[i],
+			    ((const uint8_t *)want)[i]);
+	}
+	assert_memory_equal(got, want, n);
+	free(got);
+}
+
+static void expect_str(struct fixture *f, int fd, const char *s)
+{
+	expect(f, fd, s, strlen(s));
+}
+
+/* Nothing more arrives on @fd (after the loop ran a while) */
+static void expect_nothing_more(struct fixture *f, int fd)
+{
+	char c;
+
+	pump(f, 20);
+	assert_int_equal(recv(fd, &c, 1, MSG_DONTWAIT), -1);
+}
+
+static void expect_closed(struct fixture *f, int fd)
+{
+	char c;
+
+	assert_true(pump_until(f, fd, POLLIN, 2000));
+	assert_int_equal(recv(fd, &c, 1, MSG_DONTWAIT), 0);
+}
+
+static int connect_port(struct fixture *f)
+{
+	struct sockaddr_in sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons(yp_port_number(f->p));
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+static void send_str(int fd, const char *s)
+{
+	assert_int_equal(send(fd, s, strlen(s), MSG_NOSIGNAL), (ssize_t)strlen(s));
+}
+
+/* One admin connection: the preamble, a command, its reply, closed */
+static void admin(struct fixture *f, const char *cmd, const char *reply)
+{
+	int fd = connect_port(f);
+
+	send_str(fd, "CONNACK admin\r\n");
+	expect_str(f, fd, "Welcome admin\r\n");
+	send_str(fd, "a\r\n");
+	send_str(fd, cmd);
+	expect_str(f, fd, reply);
+	expect_str(f, fd, "<ACK>\r\n");
+	close(fd);
+}
+
+/* `yarp connect /src /dst CARRIER`: list, then add; the reader accepts */
+static int yarp_connect(struct fixture *f, const char *carrier)
+{
+	char cmd[128];
+	int afd, rfd;
+
+	admin(f, "[list] [out] \"/dst\"\r\n", "\r\n");
+	afd = connect_port(f);
+	send_str(afd, "CONNACK admin\r\n");
+	expect_str(f, afd, "Welcome admin\r\n");
+	snprintf(cmd, sizeof(cmd), "a\r\n[add] \"%s://dst\"\r\n", carrier);
+	send_str(afd, cmd);
+	assert_true(pump_until(f, f->lfd, POLLIN, 2000));
+	rfd = accept(f->lfd, NULL, NULL);
+	assert_true(rfd >= 0);
+	snprintf(cmd, sizeof(cmd), "0 \"Added connection from /src to %s://dst\"\r\n<ACK>\r\n",
+		 carrier);
+	expect_str(f, afd, cmd);
+	close(afd);
+	return rfd;
+}
+
+static void admin_transcript(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t header[] = {
+		'Y', 'A', 0xe4, 0x1e, 0, 0, 'R', 'P', I32(5), '/', 's', 'r', 'c', 0,
+	};
+	struct yp_port_stats st;
+	int rfd;
+
+	admin(f, "[ver]\r\n", "[ver] 1 2 3\r\n");
+	admin(f, "[list] [out]\r\n", "\r\n");
+	rfd = yarp_connect(f, "tcp");
+	expect(f, rfd, header, sizeof(header));
+	send_str(rfd, "YA\x10\x27\0\0RP");	/* the reader's reply, ignored */
+	pump(f, 5);
+	assert_true(yp_port_connected(f->p, "/dst"));
+	admin(f, "[list] [out]\r\n", "\"/dst\"\r\n");
+	admin(f, "[list] [out] \"/dst\"\r\n",
+	      "(from \"/src\") (to \"/dst\") (carrier \"tcp\")\r\n");
+	admin(f, "[add] \"/nobody\"\r\n",
+	      "-1 \"Do not know how to connect to /nobody\"\r\n");
+	admin(f, "[add] \"udp://x\"\r\n",
+	      "-1 \"Do not know how to connect to udp://x (carriers: tcp, fast_tcp, text)\"\r\n");
+	admin(f, "[zz]\r\n",
+	      "[fail] \"send [help] for list of valid commands\"\r\n");
+	admin(f, "[del] \"/dst\"\r\n", "0 \"Removed connection from /src to /dst\"\r\n");
+	expect_closed(f, rfd);
+	admin(f, "[del] \"/dst\"\r\n", "-1 \"Could not find an outgoing connection to /dst\"\r\n");
+	close(rfd);
+	/* a line that is no Bottle (a vocab of 5): closed, counted */
+	rfd = connect_port(f);
+	send_str(rfd, "CONNACK admin\r\na\r\n[bogus]\r\n");
+	expect_str(f, rfd, "Welcome admin\r\n");
+	expect_closed(f, rfd);
+	close(rfd);
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.refused, 1);
+}
+
+/* The data transcript: header, then per message index, command, payload;
+ * tcp's acks are read and ignored */
+static void data_tcp(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t header[] = {
+		'Y', 'A', 0xe4, 0x1e, 0, 0, 'R', 'P', I32(5), '/', 's', 'r', 'c', 0,
+	};
+	static const uint8_t msg[] = {
+		'Y', 'A', 10, 0, 0, 0, 'R', 'P',
+		2, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		I32(8), I32(24), I32(0),
+		0, 0, 0, 0, '~', 'D', 0, 1,
+		0x0a, 0x01, 0, 0, 0x02, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0x40,
+	};
+	static const uint8_t msg_env[] = {
+		'Y', 'A', 10, 0, 0, 0, 'R', 'P',
+		2, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		I32(16), I32(8), I32(0),
+		I32(8), '~', 0, 0, 1, 'D', ' ', '5', ' ', '2', '.', '5', 0,
+		I32(256), I32(0),
+	};
+	const float x[] = { 1, 2 };
+	struct yw_buf v, l;
+	int rfd = yarp_connect(f, "tcp");
+
+	expect(f, rfd, header, sizeof(header));
+	send_str(rfd, "YA\x10\x27\0\0RP");
+	yw_buf_init(&v);
+	yw_buf_init(&l);
+	yw_vector_f32(&v, YW_YARP3, x, 2);
+	yw_contact_list(&l, 0);
+	yp_port_write(f->p, &v, NULL, NULL);
+	expect(f, rfd, msg, sizeof(msg));
+	send_str(rfd, "YA\0\0\0\0RP");			/* ack */
+	yp_port_write(f->p, &l, NULL, "5 2.5");
+	expect(f, rfd, msg_env, sizeof(msg_env));
+	send_str(rfd, "YA\0\0\0\0RP");
+	expect_nothing_more(f, rfd);
+	close(rfd);
+	pump(f, 5);
+	assert_false(yp_port_connected(f->p, "/dst"));
+	yw_buf_free(&v);
+	yw_buf_free(&l);
+}
+
+static void data_fast_tcp_and_text(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t header[] = {
+		'Y', 'A', 0x64, 0x1e, 0, 0, 'R', 'P', I32(5), '/', 's', 'r', 'c', 0,
+	};
+	const float x[] = { 1, 0.5f };
+	struct yw_buf v, t;
+	struct yp_port_stats st;
+	int rfd = yarp_connect(f, "fast_tcp");
+
+	expect(f, rfd, header, sizeof(header));
+	yw_buf_init(&v);
+	yw_buf_init(&t);
+	yw_vector_f32(&v, YW_YARP3, x, 2);
+	yw_vector_f32_text(&t, x, 2);
+	assert_false(yp_port_wants_text(f->p));
+	close(rfd);
+	rfd = yarp_connect(f, "text");	/* replaces the connection to /dst */
+	expect_str(f, rfd, "CONNECT /src\r\n");
+	send_str(rfd, "Welcome /src\r\n");
+	assert_true(yp_port_wants_text(f->p));
+	yp_port_write(f->p, &v, &t, NULL);
+	expect_str(f, rfd, "D\r\n1.0 0.5\r\n");
+	yp_port_write(f->p, &v, &t, "7 1.25");
+	expect_str(f, rfd, "D 7 1.25\r\n1.0 0.5\r\n");
+	yp_port_write(f->p, &v, NULL, NULL);		/* no text: skipped */
+	expect_nothing_more(f, rfd);
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.written, 3);
+	assert_int_equal(st.sent, 2);
+	assert_int_equal(st.readers, 1);
+	close(rfd);
+	yw_buf_free(&v);
+	yw_buf_free(&t);
+}
+
+/* A reader that never reads is skipped, then dropped; the other reader
+ * gets every message meanwhile. */
+static void stalled_reader(void **state)
+{
+	struct fixture *f = *state;
+	static float big[16384];
+	struct yw_buf v;
+	struct yp_port_stats st;
+	int stalled, good, rcv = 4096, i, msgs = 0;
+	size_t per_msg, got = 0;
+	uint8_t *buf = malloc(1 << 20);
+
+	stalled = yarp_connect(f, "fast_tcp");
+	setsockopt(stalled, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	assert_int_equal(yp_port_connect(f->p, "/good", YW_FAST_TCP), 0);
+	assert_true(pump_until(f, f->lfd, POLLIN, 2000));
+	good = accept(f->lfd, NULL, NULL);
+	pump(f, 5);
+	assert_true(yp_port_connected(f->p, "/good"));
+	read_exact(f, good, buf, 8 + 4 + 5);		/* its header */
+	yw_buf_init(&v);
+	yw_vector_f32(&v, YW_YARP3, big, 16384);
+	per_msg = 8 + 10 + 12 + 8 + v.len;
+	/* the stalled reader's socket fills within a few messages */
+	for (i = 0; i < 200; i++) {
+		yp_port_write(f->p, &v, NULL, NULL);
+		msgs++;
+		read_exact(f, good, buf, per_msg);
+		got += per_msg;
+		yp_port_stats(f->p, &st);
+		if (st.skipped)
+			break;
+	}
+	assert_true(st.skipped > 0);
+	assert_int_equal(st.dropped, 0);
+	assert_true(yp_port_connected(f->p, "/dst"));
+	/* still stalled past stall_ms (300): the next write drops it */
+	usleep(400 * 1000);
+	yp_port_write(f->p, &v, NULL, NULL);
+	msgs++;
+	read_exact(f, good, buf, per_msg);
+	got += per_msg;
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.dropped, 1);
+	assert_false(yp_port_connected(f->p, "/dst"));
+	assert_true(yp_port_connected(f->p, "/good"));
+	assert_int_equal(got, (size_t)msgs * per_msg);
+	close(stalled);
+	close(good);
+	yw_buf_free(&v);
+	free(buf);
+}
+
+/* `yarp rpc /src`: a tcp writer; each command's reply is the Bottle and
+ * then tcp's ack */
+static void rpc_tcp(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t hello[] = {
+		'Y', 'A', 0xe4, 0x1e, 0, 0, 'R', 'P', I32(5), '/', 'r', 'p', 'c', 0,
+	};
+	static const uint8_t cmd[] = {
+		'Y', 'A', 10, 0, 0, 0, 'R', 'P',
+		2, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		I32(8), I32(31), I32(0),
+		0, 0, 0, 0, '~', 'd', 0, 1,
+		I32(260), I32(3), I32(3), 'g', 'e', 't', I32(5), 't', 'o', 'u',
+		'c', 'h', I32(3), 't', 'h', 'r',
+	};
+	static const uint8_t reply[] = {
+		I32(256), I32(2), I32(1), I32(3), I32(4), I32(3), 'g', 'e', 't',
+		'Y', 'A', 0, 0, 0, 0, 'R', 'P',
+	};
+	uint8_t num[8];
+	int fd = connect_port(f);
+
+	assert_int_equal(send(fd, hello, sizeof(hello), 0), (ssize_t)sizeof(hello));
+	yw_number(num, yp_port_number(f->p));
+	expect(f, fd, num, 8);
+	assert_int_equal(send(fd, cmd, sizeof(cmd), 0), (ssize_t)sizeof(cmd));
+	expect(f, fd, reply, sizeof(reply));
+	assert_string_equal(f->last_cmd, "get touch thr");
+	/* two commands in one write: both answered, in order */
+	assert_int_equal(send(fd, cmd, sizeof(cmd), 0), (ssize_t)sizeof(cmd));
+	assert_int_equal(send(fd, cmd, sizeof(cmd), 0), (ssize_t)sizeof(cmd));
+	expect(f, fd, reply, sizeof(reply));
+	expect(f, fd, reply, sizeof(reply));
+	close(fd);
+	/* garbage instead of a header: closed, counted */
+	fd = connect_port(f);
+	send_str(fd, "GET / HTTP/1.0\r\n\r\n");
+	expect_closed(f, fd);
+	close(fd);
+}
+
+/* text and text_ack writers: "d", a line; the reply is a line */
+static void rpc_text(void **state)
+{
+	struct fixture *f = *state;
+	int fd = connect_port(f);
+
+	send_str(fd, "CONNECT /t\r\nd\r\nset threshold 12\r\n");
+	expect_str(f, fd, "Welcome /t\r\n3 \"set\"\r\n");
+	assert_string_equal(f->last_cmd, "set threshold 12");
+	close(fd);
+	fd = connect_port(f);
+	send_str(fd, "CONNACK /t\r\nd\r\nhelp\r\n");
+	expect_str(f, fd, "Welcome /t\r\n1 \"help\"\r\n<ACK>\r\n");
+	close(fd);
+}
+
+/* An output port takes no commands: it says so */
+static void no_rpc(void **state)
+{
+	struct fixture *f = *state;
+	int fd = connect_port(f);
+
+	send_str(fd, "CONNECT /t\r\nd\r\ncalib\r\n");
+	expect_str(f, fd, "Welcome /t\r\n\"this port takes no commands\"\r\n");
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(admin_transcript, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(data_tcp, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(data_fast_tcp_and_text, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(stalled_reader, setup_stall, teardown),
+		cmocka_unit_test_setup_teardown(rpc_tcp, setup_rpc, teardown),
+		cmocka_unit_test_setup_teardown(rpc_text, setup_rpc, teardown),
+		cmocka_unit_test_setup_teardown(no_rpc, setup_out, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

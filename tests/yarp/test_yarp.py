@@ -1,0 +1,469 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The yarp layer: skin-yarp against YARP's own tools (tests/yarp/run).
+
+A running stack fed by skinsim (ring files, as make demo's native mode),
+a real yarpserver in a configuration directory of its own, skin-yarp, and
+YARP's command-line tools and a program linked to libYARP_os as the
+readers.  TAP on stdout.
+
+Environment (set by tests/yarp/run): YARP_PREFIX, SKINSIM, SKIND, SKINCTL,
+SKIN_YARP, CONTACT_READER, SKIN_SOURCE_ROOT.
+"""
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ENV = os.environ
+TOP = ENV["SKIN_SOURCE_ROOT"]
+PREFIX = ENV["YARP_PREFIX"]
+YARP = os.path.join(PREFIX, "bin", "yarp")
+YARPSERVER = os.path.join(PREFIX, "bin", "yarpserver")
+
+results = []
+
+
+def case(fn):
+    results.append(fn)
+    return fn
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Stack:
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="skin-yarp-test.")
+        self.env = dict(ENV)
+        self.env["YARP_CONFIG_HOME"] = os.path.join(self.tmp, "yarpconf")
+        self.env["YARP_DATA_HOME"] = os.path.join(self.tmp, "yarpdata")
+        self.env["SKIN_SOCKET"] = os.path.join(self.tmp, "skind.sock")
+        self.env["LD_LIBRARY_PATH"] = os.path.join(PREFIX, "lib")
+        self.env.pop("YARP_NAMESPACE", None)
+        os.makedirs(self.env["YARP_CONFIG_HOME"])
+        self.procs = []
+        self.ns_port = free_port()
+        with open(os.path.join(self.env["YARP_CONFIG_HOME"], "yarp.conf"), "w") as f:
+            f.write("127.0.0.1 %d yarp\n" % self.ns_port)
+        self.conf = os.path.join(self.tmp, "skin-yarp.conf")
+        self.bridge = None
+        self.yarpserver = None
+
+    def spawn(self, argv, log, **kw):
+        f = open(os.path.join(self.tmp, log), "ab")
+        p = subprocess.Popen(argv, env=self.env, stdout=kw.pop("stdout", f),
+                             stderr=f, **kw)
+        self.procs.append(p)
+        return p
+
+    def start_yarpserver(self):
+        self.yarpserver = self.spawn([YARPSERVER, "--ip", "127.0.0.1", "--socket",
+                                      str(self.ns_port), "--portdb", ":memory:",
+                                      "--subdb", ":memory:", "--write"], "yarpserver.log")
+        self.wait_for(lambda: self.yarp("name", "list", timeout=5).returncode == 0,
+                      "yarpserver answering")
+
+    def yarp(self, *args, timeout=10, input=None):
+        return subprocess.run([YARP] + list(args), env=self.env, capture_output=True,
+                              text=True, timeout=timeout, input=input)
+
+    def wait_for(self, pred, what, timeout=20.0):
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                if pred():
+                    return
+            except (subprocess.TimeoutExpired, OSError):
+                pass
+            time.sleep(0.2)
+        raise AssertionError("timed out waiting for " + what)
+
+    def start_skin(self, conf="etc/examples/demo.conf",
+                   touches=("left_hand taxel 110 radius 15mm force 60",
+                            "left_forearm taxel 37 radius 12mm force 80"), at="3s"):
+        """skinsim playing CONF's skin on ring files, TOUCHES pressed from
+        AT on and held (after skind's calibration); skind on them,
+        calibrated"""
+        conf = os.path.join(TOP, conf)
+        scn = os.path.join(self.tmp, "test.scn")
+        with open(scn, "w") as f:
+            f.write("config %s\nseed 7\nduration 600s\n" % conf)
+            for i, t in enumerate(touches):
+                f.write("at %s press %s name touch%d\n" % (at, t, i))
+        rings = os.path.join(self.tmp, "rings")
+        os.makedirs(rings)
+        os.makedirs(os.path.join(self.tmp, "state"))
+        self.spawn([ENV["SKINSIM"], "--ring", rings, scn], "skinsim.log")
+        time.sleep(0.3)
+        self.skind = self.spawn([ENV["SKIND"], "-c", conf,
+                    "--rings", rings, "--socket", self.env["SKIN_SOCKET"],
+                    "--shm", os.path.join(self.tmp, "skind.shm"), "--state-dir",
+                    os.path.join(self.tmp, "state"), "--no-evdev", "--no-create-patches"],
+                   "skind.log")
+        def calibrated():
+            m = re.search(r" parts (\d+) calibrated (\d+) ", self.skinctl("status"))
+            return m and m.group(1) == m.group(2)
+        self.wait_for(calibrated, "skind calibrated", 60)
+
+    def skinctl(self, *args):
+        return subprocess.run([ENV["SKINCTL"]] + list(args), env=self.env,
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def start_bridge(self, extra="", admin=True):
+        with open(self.conf, "w") as f:
+            f.write("[yarp]\nstall_ms = 500\nrecheck_s = 1\nrpc_admin = %s\n%s" %
+                    ("true" if admin else "false", extra))
+        self.bridge = self.spawn([ENV["SKIN_YARP"], "-c", self.conf], "skin-yarp.log")
+        self.wait_for(lambda: "/icub/skin/left_hand_comp" in
+                      self.yarp("name", "list").stdout, "the bridge's ports registered")
+
+    def stop_bridge(self):
+        self.bridge.send_signal(signal.SIGTERM)
+        self.bridge.wait(timeout=10)
+        return self.bridge.returncode
+
+    def close(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                if p == self.bridge or p == self.yarpserver:
+                    p.send_signal(signal.SIGTERM)
+                else:
+                    p.kill()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if ENV.get("KEEP"):
+            print("# kept " + self.tmp)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+S = None
+
+
+def stop(p):
+    """stop a `yarp read` (its pipe closed first: blocked on a full pipe it
+    could not stop), killed if it does not within 5 s; it is not what a
+    case checks, so its trouble does not hide the case's own"""
+    p.terminate()
+    try:
+        p.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        print("# %s did not stop on SIGTERM: killed" % " ".join(p.args))
+        p.kill()
+        p.wait()
+
+
+def read_port(src, reader, n, carrier=None, timeout=15):
+    """`yarp read READER SRC envelope` (or read + connect CARRIER): n lines"""
+    argv = [YARP, "read", reader, "envelope"]
+    if carrier is None:
+        argv = [YARP, "read", reader, src, "envelope"]
+    p = subprocess.Popen(argv, env=S.env, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        if carrier is not None:
+            S.wait_for(lambda: reader in S.yarp("name", "list").stdout, reader)
+            r = S.yarp("connect", src, reader, carrier)
+            assert r.returncode == 0, "yarp connect: " + r.stdout + r.stderr
+        lines = []
+        end = time.time() + timeout
+        while len(lines) < n and time.time() < end:
+            line = p.stdout.readline()
+            if not line:
+                break
+            # YARP's own messages ("[INFO] ...") go to stdout too
+            if line.strip() and not line.startswith("["):
+                lines.append(line.strip())
+        assert len(lines) == n, "read %d of %d lines" % (len(lines), n)
+        return lines
+    finally:
+        stop(p)
+
+
+def parse_values(line):
+    """envelope "SEQ TIME" then the values; -> (seq, [floats])"""
+    words = line.replace("(", " ").replace(")", " ").split()
+    return int(words[0]), float(words[1]), [float(w) for w in words[2:]]
+
+
+@case
+def name_list():
+    out = S.yarp("name", "list").stdout
+    for port in ("/icub/skin/left_hand", "/icub/skin/left_hand_comp",
+                 "/icub/skin/left_forearm", "/icub/skin/left_forearm_comp",
+                 "/skinManager/skin_events:o", "/skinManager/rpc:i"):
+        assert re.search(r"registration name %s ip [0-9.]+ port \d+ type tcp" %
+                         re.escape(port), out), port + " not in:\n" + out
+
+
+@case
+def comp_values_equal_skind():
+    """yarp read of left_hand_comp: 192 values per message, each message's
+    values those skind published for the same sample (its taxels line)"""
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(S.env["SKIN_SOCKET"])
+    s.sendall(b"subscribe taxels left_hand\n")
+    f = s.makefile("r")
+    lines = read_port("/icub/skin/left_hand_comp", "/r_comp", 20)
+    skind = {}
+    end = time.time() + 5
+    s.settimeout(5)
+    while time.time() < end:
+        line = f.readline()
+        m = re.match(r"taxels left_hand (\d+) \d+ \d+ \(([^)]*)\)", line)
+        if m:
+            skind[int(m.group(1))] = [float(v) for v in m.group(2).split()]
+            if len(skind) > 200:
+                break
+    s.close()
+    matched = 0
+    for line in lines:
+        seq, t, vals = parse_values(line)
+        assert len(vals) == 192, "%d values" % len(vals)
+        assert abs(t - time.time()) < 60, "envelope time %f" % t
+        if seq in skind:
+            ref = skind[seq]
+            for a, b in zip(vals, ref):
+                assert abs(a - b) <= 1e-3 * max(1.0, abs(b)), (seq, a, b)
+            matched += 1
+    assert matched > 0, "no sample seen by both"
+    print("# %d messages, %d compared value by value with skind's" % (len(lines), matched))
+
+
+@case
+def raw_values():
+    lines = read_port("/icub/skin/left_forearm", "/r_raw", 5)
+    for line in lines:
+        seq, t, vals = parse_values(line)
+        assert len(vals) == 384, "%d values" % len(vals)
+        assert all(0 <= v <= 255 and v == int(v) for v in vals)
+
+
+@case
+def carriers():
+    for carrier in ("tcp", "fast_tcp", "text"):
+        lines = read_port("/icub/skin/left_hand_comp", "/r_" + carrier, 3, carrier=carrier)
+        for line in lines:
+            vals = line.replace("(", " ").replace(")", " ").split()
+            assert len(vals) >= 192, (carrier, len(vals))
+    # skin_events:o in text: lib/proc's skinContactList text, as a Bottle
+    # YARP parses: ((id body link skin) (CoP) ... (taxels) pressure) ...
+    for carrier in ("text", "fast_tcp"):
+        lines = read_port("/skinManager/skin_events:o", "/r_ev_" + carrier, 3, carrier=carrier)
+        for line in lines:
+            assert re.search(r"\(\(\d+ 3 6 1\) \([-0-9.e]+ [-0-9.e]+ [-0-9.e]+\)", line) and \
+                re.search(r"\(\(\d+ 3 4 2\) ", line), (carrier, line[:300])
+
+
+@case
+def contacts_libyarp_os():
+    """a program linked to libYARP_os parses skin_events:o as skinDynLib"""
+    r = subprocess.run([ENV["CONTACT_READER"], "/skinManager/skin_events:o", "25"],
+                       env=S.env, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    msgs = [l for l in r.stdout.splitlines() if l.startswith("msg ")]
+    assert len(msgs) == 25
+    seqs = [int(m.split()[1]) for m in msgs]
+    # (a plain Port's getEnvelope() may already hold the next message's:
+    # a repeat is YARP's, a decrease or a gap of many would be ours)
+    assert seqs == sorted(seqs) and len(set(seqs)) >= 20 and seqs[-1] - seqs[0] < 40, seqs
+    touched = [m for m in msgs if int(m.split()[3]) > 0]
+    assert touched, "no contact in 25 messages:\n" + r.stdout
+    # skinPart 1 (left hand) with body part 3 and link 6, or the forearm
+    assert re.search(r"\[\d+ 3 6 1 \d+ ", r.stdout) or re.search(r"\[\d+ 3 4 2 ", r.stdout), r.stdout
+    print("# " + touched[-1][:150])
+
+
+def admin(port, cmd):
+    """one admin command to PORT as `yarp admin rpc` sends it: its reply line"""
+    m = re.search(r"ip (\S+) port (\d+)", S.yarp("name", "query", port).stdout)
+    assert m, "no registration of " + port
+    s = socket.create_connection((m.group(1), int(m.group(2))), timeout=5)
+    s.sendall(b"CONNACK /test\r\na\r\n" + cmd.encode() + b"\r\n")
+    f = s.makefile("r")
+    assert f.readline().startswith("Welcome")
+    reply = f.readline()
+    s.close()
+    return reply
+
+
+def skind_cmd(cmd):
+    """one command on skind's socket: its reply lines"""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(5)
+    s.connect(S.env["SKIN_SOCKET"])
+    s.sendall(cmd.encode() + b"\n")
+    f = s.makefile("r")
+    out = []
+    while True:
+        line = f.readline()
+        out.append(line)
+        if not line or line.startswith(("ok", "error")):
+            break
+    s.close()
+    return "".join(out)
+
+
+def rpc(cmd):
+    r = S.yarp("rpc", "/skinManager/rpc:i", input=cmd + "\n", timeout=15)
+    m = re.search(r"Response: (.*)", r.stdout)
+    assert m, "no response to %r: %s %s" % (cmd, r.stdout, r.stderr)
+    return m.group(1).strip()
+
+
+@case
+def rpc_commands():
+    assert float(rpc("get smooth factor")) == 0.5
+    assert rpc("set smooth factor 0.25") == "[ok]"
+    assert float(rpc("get smooth factor")) == 0.25
+    assert "param smooth_factor 0.25" in skind_cmd("get smooth_factor")
+    assert rpc("set threshold 9") == "[ok]"
+    assert float(rpc("get threshold")) == 9.0
+    assert rpc("set binarization off") == "[ok]"
+    assert rpc("get binarization") == "off"
+    assert rpc("set smooth filter on") == "[ok]"
+    assert rpc("get smooth filter") == "on"
+    assert rpc("set gain 0.3") == "[ok]"
+    assert float(rpc("get gain")) == 0.3
+    assert rpc("set contact gain 0.07") == "[ok]"
+    assert float(rpc("get contact gain")) == 0.07
+    assert rpc("get touch thr").startswith("[fail]")
+    assert rpc("is calibrating") == "no"
+    assert "left_hand" in rpc("get info")
+    assert "calib" in rpc("help")
+    assert rpc("bogus").startswith("[fail]")
+    assert rpc("calib") == "[ok]"
+    S.wait_for(lambda: rpc("is calibrating") == "yes", "calibration to start", 5)
+    S.wait_for(lambda: rpc("is calibrating") == "no", "calibration to end", 15)
+
+
+@case
+def stalled_reader_dropped():
+    """a reader that never reads (SIGSTOP) is dropped; another keeps reading"""
+    stalled = subprocess.Popen([YARP, "read", "/stalled", "/icub/skin/left_forearm_comp"],
+                               env=S.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True)
+    try:
+        # stopped once it reads data: past its talk with the name server,
+        # which a process stopped in the middle of it would hold up
+        while True:
+            line = stalled.stdout.readline()
+            assert line, "the reader to stop never read"
+            if line.strip() and not line.startswith("["):
+                break
+        os.kill(stalled.pid, signal.SIGSTOP)
+        t0 = time.time()
+        lines = read_port("/icub/skin/left_forearm_comp", "/r_live", 100, timeout=30)
+        rate = len(lines) / (time.time() - t0)
+        assert len(lines) == 100
+        # dropped once its buffers are full and stall_ms (500) has passed
+        S.wait_for(lambda: "/stalled" not in admin("/icub/skin/left_forearm_comp",
+                                                   "[list] [out]"),
+                   "the stopped reader dropped", 30)
+        print("# the stopped reader dropped %.1f s after it stopped" % (time.time() - t0))
+        print("# the live reader: 100 messages at %.0f/s beside a stopped one" % rate)
+    finally:
+        os.kill(stalled.pid, signal.SIGKILL)
+        stalled.wait()
+
+
+@case
+def name_server_restart():
+    S.yarpserver.send_signal(signal.SIGTERM)
+    S.yarpserver.wait(timeout=10)
+    S.start_yarpserver()
+    S.wait_for(lambda: "/icub/skin/left_hand_comp" in S.yarp("name", "list").stdout,
+               "re-registration", 15)
+    read_port("/icub/skin/left_hand_comp", "/r_after_ns", 3)
+
+
+@case
+def bridge_restart_readers_reconnected():
+    """a [connect] reader gets data again after the bridge restarts; a
+    stopped bridge unregisters its ports; restarted with rpc_admin =
+    false, it refuses calib and set"""
+    reader = subprocess.Popen([YARP, "read", "/persist", "envelope"], env=S.env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        S.wait_for(lambda: "/persist" in S.yarp("name", "list").stdout, "/persist")
+        assert S.stop_bridge() == 0
+        out = S.yarp("name", "list").stdout
+        assert "/icub/skin/left_hand_comp" not in out, out
+        S.start_bridge("[connect]\n/icub/skin/left_hand_comp = /persist tcp\n",
+                       admin=False)
+        n = 0
+        end = time.time() + 15
+        while n < 5 and time.time() < end:
+            line = reader.stdout.readline()
+            if line.strip() and not line.startswith("["):
+                n += 1
+        assert n == 5, "the reader got %d messages after the restart" % n
+        # rpc_admin = false: a YARP peer reads, but changes nothing
+        before = skind_cmd("get add_threshold")
+        for cmd in ("set threshold 3", "calib", "set binarization on"):
+            r = rpc(cmd)
+            assert r.startswith("[fail]") and "permission denied" in r, (cmd, r)
+        assert skind_cmd("get add_threshold") == before
+        assert float(rpc("get threshold")) == 9.0
+    finally:
+        stop(reader)
+
+
+def main():
+    global S
+    print("1..%d" % len(results))
+    S = Stack()
+    failed = 0
+    try:
+        S.start_yarpserver()
+        S.start_skin()
+        S.start_bridge()
+        time.sleep(4)		# the scenario's touches begin at 3 s
+    except Exception as e:
+        print("# setup failed: %s" % e)
+        for log in ("yarpserver.log", "skind.log", "skin-yarp.log"):
+            p = os.path.join(S.tmp, log)
+            if os.path.exists(p):
+                print("# --- " + log)
+                for line in open(p, errors="replace").read().splitlines()[-15:]:
+                    print("#   " + line)
+        S.close()
+        for i, fn in enumerate(results, 1):
+            print("not ok %d - %s # setup failed" % (i, fn.__name__))
+        return 1
+    for i, fn in enumerate(results, 1):
+        t0 = time.time()
+        try:
+            fn()
+            print("ok %d - %s (%.1f s)" % (i, fn.__name__, time.time() - t0))
+        except Exception:
+            failed += 1
+            print("not ok %d - %s" % (i, fn.__name__))
+            for line in traceback.format_exc().splitlines():
+                print("#   " + line)
+        sys.stdout.flush()
+    if failed:
+        p = os.path.join(S.tmp, "skin-yarp.log")
+        for line in open(p, errors="replace").read().splitlines()[-20:]:
+            print("# skin-yarp: " + line)
+    S.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
