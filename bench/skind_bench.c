@@ -6,6 +6,7 @@
  *	skind_bench --ifname vcan0 --board 14 --triangles 0x0f1f --part left_hand
  *	            --pid SKIND_PID [--samples N] [--period-ms P] [--fanout N]
  *	            [--from frame|publish] [--socket PATH] [--shm PATH]
+ *	            [--only raw|socket|shm|follow]
  *	skind_bench --ifname none --seconds S --from publish --part PART ...
  *
  * One process, one run, one machine (the VM): a sender thread plays one
@@ -25,6 +26,12 @@
  *  - follow: a follower (skin/follow.h: woken by `subscribe samples all`,
  *            copying from the shared memory): latency = when its SAMPLE
  *            callback runs - the copy's frame_ts_ns.
+ *
+ * Each line's arrival is also taken from the publication's time
+ * (*_from_publish), and the subscriber's lines give skind's own hop,
+ * FRAME_TS_NS to PUBLISH_NS (skind_hop): one run splits each path in two.
+ * --only runs one measured reader and no other, so that on one CPU (the
+ * VM under -icount) a reader's latency is not the others' work.
  *
  * --from publish subtracts the publication's time (PUBLISH_NS,
  * publish_ns) instead: skind's hop to each client alone.  --ifname none
@@ -70,6 +77,7 @@ static struct {
 	unsigned int triangles;
 	bool from_publish;		/* else from the last frame's time */
 	bool no_can;			/* --ifname none */
+	const char *only;		/* one measured reader, the others off */
 } o = {
 	.ifname = "vcan0", .part = "left_hand", .board = 14, .samples = 1000,
 	.period_ms = 10, .triangles = 0xffff,
@@ -156,13 +164,30 @@ struct lat {
 	int n;
 };
 
+/*
+ * skind_hop: FRAME_TS_NS to PUBLISH_NS of each line the subscriber gets
+ * (skind's wakeup, ring read and processing); *_pub: the same arrivals
+ * from PUBLISH_NS (the hop from skind to the client), whatever --from
+ * says, so that one run splits each path's latency in two.
+ */
 static struct lat raw = { .name = "raw" }, sock_lat = { .name = "socket" },
-		  shm_lat = { .name = "shm" }, follow_lat = { .name = "follow" };
+		  shm_lat = { .name = "shm" }, follow_lat = { .name = "follow" },
+		  skind_hop = { .name = "skind_hop" }, sock_pub = { .name = "socket_from_publish" },
+		  shm_pub = { .name = "shm_from_publish" },
+		  follow_pub = { .name = "follow_from_publish" };
 
 static void add(struct lat *l, int64_t ns)
 {
 	if (l->n < MAX_SAMPLES && ns >= 0)
 		l->v[l->n++] = (uint64_t)ns;
+}
+
+/* One arrival at time t of a publication made at pts of a frame at fts. */
+static void arrived(struct lat *from, struct lat *pub, uint64_t t, uint64_t fts, uint64_t pts)
+{
+	add(from, (int64_t)(t - (o.from_publish ? pts : fts)));
+	if (!o.from_publish)
+		add(pub, (int64_t)(t - pts));
 }
 
 /* The straightforward user-space reader: the driver's filter, its assembly. */
@@ -213,8 +238,11 @@ static void *socket_reader(void *arg)
 			break;
 		if (r == 0)
 			continue;
-		if (sscanf(line, "taxels %63s %llu %llu %llu", part, &sample, &fts, &pts) == 4)
-			add(&sock_lat, (int64_t)(t - (o.from_publish ? pts : fts)));
+		if (sscanf(line, "taxels %63s %llu %llu %llu", part, &sample, &fts, &pts) == 4) {
+			arrived(&sock_lat, &sock_pub, t, fts, pts);
+			if (!o.from_publish)
+				add(&skind_hop, (int64_t)(pts - fts));
+		}
 	}
 	return NULL;
 }
@@ -223,6 +251,7 @@ struct shm_reader {
 	struct skin_shm_map *m;
 	int part;
 	struct lat *lat;	/* NULL: a fan-out reader, not measured */
+	struct lat *pub;
 	unsigned long reads;
 };
 
@@ -230,12 +259,13 @@ static void *shm_reader(void *arg)
 {
 	struct shm_reader *r = arg;
 	const struct skin_shm_part_desc *d = skin_shm_part(r->m, (unsigned int)r->part);
+	const struct skin_shm_part *sp = (const void *)((const char *)r->m->base + d->offset);
 	char *buf = malloc(d->size);
-	uint64_t last = 0;
+	/* not the publication there when the phase starts: it is old */
+	uint64_t last = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE);
 	struct timespec nap = { 0, r->lat ? 20000 : 10000000 };	/* crowd: 100 Hz */
 
 	while (!stop) {
-		const struct skin_shm_part *sp = (const void *)((const char *)r->m->base + d->offset);
 		uint64_t seq = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE);
 
 		if (seq != last && !(seq & 1) &&
@@ -246,8 +276,7 @@ static void *shm_reader(void *arg)
 			last = h->seq;
 			r->reads++;
 			if (r->lat && h->frame_ts_ns)
-				add(r->lat, (int64_t)(t - (o.from_publish ? h->publish_ns :
-							   h->frame_ts_ns)));
+				arrived(r->lat, r->pub, t, h->frame_ts_ns, h->publish_ns);
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -268,8 +297,7 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 		return;
 	h = skin_shm_head(s->block);
 	if (h->frame_ts_ns)
-		add(&follow_lat, (int64_t)(t - (o.from_publish ? h->publish_ns :
-						 h->frame_ts_ns)));
+		arrived(&follow_lat, &follow_pub, t, h->frame_ts_ns, h->publish_ns);
 }
 
 /* A follower as a bridge runs one: poll, dispatch. */
@@ -343,33 +371,46 @@ static double cpu_s(int pid)
 }
 
 /* One phase: traffic for --samples periods, the measured readers on. */
+/* --only: is this reader on? */
+static bool on(const char *path)
+{
+	return !o.only || !strcmp(o.only, path);
+}
+
 static void phase(const char *name, struct skin_shm_map *m, int part)
 {
 	pthread_t ts, tr, tk, tm, tf;
-	struct skin_client *c;
-	struct shm_reader sr = { m, part, &shm_lat, 0 };
+	struct skin_client *c = NULL;
+	struct shm_reader sr = { m, part, &shm_lat, &shm_pub, 0 };
 	double c0, c1;
 	uint64_t t0, t1;
 	char cmd[128], why[256];
 	int err;
 
-	c = skin_client_connect(o.sock, &err);
-	if (!c) {
-		fprintf(stderr, "skind_bench: %s: %s\n", o.sock ? o.sock : "socket", strerror(-err));
-		exit(1);
-	}
-	snprintf(cmd, sizeof(cmd), "subscribe taxels %s", o.part);
-	if (skin_client_command(c, cmd, NULL, NULL, why, sizeof(why)) < 0) {
-		fprintf(stderr, "skind_bench: %s: %s\n", cmd, why);
-		exit(1);
+	/* (skind_hop comes from the subscriber's lines) */
+	if (on("socket")) {
+		c = skin_client_connect(o.sock, &err);
+		if (!c) {
+			fprintf(stderr, "skind_bench: %s: %s\n", o.sock ? o.sock : "socket",
+				strerror(-err));
+			exit(1);
+		}
+		snprintf(cmd, sizeof(cmd), "subscribe taxels %s", o.part);
+		if (skin_client_command(c, cmd, NULL, NULL, why, sizeof(why)) < 0) {
+			fprintf(stderr, "skind_bench: %s: %s\n", cmd, why);
+			exit(1);
+		}
 	}
 	stop = false;
 	__atomic_store_n(&n_sent, 0, __ATOMIC_RELEASE);
-	if (!o.no_can)
+	if (!o.no_can && on("raw"))
 		pthread_create(&tr, NULL, raw_reader, NULL);
-	pthread_create(&tk, NULL, socket_reader, c);
-	pthread_create(&tm, NULL, shm_reader, &sr);
-	pthread_create(&tf, NULL, follow_reader, NULL);
+	if (c)
+		pthread_create(&tk, NULL, socket_reader, c);
+	if (on("shm"))
+		pthread_create(&tm, NULL, shm_reader, &sr);
+	if (on("follow"))
+		pthread_create(&tf, NULL, follow_reader, NULL);
 	usleep(200000);
 	/* not the copies its attachment brings: they are not fresh */
 	__atomic_store_n(&measuring, true, __ATOMIC_RELEASE);
@@ -385,13 +426,17 @@ static void phase(const char *name, struct skin_shm_map *m, int part)
 	c1 = cpu_s(o.pid);
 	usleep(300000);
 	stop = true;
-	if (!o.no_can)
+	if (!o.no_can && on("raw"))
 		pthread_join(tr, NULL);
-	pthread_join(tk, NULL);
-	pthread_join(tm, NULL);
-	pthread_join(tf, NULL);
+	if (c)
+		pthread_join(tk, NULL);
+	if (on("shm"))
+		pthread_join(tm, NULL);
+	if (on("follow"))
+		pthread_join(tf, NULL);
 	__atomic_store_n(&measuring, false, __ATOMIC_RELEASE);
-	skin_client_close(c);
+	if (c)
+		skin_client_close(c);
 	if (o.no_can)
 		printf("BENCH phase=%s skind_cpu_pct=%.2f seconds=%.2f from=%s\n",
 		       name, 100.0 * (c1 - c0) / ((double)(t1 - t0) / 1e9),
@@ -406,6 +451,12 @@ static void phase(const char *name, struct skin_shm_map *m, int part)
 	report(name, &sock_lat);
 	report(name, &shm_lat);
 	report(name, &follow_lat);
+	if (!o.from_publish) {
+		report(name, &skind_hop);
+		report(name, &sock_pub);
+		report(name, &shm_pub);
+		report(name, &follow_pub);
+	}
 	fflush(stdout);
 }
 
@@ -453,6 +504,7 @@ int main(int argc, char **argv)
 		{ "period-ms", 1, NULL, 'T' }, { "fanout", 1, NULL, 'f' },
 		{ "socket", 1, NULL, 's' }, { "shm", 1, NULL, 'm' },
 		{ "from", 1, NULL, 'F' }, { "seconds", 1, NULL, 'S' },
+		{ "only", 1, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct skin_shm_map m;
@@ -473,12 +525,17 @@ int main(int argc, char **argv)
 		case 'm': o.shm = optarg; break;
 		case 'F': o.from_publish = !strcmp(optarg, "publish"); break;
 		case 'S': o.seconds = atoi(optarg); break;
+		case 'o': o.only = optarg; break;
 		default: return 2;
 		}
 	}
 	if (o.samples > MAX_SAMPLES)
 		o.samples = MAX_SAMPLES;
 	o.no_can = !strcmp(o.ifname, "none");
+	if (o.only && !on("raw") && !on("socket") && !on("shm") && !on("follow")) {
+		fprintf(stderr, "skind_bench: --only raw|socket|shm|follow, not %s\n", o.only);
+		return 2;
+	}
 	if (o.no_can && o.seconds <= 0)
 		o.seconds = 10;
 	err = skin_shm_open(&m, o.shm);
@@ -505,7 +562,7 @@ int main(int argc, char **argv)
 				err == -EPROTO ? why : strerror(-err));
 			return 1;
 		}
-		cr.readers[i] = (struct shm_reader){ &m, part, NULL, 0 };
+		cr.readers[i] = (struct shm_reader){ &m, part, NULL, NULL, 0 };
 	}
 	stop = false;
 	pthread_create(&cr.sock_thread, NULL, crowd_reader, &cr);

@@ -310,6 +310,14 @@ int skin_contacts_json(char *buf, size_t len, const struct skin_model *m,
  * escaped text (without the NUL); @buf may be NULL when @len is 0.
  */
 size_t skin_json_escape(char *buf, size_t len, const char *s);
+/*
+ * skin_value_g4() - @v as snprintf(buf, len, "%.4g", v) prints it, byte
+ * for byte, with its semantics (at most @len bytes with the NUL; returns
+ * the whole length), for the text lines that carry every taxel's value:
+ * glibc's printf of a double costs about 1,800 instructions, this about
+ * 140, 25 for a zero (docs/PERFORMANCE.md, "Under -icount").
+ */
+int skin_value_g4(char *buf, size_t len, float v);
 /* Every part's contacts of the last skin_proc_cluster() calls, in one
  * list (part -1) or one part's. */
 int skin_proc_bottle(const struct skin_proc *p, int part, char *buf,

@@ -284,3 +284,98 @@ int skin_proc_json(const struct skin_proc *p, int part, char *buf, size_t len)
 {
 	return proc_encode(p, part, buf, len, true);
 }
+
+/*
+ * %.4g without printf.  For 1e-4 <= |v| < 1e4 the four significant digits
+ * are v * 10^k rounded, k = 3 - X in 0..7 (X the decimal exponent): a
+ * float's 24-bit mantissa times 10^k (< 2^24) fits a double's 53 bits, so
+ * the product is exact and rounding it half to even is the correctly
+ * rounded result glibc prints.  What rounds out of that range (%.4g
+ * switches to an exponent there), NaN and infinities go to snprintf
+ * itself.
+ */
+static const double pow10_k[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7 };
+
+/* x * 10^(3 - e) rounded half to even: the 4 digits at exponent e */
+static uint32_t digits4(double x, int e)
+{
+	double y = x * pow10_k[3 - e];
+	uint32_t m = (uint32_t)y;	/* y > 0: truncation is floor */
+	double d = y - m;
+
+	if (d > 0.5 || (d == 0.5 && (m & 1)))
+		m++;
+	return m;
+}
+
+/* the text of v (|v| in [1e-4, 1e4)) into t, at least 16 bytes; its length */
+static int g4(char *t, float v, double x)
+{
+	char d[4], *s = t;
+	uint32_t m;
+	int e, i, last;
+
+	/* the exponent: the largest e with 10^e <= x (exact comparisons) */
+	if (x >= 1)
+		e = x >= 1000 ? 3 : x >= 100 ? 2 : x >= 10 ? 1 : 0;
+	else
+		for (e = -1; e > -4 && x * pow10_k[3 - e] < 1000; e--)
+			;
+	m = digits4(x, e);
+	if (m >= 10000) {
+		if (++e > 3)
+			return -1;
+		m = digits4(x, e);
+	}
+	if (m < 1000)	/* below 1e-4 once rounded */
+		return -1;
+	d[0] = (char)('0' + m / 1000);
+	d[1] = (char)('0' + m / 100 % 10);
+	d[2] = (char)('0' + m / 10 % 10);
+	d[3] = (char)('0' + m % 10);
+	last = d[3] != '0' ? 3 : d[2] != '0' ? 2 : d[1] != '0' ? 1 : 0;
+	if (v < 0)
+		*s++ = '-';
+	/* fixed stores, then the length: no loop for the compiler to call
+	 * memcpy for */
+	if (e >= 0) {		/* d.ddd, dd.dd, ddd.d, dddd */
+		s[0] = d[0];
+		s[e + 1] = '.';
+		for (i = 1; i < 4; i++)
+			s[i + (i > e)] = d[i];
+		s += e + 1 + (last > e ? 1 + last - e : 0);
+	} else {		/* 0.dddd to 0.000dddd */
+		memcpy(s, "0.000", 5);
+		for (i = 0; i < 4; i++)
+			s[1 - e + i] = d[i];
+		s += 1 - e + last + 1;
+	}
+	*s = '\0';
+	return (int)(s - t);
+}
+
+int skin_value_g4(char *buf, size_t len, float v)
+{
+	char tmp[16];
+	double x = fabs((double)v);
+	int n;
+
+	if (x == 0 && len >= 3) {	/* most taxels, untouched */
+		n = signbit(v) ? 1 : 0;
+		buf[0] = '-';
+		buf[n] = '0';
+		buf[n + 1] = '\0';
+		return n + 1;
+	}
+	if (!(x >= 1e-4 && x < 1e4))
+		return snprintf(buf, len, "%.4g", (double)v);
+	if (len >= sizeof(tmp))	/* a line's buffer: in place */
+		n = g4(buf, v, x);
+	else if ((n = g4(tmp, v, x)) >= 0 && len) {
+		size_t c = (size_t)n < len ? (size_t)n : len - 1;
+
+		memcpy(buf, tmp, c);
+		buf[c] = '\0';
+	}
+	return n >= 0 ? n : snprintf(buf, len, "%.4g", (double)v);
+}

@@ -353,6 +353,55 @@ static void live_contacts(void **state)
 	fixture_done(&fx);
 }
 
+/* skin_value_g4(v) against snprintf("%.4g", v), byte for byte. */
+static void g4_is_printf(float v)
+{
+	char want[64], got[64];
+	int wn = snprintf(want, sizeof(want), "%.4g", (double)v);
+	int gn = skin_value_g4(got, sizeof(got), v);
+
+	if (wn != gn || strcmp(want, got))
+		fail_msg("%a: printf \"%s\" (%d), skin_value_g4 \"%s\" (%d)",
+			 (double)v, want, wn, got, gn);
+}
+
+static void value_g4(void **state)
+{
+	static const float edge[] = {
+		0.0f, -0.0f, 1e-4f, 9.9994e-5f, 9.9995e-5f, 1e-5f, 0.5f, 1.0625f,
+		1234.5f, 1235.5f, 9999.4f, 9999.5f, 9999.6f, 10000.0f, 99995.0f,
+		9.9995f, 0.99995f, 255.0f, -255.0f, 1e30f, -1e-30f, 3.4e38f,
+		1.17549435e-38f, 1.4e-45f,
+	};
+	char small[4];
+	uint32_t bits = 12345;
+	unsigned int i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		g4_is_printf(edge[i]);
+	g4_is_printf(INFINITY);
+	g4_is_printf(-INFINITY);
+	g4_is_printf(NAN);
+	/* every multiple of 1/4096 over the values' range: the ties included */
+	for (k = -2 * 4096; k <= 260 * 4096; k++)
+		g4_is_printf((float)k / 4096.0f);
+	/* every exponent: random bit patterns */
+	for (i = 0; i < 1000000; i++) {
+		float v;
+
+		bits = bits * 1103515245u + 12345u;
+		bits ^= bits >> 7;
+		memcpy(&v, &bits, sizeof(v));
+		g4_is_printf(v);
+	}
+	/* snprintf's truncation */
+	assert_int_equal(skin_value_g4(small, sizeof(small), 123.25f), 5);	/* "123.2": half to even */
+	assert_string_equal(small, "123");
+	assert_int_equal(skin_value_g4(NULL, 0, 0.001234f), 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +410,7 @@ int main(void)
 		cmocka_unit_test(odd_numbers),
 		cmocka_unit_test(json_escape),
 		cmocka_unit_test(live_contacts),
+		cmocka_unit_test(value_g4),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
 # run, a sample's last CAN frame to (a) a process reading CAN_RAW itself,
 # (b) a subscriber of skind's socket, (c) a reader of skind's shared
 # memory; then skind's CPU with 64 more subscribers and 64 more shm
-# readers.  Prints "BENCH ..." lines; asserts nothing.
+# readers; then each path again with no other measured reader.  Prints
+# "BENCH ..." lines; asserts nothing.
 . /cases/lib.sh
 
 samples=${BENCH_SAMPLES:-1000}
@@ -38,6 +39,13 @@ tri=$(cat /sys/class/skin/left_hand/triangles)
 echo "BENCH setup board=14 triangles=$tri period_ms=10 samples=$samples"
 skind_bench --ifname vcan0 --board 14 --triangles "$tri" --part left_hand \
 	--pid $skind --samples "$samples" --period-ms 10 --fanout 64
+# each path with no other measured reader: on one CPU (scripts/bench-vm
+# --icount) the readers of the run above wait for each other's work
+for only in raw socket shm follow; do
+	skind_bench --ifname vcan0 --board 14 --triangles "$tri" --part left_hand \
+		--pid $skind --samples "$samples" --period-ms 10 --fanout 0 --only $only |
+		sed -n "s/^BENCH phase=alone \(path=\($only\|skind_hop\|${only}_from_publish\) n=[1-9]\)/BENCH phase=only-$only \1/p"
+done
 echo "BENCH skind $(echo status | socat -t 5 - UNIX-CONNECT:/run/skin/skind.sock | head -n 1)"
 kill $skind
 wait $skind || true
