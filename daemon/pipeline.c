@@ -84,6 +84,24 @@ static uint32_t proc_state_bits(enum skin_proc_state st)
 	}
 }
 
+/*
+ * The part's touch thresholds into its snapshot, which the socket reads
+ * (protocol.c): they change only when a calibration is committed or a
+ * taxel recalibrates itself, so they are copied then, not every sample.
+ * [RT]: a loop over the part's slots, no allocation.
+ */
+static void copy_thresholds(struct skind_part *p)
+{
+	const double *thr = skin_proc_thresholds(p->skin->proc, p->index);
+	unsigned int i;
+
+	if (skin_proc_state(p->skin->proc, p->index) != SKIN_PROC_RUNNING)
+		return;
+	for (i = 0; i < p->n_taxels; i++)
+		p->thr[i] = p->flags[i] & SKIN_SHM_TAXEL_TACTILE ? thr[i] : 0;
+	p->thr_valid = true;
+}
+
 /* The contacts of the last clustering, into the part's preallocated arrays. */
 static void copy_contacts(struct skind_part *p)
 {
@@ -150,6 +168,8 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 		p->events |= (unsigned int)ev;
 		/* [RT] cheap: a flag in sd-event, no system call */
 		sd_event_source_set_enabled(p->d->events, SD_EVENT_ONESHOT);
+		if (ev & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_RECAL))
+			copy_thresholds(p);
 	}
 	pt->frames++;
 	pt->last_ts_ns = f->timestamp_ns;
@@ -254,6 +274,7 @@ void pipeline_start(struct skind_skin *s)
 
 		if (skin_proc_state(s->proc, i) == SKIN_PROC_RUNNING) {
 			p->state |= SKIN_SHM_PART_CALIBRATED;
+			copy_thresholds(p);
 			log_field(LOG_INFO, "PART", p->name,
 				  "%s: using the saved calibration", p->name);
 		} else {

@@ -359,6 +359,37 @@ static size_t taxels_line(char *buf, size_t len, struct skind_part *p,
 	return o;
 }
 
+/*
+ * The part's touch thresholds as its snapshot holds them (pipeline.c),
+ * under the head of its latest publication; empty before its first
+ * calibration.  @len: thresholds_cap(p).
+ */
+static size_t thresholds_cap(const struct skind_part *p)
+{
+	return 1024 + (size_t)p->n_taxels * 24;	/* "%.9g" and a separator */
+}
+
+static size_t thresholds_line(char *buf, size_t len, struct skind_part *p,
+			      enum client_format fmt)
+{
+	size_t o = head(buf, len, p, "thresholds", fmt);
+	unsigned int i, n = p->thr_valid ? p->n_taxels : 0;
+	int w;
+
+	w = snprintf(buf + o, len - o, fmt == FORMAT_JSON ? "\"thresholds\":[" : "(");
+	o += (size_t)w;
+	for (i = 0; i < n && o + 32 < len; i++) {
+		w = snprintf(buf + o, len - o, i ? " %.9g" : "%.9g", p->thr[i]);
+		if (fmt == FORMAT_JSON && i)
+			buf[o] = ',';
+		o += (size_t)w;
+	}
+	if (o + 32 >= len)
+		return 0;
+	w = snprintf(buf + o, len - o, fmt == FORMAT_JSON ? "]}\n" : ")\n");
+	return o + (size_t)w;
+}
+
 /* The head alone: which publication, when; shm readers copy the rest. */
 static size_t sample_line(char *buf, size_t len, struct skind_part *p,
 			  enum client_format fmt)
@@ -599,6 +630,29 @@ static void cmd_taxels(struct client *c, int argc, char **argv)
 		return;
 	snapshot(c, p, SUB_TAXELS);
 	client_ok(c, NULL);
+}
+
+static void cmd_thresholds(struct client *c, int argc, char **argv)
+{
+	struct skind_part *p;
+	size_t len, cap;
+	char *line;
+
+	if (argc != 2) {
+		client_error(c, "usage", "thresholds PART");
+		return;
+	}
+	p = part_arg(c, argv[1]);
+	if (!p)
+		return;
+	cap = thresholds_cap(p);
+	line = malloc(cap);
+	len = line ? thresholds_line(line, cap, p, c->format) : 0;
+	if (!len || !client_queue(c, line, len))
+		client_error(c, "internal", "the reply did not fit");
+	else
+		client_ok(c, NULL);
+	free(line);
 }
 
 static int parse_rate(struct client *c, const char *s, unsigned int *rate)
@@ -843,6 +897,7 @@ static const struct command commands[] = {
 	{ "parts", "[PART]", "each part and its patches: state and counters", false, cmd_parts },
 	{ "contacts", "[PART]", "the latest contacts of a part (or every part)", false, cmd_contacts },
 	{ "taxels", "PART", "the latest compensated values and touched taxels of a part", false, cmd_taxels },
+	{ "thresholds", "PART", "the touch thresholds of a part's taxels, from its calibration", false, cmd_thresholds },
 	{ "subscribe", "contacts|taxels|samples PART|all [RATE]", "receive every publication (or RATE per second at most)", false, cmd_subscribe },
 	{ "unsubscribe", "[contacts|taxels|samples|all [PART]]", "stop receiving", false, cmd_unsubscribe },
 	{ "calibrate", "[PART]", "calibrate a part (or every part); do not touch it meanwhile", true, cmd_calibrate },

@@ -150,6 +150,11 @@ struct skind_part {
 	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
 	struct skin_shm_contact *contacts; /* SKIND_MAX_CONTACTS */
 	uint32_t *contact_taxels;	/* n_taxels */
+	/* lib/proc's touch thresholds (counts of v, without add_threshold;
+	 * 0 for a slot that is no tactile taxel) as of the last calibration
+	 * or taxel recalibration; thr_valid once the part was calibrated */
+	double *thr;			/* n_taxels */
+	bool thr_valid;
 	unsigned int n_contacts;
 	unsigned int n_contact_taxels;
 	uint64_t contacts_cut;		/* contacts beyond SKIND_MAX_CONTACTS */

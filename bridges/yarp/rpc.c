@@ -10,7 +10,8 @@
  * set) come from network peers that skind cannot see: the bridge passes
  * them on only with rpc_admin = true, and skind then applies its own rule
  * to the bridge's user (admin group).  A command skind has no equivalent
- * for is answered [fail] with the reason.
+ * for is answered [fail] with the reason.  `get touch thr` takes one
+ * `thresholds PART` per part, answered as one call once the last is in.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,12 +20,21 @@
 
 #include "bridge.h"
 
+/* `get touch thr`: every part's thresholds, in the bridge's part order */
+struct thr_reply {
+	double *v;
+	size_t n, cap;
+	char why[200];		/* the first failure; "" none */
+};
+
 struct pending {
 	struct pending *next;
-	struct yp_call *call;
+	struct yp_call *call;	/* NULL: a part of `get touch thr` but its last */
 	bool get;		/* the reply is the "param" line's value */
 	bool boolean;		/* and that value is on/off */
 	char value[128];
+	struct thr_reply *thr;	/* shared by the parts' commands; the last frees */
+	const char *part;	/* the part this one asked for */
 };
 
 struct yb_rpc {
@@ -48,9 +58,22 @@ static const struct {
 	{ "contact gain", "contact_compensation_gain", false },
 };
 
+/*
+ * skinManagerGui sends each command as its number in skinManager's
+ * SkinManagerCommand (skinManager.h), not as words: these are the first
+ * sixteen, the same in every version of that enum.
+ */
+static const char *const by_number[] = {
+	"calib", "get touch thr", "set binarization", "get binarization",
+	"set smooth filter", "get smooth filter", "set smooth factor",
+	"get smooth factor", "set threshold", "get threshold", "set gain",
+	"get gain", "set contact gain", "get contact gain", "is calibrating",
+	"get info",
+};
+
 static const char *const help[] = {
 	"calib                     # calibrate every part (rpc_admin)",
-	"get touch thr             # not available: skind keeps its thresholds",
+	"get touch thr             # every taxel's touch threshold, part after part",
 	"set|get binarization on|off",
 	"set|get smooth filter on|off",
 	"set|get smooth factor [0,1]",
@@ -81,14 +104,90 @@ static void reply_ok(struct yp_call *call)
 	yp_call_reply(call, &a, 1);
 }
 
+static void pending_free(struct pending *p)
+{
+	if (p->thr && p->call) {
+		free(p->thr->v);
+		free(p->thr);
+	}
+	free(p);
+}
+
+/* skinManager's reply: one float64 per taxel, nothing else */
+static void reply_thresholds(struct yp_call *call, const struct thr_reply *t)
+{
+	struct yw_atom *a;
+	size_t i;
+
+	if (t->why[0]) {
+		reply_fail(call, t->why);
+		return;
+	}
+	a = calloc(t->n ? t->n : 1, sizeof(*a));
+	if (!a) {
+		reply_fail(call, "out of memory");
+		return;
+	}
+	for (i = 0; i < t->n; i++) {
+		a[i].type = YW_ATOM_FLOAT;
+		a[i].f = t->v[i];
+	}
+	yp_call_reply(call, a, (unsigned int)t->n);
+	free(a);
+}
+
+/* A "thresholds PART ... (T0 T1 ...)" line (docs/PROTOCOL.md) */
+static void take_thresholds(struct pending *p, const char *line)
+{
+	struct thr_reply *t = p->thr;
+	const char *s = strchr(line, '(');
+	char *end;
+	double v;
+
+	if (t->why[0])
+		return;
+	if (!s) {
+		snprintf(t->why, sizeof(t->why), "skind sent no thresholds for %s", p->part);
+		return;
+	}
+	for (s++; *s == ' '; s++)
+		;
+	if (*s == ')') {
+		snprintf(t->why, sizeof(t->why), "part %s is not calibrated yet", p->part);
+		return;
+	}
+	while (*s && *s != ')') {
+		v = strtod(s, &end);
+		if (end == s) {
+			snprintf(t->why, sizeof(t->why), "skind's thresholds of %s do not parse", p->part);
+			return;
+		}
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 256;
+			double *nv = realloc(t->v, cap * sizeof(*nv));
+
+			if (!nv) {
+				snprintf(t->why, sizeof(t->why), "out of memory");
+				return;
+			}
+			t->v = nv;
+			t->cap = cap;
+		}
+		t->v[t->n++] = v;
+		for (s = end; *s == ' '; s++)
+			;
+	}
+}
+
 static void disconnect(struct yb_rpc *r, const char *why)
 {
 	struct pending *p;
 
 	while ((p = r->head)) {
 		r->head = p->next;
-		reply_fail(p->call, why);
-		free(p);
+		if (p->call)
+			reply_fail(p->call, why);
+		pending_free(p);
 	}
 	r->tail = &r->head;
 	r->io = sd_event_source_disable_unref(r->io);
@@ -107,7 +206,12 @@ static void complete(struct yb_rpc *r, const char *line)
 	r->head = p->next;
 	if (!r->head)
 		r->tail = &r->head;
-	if (!strncmp(line, "error", 5)) {
+	if (p->thr) {
+		if (!strncmp(line, "error", 5) && !p->thr->why[0])
+			snprintf(p->thr->why, sizeof(p->thr->why), "%s", line);
+		if (p->call)
+			reply_thresholds(p->call, p->thr);
+	} else if (!strncmp(line, "error", 5)) {
 		reply_fail(p->call, line);
 	} else if (!p->get) {
 		reply_ok(p->call);
@@ -129,7 +233,7 @@ static void complete(struct yb_rpc *r, const char *line)
 		}
 		yp_call_reply(p->call, &a, 1);
 	}
-	free(p);
+	pending_free(p);
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
@@ -146,6 +250,8 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 			const char *v = strchr(line + 6, ' ');
 
 			snprintf(r->head->value, sizeof(r->head->value), "%s", v ? v + 1 : "");
+		} else if (!strncmp(line, "thresholds ", 11) && r->head && r->head->thr) {
+			take_thresholds(r->head, line);
 		} else if (!strncmp(line, "ok", 2) || !strncmp(line, "error", 5)) {
 			complete(r, line);
 		}
@@ -155,27 +261,45 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 	return 0;
 }
 
+/* Connected to skind, or @call answered [fail]: false */
+static bool connected(struct yb_rpc *r, struct yp_call *call)
+{
+	int err = 0;
+
+	if (r->c)
+		return true;
+	r->c = skin_client_connect(r->b->socket, &err);
+	if (!r->c || sd_event_add_io(r->b->e, &r->io, skin_client_fd(r->c),
+				     EPOLLIN, on_io, r) < 0) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "skind is not running (%s)",
+			 strerror(err ? -err : EIO));
+		if (r->c)
+			disconnect(r, why);
+		reply_fail(call, why);
+		return false;
+	}
+	return true;
+}
+
+/* Queue @p and send @cmd; skind's answer completes it later. */
+static void send_pending(struct yb_rpc *r, struct pending *p, const char *cmd)
+{
+	*r->tail = p;
+	r->tail = &p->next;
+	if (skin_client_send(r->c, cmd) < 0)
+		disconnect(r, "skind closed the connection");
+}
+
 /* Send @cmd to skind; the answer completes @call later. */
 static void forward(struct yb_rpc *r, struct yp_call *call, const char *cmd,
 		    bool get, bool boolean)
 {
 	struct pending *p;
-	int err = 0;
 
-	if (!r->c) {
-		r->c = skin_client_connect(r->b->socket, &err);
-		if (!r->c || sd_event_add_io(r->b->e, &r->io, skin_client_fd(r->c),
-					     EPOLLIN, on_io, r) < 0) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "skind is not running (%s)",
-				 strerror(err ? -err : EIO));
-			if (r->c)
-				disconnect(r, why);
-			reply_fail(call, why);
-			return;
-		}
-	}
+	if (!connected(r, call))
+		return;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		reply_fail(call, "out of memory");
@@ -184,10 +308,56 @@ static void forward(struct yb_rpc *r, struct yp_call *call, const char *cmd,
 	p->call = call;
 	p->get = get;
 	p->boolean = boolean;
-	*r->tail = p;
-	r->tail = &p->next;
-	if (skin_client_send(r->c, cmd) < 0)
-		disconnect(r, "skind closed the connection");
+	send_pending(r, p, cmd);
+}
+
+/*
+ * skinManager's `get touch thr`: the touch thresholds of every taxel, one
+ * float64 each, its ports one after the other (the bridge's parts, in the
+ * order of their vectors); skind's `thresholds PART` per part, the call
+ * answered with the last.  Pendings are allocated first so that a failure
+ * to send leaves none of them half queued.
+ */
+static void touch_thresholds(struct yb_rpc *r, struct yp_call *call)
+{
+	struct pending *p[sizeof(r->b->parts) / sizeof(r->b->parts[0])];
+	struct thr_reply *t;
+	unsigned int i, n = r->b->n_parts;
+	char cmd[64];
+
+	if (!n) {
+		reply_fail(call, "skind publishes no parts yet");
+		return;
+	}
+	if (!connected(r, call))
+		return;
+	t = calloc(1, sizeof(*t));
+	for (i = 0; t && i < n; i++) {
+		p[i] = calloc(1, sizeof(*p[i]));
+		if (!p[i])
+			break;
+		p[i]->thr = t;
+		p[i]->part = r->b->parts[i].name;
+	}
+	if (!t || i < n) {
+		while (t && i--)
+			free(p[i]);
+		free(t);
+		reply_fail(call, "out of memory");
+		return;
+	}
+	p[n - 1]->call = call;
+	for (i = 0; i < n && r->c; i++) {
+		snprintf(cmd, sizeof(cmd), "thresholds %s", r->b->parts[i].name);
+		send_pending(r, p[i], cmd);
+	}
+	/* skind gone mid-way: the queued ones were failed (the last answered
+	 * the call if it was among them); the rest were never queued */
+	for (; i < n; i++) {
+		if (p[i]->call)
+			reply_fail(call, "skind closed the connection");
+		pending_free(p[i]);
+	}
 }
 
 int yb_rpc_new(struct yb_rpc **rp, struct yb *b)
@@ -242,11 +412,19 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 	char words[200], cmd[256];
 	unsigned int i, k;
 
-	if (!n || (a[0].type != YW_ATOM_STRING && a[0].type != YW_ATOM_VOCAB)) {
+	if (n && a[0].type == YW_ATOM_INT && a[0].i >= 0 &&
+	    a[0].i < (int64_t)(sizeof(by_number) / sizeof(by_number[0]))) {
+		char rest[150];
+
+		join(rest, sizeof(rest), a, 1, n);
+		snprintf(words, sizeof(words), "%s%s%s", by_number[a[0].i],
+			 rest[0] ? " " : "", rest);
+	} else if (!n || (a[0].type != YW_ATOM_STRING && a[0].type != YW_ATOM_VOCAB)) {
 		reply_fail(call, "unknown command; try help");
 		return;
+	} else {
+		join(words, sizeof(words), a, 0, n);
 	}
-	join(words, sizeof(words), a, 0, n);
 	if (!strcmp(words, "help")) {
 		struct yw_atom h[sizeof(help) / sizeof(help[0])];
 
@@ -290,7 +468,7 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 		return;
 	}
 	if (!strcmp(words, "get touch thr")) {
-		reply_fail(call, "not available: skind does not publish its touch thresholds");
+		touch_thresholds(r, call);
 		return;
 	}
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {

@@ -174,11 +174,13 @@ def parse_event(line):
     if words[0] == "sample" and len(words) == 5:
         return {"type": "sample", "part": words[1], "sample": int(words[2]),
                 "frame_ts_ns": int(words[3]), "publish_ns": int(words[4])}
-    if words[0] in ("contacts", "taxels") and len(words) == 6:
+    if words[0] in ("contacts", "taxels", "thresholds") and len(words) == 6:
         ev = {"type": words[0], "part": words[1], "sample": int(words[2]),
               "frame_ts_ns": int(words[3]), "publish_ns": int(words[4])}
         if words[0] == "contacts":
             ev["contacts"] = parse_contacts_bottle(words[5])
+        elif words[0] == "thresholds":
+            ev["thresholds"] = [float(v) for v in words[5].strip("() ").split()]
         else:
             rest = words[5]
             values, _, touched = rest.partition(") (")

@@ -271,8 +271,8 @@ def t_help(env):
     with env.daemon.client() as c:
         lines = c.command("help")
     names = {l.split()[1] for l in lines}
-    for cmd in ("help", "status", "parts", "contacts", "subscribe", "calibrate",
-                "get", "set", "format", "shm"):
+    for cmd in ("help", "status", "parts", "contacts", "taxels", "thresholds", "subscribe",
+                "calibrate", "get", "set", "format", "shm"):
         assert cmd in names, (cmd, names)
 
 
@@ -359,6 +359,78 @@ def t_params(env):
             except skin_client.SkindError as e:
                 assert e.code == code, (bad, e.line)
         c.command("set add_threshold 7")
+
+
+def saved_calibration(path, part):
+    """lib/proc's own record of a part's calibration (skin_proc_save(),
+    %.17g): {slot: (baseline, threshold)} and the part's kinds string."""
+    cal, kinds, cur = {}, None, None
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith("#"):
+                continue
+            if w[0] == "part":
+                cur = w[1]
+                if cur == part:
+                    kinds = w[3]
+            elif w[0] != "end" and cur == part and len(w) == 3 and w[0].isdigit():
+                cal[int(w[0])] = (float(w[1]), float(w[2]))
+    return cal, kinds
+
+
+@case("thresholds: lib/proc's calibration of the feed, bottle and JSON; skinManager's rule")
+def t_thresholds(env):
+    d = env.daemon
+    with d.client() as c:
+        bottle = c.command("thresholds left_forearm")
+        assert len(bottle) == 1 and bottle[0].startswith("thresholds left_forearm "), bottle[:1]
+        ev = skin_client.parse_event(bottle[0])
+        thr = ev["thresholds"]
+        assert len(thr) == 384, len(thr)
+        c.command("format json")
+        j = json.loads(c.command("thresholds left_forearm")[0])
+        assert j["type"] == "thresholds" and j["part"] == "left_forearm", j
+        assert j["state"] == "running" and j["thresholds"] == thr, (j["state"], j["thresholds"][:8])
+        for bad, code in (("thresholds", "usage"), ("thresholds a b", "usage"),
+                          ("thresholds nosuch", "no-such-part")):
+            c.send(bad)
+            o = json.loads(c.read_line())
+            assert o["type"] == "error" and o["code"] == code, (bad, o)
+    # the calibration skind saved is lib/proc's (skin_proc_save, %.17g): the
+    # socket must give its thresholds slot for slot, 0 where no tactile taxel is
+    cal, kinds = saved_calibration(os.path.join(d.dir, "state", "calibration"), "left_forearm")
+    assert kinds and len(kinds) == 384 and len(cal) == kinds.count("t") == 240, (kinds, len(cal))
+    for k in range(384):
+        if k in cal:
+            assert abs(thr[k] - cal[k][1]) <= 1e-7 * cal[k][1], (k, thr[k], cal[k])
+        elif kinds[k] != "t":
+            assert thr[k] == 0, (k, kinds[k], thr[k])
+    # skinManager's rule on ringfeed's feed: v = 255 - raw is one of 13..17,
+    # threshold = max(1, j - mean) with j the first value whose cumulative
+    # count exceeds 95% of the samples, one of those: so threshold +
+    # baseline is a whole 13..17 (both lib/proc's doubles, saved %.17g)
+    off = [(k, cal[k]) for k in cal
+           if not (cal[k][1] == 1 or (abs(cal[k][1] + cal[k][0] - round(cal[k][1] + cal[k][0])) < 1e-9
+                                      and 13 <= round(cal[k][1] + cal[k][0]) <= 17))]
+    assert not off, off[:4]
+    # add_threshold is not in them (skinManager's get touch thr neither)
+    with d.client() as c:
+        c.command("set add_threshold 20")
+        try:
+            again = skin_client.parse_event(c.command("thresholds left_forearm")[0])["thresholds"]
+        finally:
+            c.command("set add_threshold 7")
+    assert again == thr, "thresholds moved with add_threshold"
+    # before its first calibration a part has none: "()", not lib/proc's floor
+    d2 = Daemon(env, side="uncalibrated", cal=30)
+    try:
+        with d2.client() as c:
+            line = wait_for(lambda: c.command("thresholds pad")[0], 5)
+            assert line.startswith("thresholds pad ") and line.endswith(" ()"), line
+            assert d2.parts()[0]["state"] == "calibrating", d2.parts()[0]
+    finally:
+        d2.stop()
 
 
 @case("subscriptions: every publication, or at most RATE per second")
@@ -740,8 +812,8 @@ def json_sweep(d, names, live, bad_words):
                     b"set add_threshold 7", b"shm", b"unsubscribe"):
             reply(cmd)
         for n in names:
-            for cmd in (b"parts ", b"contacts ", b"taxels ", b"subscribe contacts ",
-                        b"subscribe taxels ", b"unsubscribe all "):
+            for cmd in (b"parts ", b"contacts ", b"taxels ", b"thresholds ",
+                        b"subscribe contacts ", b"subscribe taxels ", b"unsubscribe all "):
                 reply(cmd + n)
         # events: contacts and taxels of every part, then a calibration
         reply(b"subscribe contacts all 20")
@@ -756,7 +828,7 @@ def json_sweep(d, names, live, bad_words):
             reply(b"status", until=lambda o: o["type"] in ("calibrated", "calibration-failed"))
         for w in bad_words:
             for cmd in (w, b"parts " + w, b"contacts " + w, b"taxels " + w,
-                        b"subscribe contacts " + w, b"subscribe contacts all " + w,
+                        b"thresholds " + w, b"subscribe contacts " + w, b"subscribe contacts all " + w,
                         b"unsubscribe contacts " + w, b"get " + w, b"set " + w + b" 1",
                         b"set add_threshold " + w, b"calibrate " + w, b"format " + w,
                         b"shm " + w):
@@ -765,7 +837,7 @@ def json_sweep(d, names, live, bad_words):
     finally:
         c.close()
     for t in ("ok", "error", "help", "status", "part", "patch", "contacts", "taxels",
-              "param", "shm", "calibrated"):
+              "thresholds", "param", "shm", "calibrated"):
         assert t in seen or bad, "the sweep saw no %s line: %s" % (t, sorted(seen))
     return bad
 

@@ -326,6 +326,30 @@ def rpc(cmd):
     return m.group(1).strip()
 
 
+def touch_thresholds():
+    """`get touch thr` as skinManager answers it: one float64 per taxel,
+    the parts one after the other in their order, equal to skind's
+    `thresholds PART` (lib/proc's calibration)"""
+    names = [l.split()[1] for l in skind_cmd("parts").splitlines() if l.startswith("part ")]
+    want = []
+    for n in names:
+        line = skind_cmd("thresholds " + n).splitlines()[0]
+        assert line.startswith("thresholds %s " % n), line[:80]
+        v = [float(x) for x in line[line.index("(") + 1:line.rindex(")")].split()]
+        assert v and any(x >= 1 for x in v), (n, v[:8])
+        want += v
+    got = rpc("get touch thr")
+    assert not got.startswith("[fail]"), got
+    # skinManagerGui sends the command's number (SkinManagerCommand 1)
+    assert rpc("1") == got, "get touch thr by number differs"
+    got = [float(x) for x in got.split()]
+    assert len(got) == len(want), (len(got), len(want), names)
+    bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6 * max(1, w)]
+    assert not bad, bad[:4]
+    print("# get touch thr: %d thresholds (%s), %g..%g, equal to skind's"
+          % (len(got), " ".join(names), min(x for x in got if x), max(got)))
+
+
 @case
 def rpc_commands():
     assert float(rpc("get smooth factor")) == 0.5
@@ -334,6 +358,9 @@ def rpc_commands():
     assert "param smooth_factor 0.25" in skind_cmd("get smooth_factor")
     assert rpc("set threshold 9") == "[ok]"
     assert float(rpc("get threshold")) == 9.0
+    # as skinManagerGui sends them: set_threshold (8) 9, get_threshold (9)
+    assert rpc("8 10") == "[ok]" and float(rpc("9")) == 10.0
+    assert rpc("8 9") == "[ok]" and float(rpc("get threshold")) == 9.0
     assert rpc("set binarization off") == "[ok]"
     assert rpc("get binarization") == "off"
     assert rpc("set smooth filter on") == "[ok]"
@@ -342,7 +369,7 @@ def rpc_commands():
     assert float(rpc("get gain")) == 0.3
     assert rpc("set contact gain 0.07") == "[ok]"
     assert float(rpc("get contact gain")) == 0.07
-    assert rpc("get touch thr").startswith("[fail]")
+    touch_thresholds()
     assert rpc("is calibrating") == "no"
     assert "left_hand" in rpc("get info")
     assert "calib" in rpc("help")
