@@ -588,15 +588,22 @@ static void cmd_parts(struct client *c, int argc, char **argv)
 	client_ok(c, NULL);
 }
 
-/* contacts [PART] / taxels PART: the latest publication, as events carry it */
-static void snapshot(struct client *c, struct skind_part *p, enum sub_kind kind)
+/*
+ * contacts [PART] / taxels PART: the latest publication, as events carry
+ * it.  False when it could not be queued: the reply has then ended with
+ * its error line, and no "ok" may follow.
+ */
+static bool snapshot(struct client *c, struct skind_part *p, enum sub_kind kind)
 {
 	size_t len;
 	char *line;
 
 	protocol_event_line(p, kind, c->format, &line, &len);
-	if (!line || !client_queue(c, line, len))
+	if (!line || !client_queue(c, line, len)) {
 		client_error(c, "internal", "the reply did not fit");
+		return false;
+	}
+	return true;
 }
 
 static void cmd_contacts(struct client *c, int argc, char **argv)
@@ -607,12 +614,12 @@ static void cmd_contacts(struct client *c, int argc, char **argv)
 	if (argc > 1) {
 		struct skind_part *p = part_arg(c, argv[1]);
 
-		if (!p)
+		if (!p || !snapshot(c, p, SUB_CONTACTS))
 			return;
-		snapshot(c, p, SUB_CONTACTS);
 	} else {
 		for (i = 0; i < s->n_parts; i++)
-			snapshot(c, &s->parts[i], SUB_CONTACTS);
+			if (!snapshot(c, &s->parts[i], SUB_CONTACTS))
+				return;
 	}
 	client_ok(c, NULL);
 }
@@ -626,10 +633,8 @@ static void cmd_taxels(struct client *c, int argc, char **argv)
 		return;
 	}
 	p = part_arg(c, argv[1]);
-	if (!p)
-		return;
-	snapshot(c, p, SUB_TAXELS);
-	client_ok(c, NULL);
+	if (p && snapshot(c, p, SUB_TAXELS))
+		client_ok(c, NULL);
 }
 
 static void cmd_thresholds(struct client *c, int argc, char **argv)
