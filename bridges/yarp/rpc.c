@@ -11,14 +11,23 @@
  * them on only with rpc_admin = true, and skind then applies its own rule
  * to the bridge's user (admin group).  A command skind has no equivalent
  * for is answered [fail] with the reason.  `get touch thr` takes one
- * `thresholds PART` per part, answered as one call once the last is in.
+ * `thresholds PART` per part, answered as one call once the last is in;
+ * `get info` is the bridge's own, in skinManager's nested shape.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bridge.h"
+
+/* A `get` reply's type */
+enum kind {
+	K_FLOAT,		/* float64 */
+	K_INT,			/* int32 when whole, else float64 */
+	K_ONOFF,		/* "on" / "off" from skind's true / false */
+};
 
 /* `get touch thr`: every part's thresholds, in the bridge's part order */
 struct thr_reply {
@@ -31,7 +40,7 @@ struct pending {
 	struct pending *next;
 	struct yp_call *call;	/* NULL: a part of `get touch thr` but its last */
 	bool get;		/* the reply is the "param" line's value */
-	bool boolean;		/* and that value is on/off */
+	enum kind kind;		/* and its type in skinManager's reply */
 	char value[128];
 	struct thr_reply *thr;	/* shared by the parts' commands; the last frees */
 	const char *part;	/* the part this one asked for */
@@ -44,31 +53,40 @@ struct yb_rpc {
 	struct pending *head, **tail;
 };
 
-/* skinManager's command (words) -> skind's parameter */
+/*
+ * skinManager's command (words) -> skind's parameter, and the type of
+ * skinManager's `get` reply: skinManagerGui takes `get threshold` only as
+ * an int32 (Value::isInt32) and the others as a number or "on"/"off".
+ * `neigh dist` is in metres, as skind's max_neighbor_dist_m.
+ */
 static const struct {
 	const char *words;
 	const char *param;
-	bool boolean;
+	enum kind kind;
 } params[] = {
-	{ "binarization", "binarization", true },
-	{ "smooth filter", "smooth_filter", true },
-	{ "smooth factor", "smooth_factor", false },
-	{ "threshold", "add_threshold", false },
-	{ "gain", "compensation_gain", false },
-	{ "contact gain", "contact_compensation_gain", false },
+	{ "binarization", "binarization", K_ONOFF },
+	{ "smooth filter", "smooth_filter", K_ONOFF },
+	{ "smooth factor", "smooth_factor", K_FLOAT },
+	{ "threshold", "add_threshold", K_INT },
+	{ "gain", "compensation_gain", K_FLOAT },
+	{ "contact gain", "contact_compensation_gain", K_FLOAT },
+	{ "neigh dist", "max_neighbor_dist_m", K_FLOAT },
 };
 
 /*
  * skinManagerGui sends each command as its number in skinManager's
- * SkinManagerCommand (skinManager.h), not as words: these are the first
- * sixteen, the same in every version of that enum.
+ * SkinManagerCommand (skinDynLib's rpcSkinManager.h), not as words: the
+ * whole enum, in its order, so that a number we do not serve is refused
+ * by its name.
  */
 static const char *const by_number[] = {
 	"calib", "get touch thr", "set binarization", "get binarization",
 	"set smooth filter", "get smooth filter", "set smooth factor",
 	"get smooth factor", "set threshold", "get threshold", "set gain",
 	"get gain", "set contact gain", "get contact gain", "is calibrating",
-	"get info",
+	"get info", "get pose", "set pose", "get position", "set position",
+	"get confidence", "get neigh dist", "set neigh dist", "get skin",
+	"enable skin", "disable skin", "is skin enabled", "help", "quit",
 };
 
 static const char *const help[] = {
@@ -80,6 +98,7 @@ static const char *const help[] = {
 	"set|get threshold 0..254  # added to every touch threshold",
 	"set|get gain              # compensation gain",
 	"set|get contact gain      # compensation gain under contact",
+	"set|get neigh dist        # contacts' max neighbour distance, m (fixed while skind runs)",
 	"is calibrating",
 	"get info",
 	"help",
@@ -219,7 +238,7 @@ static void complete(struct yb_rpc *r, const char *line)
 		reply_fail(p->call, "skind sent no value");
 	} else {
 		memset(&a, 0, sizeof(a));
-		if (p->boolean) {
+		if (p->kind == K_ONOFF) {
 			a.type = YW_ATOM_STRING;
 			snprintf(a.s, sizeof(a.s), "%s",
 				 !strcmp(p->value, "true") ? "on" : "off");
@@ -229,6 +248,10 @@ static void complete(struct yb_rpc *r, const char *line)
 			if (*end) {
 				a.type = YW_ATOM_STRING;
 				snprintf(a.s, sizeof(a.s), "%s", p->value);
+			} else if (p->kind == K_INT && a.f >= INT32_MIN &&
+				   a.f <= INT32_MAX && a.f == (double)(int32_t)a.f) {
+				a.type = YW_ATOM_INT;
+				a.i = (int32_t)a.f;
 			}
 		}
 		yp_call_reply(p->call, &a, 1);
@@ -294,7 +317,7 @@ static void send_pending(struct yb_rpc *r, struct pending *p, const char *cmd)
 
 /* Send @cmd to skind; the answer completes @call later. */
 static void forward(struct yb_rpc *r, struct yp_call *call, const char *cmd,
-		    bool get, bool boolean)
+		    bool get, enum kind kind)
 {
 	struct pending *p;
 
@@ -307,7 +330,7 @@ static void forward(struct yb_rpc *r, struct yp_call *call, const char *cmd,
 	}
 	p->call = call;
 	p->get = get;
-	p->boolean = boolean;
+	p->kind = kind;
 	send_pending(r, p, cmd);
 }
 
@@ -404,13 +427,69 @@ static bool calibrating(const struct yb *b)
 	return false;
 }
 
+/* (LABEL VALUE) at @a[k]: the next free index */
+static unsigned int label_list(struct yw_atom *a, unsigned int k,
+			       const char *label, const char *value)
+{
+	a[k].type = YW_ATOM_LIST;
+	a[k++].i = 2;
+	a[k].type = YW_ATOM_STRING;
+	snprintf(a[k++].s, sizeof(a[0].s), "%s", label);
+	a[k].type = YW_ATOM_STRING;
+	snprintf(a[k++].s, sizeof(a[0].s), "%s", value);
+	return k;
+}
+
+/*
+ * skinManager's `get info` (CompensationThread::getInfo), the shape
+ * skinManagerGui insists on: ("Name: " MANAGER) ("Robot Name: " ROBOT)
+ * (PORT N PORT N ...), each part's input port (our raw port) and its
+ * vector's length; a part skind does not publish now is marked " (NOT
+ * WORKING)" with length 0, as skinManager marks a failed compensator.
+ * Before any part is known, skinManager's one string, which the GUI takes
+ * as "not yet" and retries.
+ */
+static void get_info(struct yb *b, struct yp_call *call)
+{
+	struct yw_atom *a = calloc(7 + 2 * (size_t)b->n_parts, sizeof(*a));
+	unsigned int i, k = 0;
+
+	if (!a) {
+		reply_fail(call, "out of memory");
+		return;
+	}
+	if (!b->n_parts) {
+		a[k].type = YW_ATOM_STRING;
+		snprintf(a[k++].s, sizeof(a[0].s), "Module initialization has not been completed yet.");
+		goto out;
+	}
+	k = label_list(a, k, "Name: ", b->cfg.manager);
+	k = label_list(a, k, "Robot Name: ", b->cfg.robot);
+	a[k].type = YW_ATOM_LIST;
+	a[k++].i = 2 * (int64_t)b->n_parts;
+	for (i = 0; i < b->n_parts; i++) {
+		const struct yb_part *p = &b->parts[i];
+		const struct yp_port *port = p->raw ? p->raw : p->comp;
+		bool on = b->map && p->index >= 0;
+
+		a[k].type = YW_ATOM_STRING;
+		snprintf(a[k++].s, sizeof(a[0].s), "%s%s", port ? yp_port_name(port) : p->name,
+			 on ? "" : " (NOT WORKING)");
+		a[k].type = YW_ATOM_INT;
+		a[k++].i = on ? skin_shm_part(b->map, (unsigned int)p->index)->n_taxels : 0;
+	}
+out:
+	yp_call_reply(call, a, k);
+	free(a);
+}
+
 void yb_rpc_handle(void *data, struct yp_call *call,
 		   const struct yw_atom *a, unsigned int n)
 {
 	struct yb *b = data;
 	struct yb_rpc *r = b->rpc;
 	char words[200], cmd[256];
-	unsigned int i, k;
+	unsigned int i;
 
 	if (n && a[0].type == YW_ATOM_INT && a[0].i >= 0 &&
 	    a[0].i < (int64_t)(sizeof(by_number) / sizeof(by_number[0]))) {
@@ -441,7 +520,7 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 			reply_fail(call, "permission denied: calib from YARP needs rpc_admin = true in skin-yarp.conf");
 			return;
 		}
-		forward(r, call, "calibrate", false, false);
+		forward(r, call, "calibrate", false, K_FLOAT);
 		return;
 	}
 	if (!strcmp(words, "is calibrating")) {
@@ -452,19 +531,7 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 		return;
 	}
 	if (!strcmp(words, "get info")) {
-		struct yw_atom info[16];
-
-		memset(info, 0, sizeof(info));
-		k = 0;
-		info[k].type = YW_ATOM_STRING;
-		snprintf(info[k++].s, sizeof(info[0].s), "skin-yarp: skind's parts on YARP");
-		for (i = 0; i < b->n_parts && k < 16; i++) {
-			info[k].type = YW_ATOM_STRING;
-			snprintf(info[k++].s, sizeof(info[0].s), "%s %s %s", b->parts[i].name,
-				 b->parts[i].raw ? yp_port_name(b->parts[i].raw) : "-",
-				 b->parts[i].index >= 0 ? "attached" : "detached");
-		}
-		yp_call_reply(call, info, k);
+		get_info(b, call);
 		return;
 	}
 	if (!strcmp(words, "get touch thr")) {
@@ -476,7 +543,7 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 
 		if (!strncmp(words, "get ", 4) && !strcmp(words + 4, params[i].words)) {
 			snprintf(cmd, sizeof(cmd), "get %s", params[i].param);
-			forward(r, call, cmd, true, params[i].boolean);
+			forward(r, call, cmd, true, params[i].kind);
 			return;
 		}
 		if (!strncmp(words, "set ", 4) && !strncmp(words + 4, params[i].words, w) &&
@@ -488,7 +555,7 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 				reply_fail(call, "permission denied: set from YARP needs rpc_admin = true in skin-yarp.conf");
 				return;
 			}
-			if (params[i].boolean) {
+			if (params[i].kind == K_ONOFF) {
 				bool on = (v->type == YW_ATOM_INT && v->i) ||
 					  (v->type != YW_ATOM_INT && v->type != YW_ATOM_FLOAT &&
 					   (!strcmp(v->s, "on") || !strcmp(v->s, "true")));
@@ -510,7 +577,7 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 				return;
 			}
 			snprintf(cmd, sizeof(cmd), "set %s %s", params[i].param, val);
-			forward(r, call, cmd, false, false);
+			forward(r, call, cmd, false, K_FLOAT);
 			return;
 		}
 	}

@@ -513,12 +513,37 @@ int yw_parse_text(const char *line, struct yw_atom *atoms, unsigned int max)
 	}
 }
 
-void yw_atoms_bottle(struct yw_buf *b, enum yw_version v,
-		     const struct yw_atom *atoms, unsigned int n)
+/* The array entries atom @a's item spans (itself and a list's items), at
+ * most @n */
+static unsigned int atom_span(const struct yw_atom *a, unsigned int n)
+{
+	unsigned int used = 1;
+	int64_t k;
+
+	if (a->type != YW_ATOM_LIST)
+		return 1;
+	for (k = 0; k < a->i && used < n; k++)
+		used += atom_span(a + used, n - used);
+	return used;
+}
+
+/* The items among @n entries at the top level (a list and its items count one) */
+static unsigned int atom_items(const struct yw_atom *a, unsigned int n)
+{
+	unsigned int used = 0, items = 0;
+
+	while (used < n) {
+		used += atom_span(a + used, n - used);
+		items++;
+	}
+	return items;
+}
+
+static void put_atoms_bottle(struct yw_buf *b, enum yw_version v,
+			     const struct yw_atom *atoms, unsigned int n)
 {
 	unsigned int i;
 
-	yw_bottle_begin(b, YW_TAG_LIST, n);
 	for (i = 0; i < n; i++)
 		switch (atoms[i].type) {
 		case YW_ATOM_INT:
@@ -539,13 +564,30 @@ void yw_atoms_bottle(struct yw_buf *b, enum yw_version v,
 		case YW_ATOM_VOCAB:
 			yw_item_vocab(b, atoms[i].s);
 			break;
+		case YW_ATOM_LIST: {
+			/* a nested Bottle: its tag, then count and items as at
+			 * the top (BottleImpl::synch with nested set) */
+			unsigned int span = atom_span(&atoms[i], n - i);
+
+			yw_bottle_begin(b, YW_TAG_LIST, atom_items(&atoms[i + 1], span - 1));
+			put_atoms_bottle(b, v, &atoms[i + 1], span - 1);
+			i += span - 1;
+			break;
 		}
+		}
+}
+
+void yw_atoms_bottle(struct yw_buf *b, enum yw_version v,
+		     const struct yw_atom *atoms, unsigned int n)
+{
+	yw_bottle_begin(b, YW_TAG_LIST, atom_items(atoms, n));
+	put_atoms_bottle(b, v, atoms, n);
 }
 
 void yw_atoms_text(struct yw_buf *b, const struct yw_atom *atoms,
 		   unsigned int n)
 {
-	unsigned int i;
+	unsigned int i, span;
 	char tmp[32];
 	const char *c;
 
@@ -573,6 +615,13 @@ void yw_atoms_text(struct yw_buf *b, const struct yw_atom *atoms,
 			yw_put(b, "[", 1);
 			yw_put_str(b, atoms[i].s);
 			yw_put(b, "]", 1);
+			break;
+		case YW_ATOM_LIST:
+			span = atom_span(&atoms[i], n - i);
+			yw_put(b, "(", 1);
+			yw_atoms_text(b, &atoms[i + 1], span - 1);
+			yw_put(b, ")", 1);
+			i += span - 1;
 			break;
 		}
 	}

@@ -150,6 +150,7 @@ enum yw_atom_type {
 	YW_ATOM_FLOAT,
 	YW_ATOM_STRING,
 	YW_ATOM_VOCAB,		/* [abcd]: up to 4 characters */
+	YW_ATOM_LIST,		/* a nested list of the next i items (replies only) */
 };
 
 struct yw_atom {
@@ -171,8 +172,15 @@ int yw_parse_bottle(const uint8_t *p, size_t len, enum yw_version v,
  * [vocab]. */
 int yw_parse_text(const char *line, struct yw_atom *atoms, unsigned int max);
 
-/* Atoms as a Bottle (code 256, each item tagged) and as Bottle text
- * (strings quoted, floats as YARP prints them, [vocab]) */
+/*
+ * Atoms as a Bottle (code 256, each item tagged) and as Bottle text
+ * (strings quoted, floats as YARP prints them, [vocab], (list)).  The
+ * array is the Bottle's items in order, depth first: a YW_ATOM_LIST atom
+ * of i items is followed by those items (each a list again or not), so
+ * @n counts array entries, not the Bottle's top-level items.  A nested
+ * list is written as YARP reads it (tag 256, count, tagged items); an i
+ * that overruns the array is cut at its end.
+ */
 void yw_atoms_bottle(struct yw_buf *b, enum yw_version v,
 		     const struct yw_atom *atoms, unsigned int n);
 void yw_atoms_text(struct yw_buf *b, const struct yw_atom *atoms,

@@ -367,6 +367,64 @@ static void parse_bottle(void **state)
 	assert_int_equal(yw_parse_text("(nested)", a, 8), -EPROTO);
 }
 
+/* skinManager's `get info` shape: items then nested lists, depth first in
+ * the array; a list is tag 256, count, tagged items, as BottleImpl::synch
+ * writes a nested one and YARP reads it.  A list whose count overruns the
+ * array is cut at its end. */
+static void reply_nested(void **state)
+{
+	static const uint8_t want[] = {
+		I32(256), I32(4),
+		I32(256), I32(2), I32(4), I32(6), 'N', 'a', 'm', 'e', ':', ' ',
+		I32(4), I32(11), 's', 'k', 'i', 'n', 'M', 'a', 'n', 'a', 'g', 'e', 'r',
+		I32(256), I32(2), I32(256), I32(1), I32(4), I32(1), 'a',
+		I32(1), I32(192),
+		I32(256), I32(0),
+		I32(10), F64_0_5,
+	};
+	static const uint8_t cut[] = {
+		I32(256), I32(1), I32(256), I32(1), I32(1), I32(7),
+	};
+	struct yw_atom a[9];
+	struct yw_buf b;
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	a[0].type = YW_ATOM_LIST;
+	a[0].i = 2;
+	a[1].type = YW_ATOM_STRING;
+	snprintf(a[1].s, sizeof(a[1].s), "Name: ");
+	a[2].type = YW_ATOM_STRING;
+	snprintf(a[2].s, sizeof(a[2].s), "skinManager");
+	a[3].type = YW_ATOM_LIST;	/* ((a) 192) */
+	a[3].i = 2;
+	a[4].type = YW_ATOM_LIST;
+	a[4].i = 1;
+	a[5].type = YW_ATOM_STRING;
+	snprintf(a[5].s, sizeof(a[5].s), "a");
+	a[6].type = YW_ATOM_INT;
+	a[6].i = 192;
+	a[7].type = YW_ATOM_LIST;	/* () */
+	a[7].i = 0;
+	a[8].type = YW_ATOM_FLOAT;
+	a[8].f = 0.5;
+	yw_buf_init(&b);
+	yw_atoms_bottle(&b, YW_YARP3, a, 9);
+	expect_bytes(&b, want, sizeof(want));
+	yw_buf_reset(&b);
+	yw_atoms_text(&b, a, 9);
+	yw_put(&b, "", 1);
+	assert_string_equal((const char *)b.data,
+			    "(\"Name: \" \"skinManager\") ((\"a\") 192) () 0.5");
+	yw_buf_reset(&b);
+	a[0].i = 5;
+	a[1].type = YW_ATOM_INT;
+	a[1].i = 7;
+	yw_atoms_bottle(&b, YW_YARP3, a, 2);
+	expect_bytes(&b, cut, sizeof(cut));
+	yw_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +440,7 @@ int main(void)
 		cmocka_unit_test(conn_header),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(parse_bottle),
+		cmocka_unit_test(reply_nested),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

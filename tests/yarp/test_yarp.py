@@ -8,7 +8,7 @@ YARP's command-line tools and a program linked to libYARP_os as the
 readers.  TAP on stdout.
 
 Environment (set by tests/yarp/run): YARP_PREFIX, SKINSIM, SKIND, SKINCTL,
-SKIN_YARP, CONTACT_READER, SKIN_SOURCE_ROOT.
+SKIN_YARP, CONTACT_READER, GUI_START, SKIN_SOURCE_ROOT.
 """
 import os
 import re
@@ -377,6 +377,72 @@ def rpc_commands():
     assert rpc("calib") == "[ok]"
     S.wait_for(lambda: rpc("is calibrating") == "yes", "calibration to start", 5)
     S.wait_for(lambda: rpc("is calibrating") == "no", "calibration to end", 15)
+
+
+def skind_param(name):
+    m = re.search(r"param %s (\S+)" % name, skind_cmd("get " + name))
+    assert m, "skind has no %s" % name
+    return m.group(1)
+
+
+@case
+def gui_startup():
+    """skinManagerGui's start-up and its running requests, sent and parsed
+    as the GUI does by a program linked to libYARP_os (tests/yarp/
+    gui_start.cpp): every value equals skind's, get info lists the parts'
+    ports and sizes, touch thresholds split by them, set threshold takes,
+    set neigh dist is refused (fixed while skind runs) and changes nothing"""
+    neigh = float(skind_param("max_neighbor_dist_m"))
+    # skind's values before the program's sets
+    before = {k: skind_param(k) for k in ("binarization", "smooth_filter", "smooth_factor",
+              "add_threshold", "compensation_gain", "contact_compensation_gain")}
+    r = subprocess.run([ENV["GUI_START"], "/skinManager/rpc:i", "7", repr(neigh + 0.01)],
+                       env=S.env, capture_output=True, text=True, timeout=60)
+    thr_after, neigh_after = skind_param("add_threshold"), skind_param("max_neighbor_dist_m")
+    assert rpc("set threshold 9") == "[ok]"	# as the cases after this one expect
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = {}
+    ports = []
+    touch = []
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(" ")
+        if k == "port":
+            ports.append((v.split()[0], int(v.split()[1])))
+        elif k == "touch":
+            touch.append(v.split())
+        else:
+            got[k] = v
+    onoff = {"true": "on", "false": "off"}
+    assert got["binarization"] == onoff[before["binarization"]], got
+    assert got["smooth_filter"] == onoff[before["smooth_filter"]], got
+    assert float(got["smooth_factor"]) == float(before["smooth_factor"]), got
+    assert int(got["threshold"]) == float(before["add_threshold"]), got
+    assert float(got["gain"]) == float(before["compensation_gain"]), got
+    assert float(got["contact_gain"]) == float(before["contact_compensation_gain"]), got
+    assert float(got["neigh_dist"]) == neigh, got
+    assert got["info0"] == '"Name: " skinManager', got
+    assert got["info1"] == '"Robot Name: " icub', got
+    assert got["calibrating"] == "no" and "connected" in got, got
+    # the parts' raw ports in skind's order, each its taxel count
+    names = [l.split()[1] for l in skind_cmd("parts").splitlines() if l.startswith("part ")]
+    assert len(ports) == len(names) and ports, (ports, names)
+    for (port, n), part in zip(ports, names):
+        line = skind_cmd("thresholds " + part).splitlines()[0]
+        want = len(line[line.index("(") + 1:line.rindex(")")].split())
+        assert port.startswith("/icub/skin/") and n == want, (port, n, part, want)
+    assert [(t[0], int(t[1])) for t in touch] == ports, touch
+    total = sum(n for _, n in ports)
+    assert got["touch_total"] == "%d of %d" % (total, total), got
+    # the spin boxes: set then get, as the GUI checks it
+    assert got["set_threshold"].startswith("7 -> 7 "), got
+    assert float(thr_after) == 7
+    v, _, rest = got["set_neigh_dist"].partition(" -> ")
+    assert float(rest.split()[0]) == neigh and "[fail]" in rest, got
+    assert float(neigh_after) == neigh
+    print("# skinManagerGui's start: %s; ports %s"
+          % (" ".join("%s=%s" % kv for kv in sorted(got.items())
+                      if kv[0] in ("threshold", "gain", "neigh_dist", "calibrating")),
+             " ".join("%s:%d" % p for p in ports)))
 
 
 @case
