@@ -5,7 +5,7 @@
 #
 #   make            skin.ko for the running or given kernel, and user space
 #   make check      every test layer, then "N passed, N failed"
-#   make fuzz       every fuzzer for 10 M executions (about 2.5 hours)
+#   make fuzz       every fuzzer for 10 M executions (2.5 to 3.5 hours)
 #   make demo       the walking skeleton in a VM, live
 #   make checkpatch / make clean
 #   make install    DKMS module source, skinctl, udev rules, units, config,
@@ -41,7 +41,7 @@ check: deps
 
 # make check runs them for seconds; this is the long run: 10 M executions
 # per harness (FUZZ_RUNS), each capped at 2 hours (FUZZ_SECONDS); about
-# 2 h 15 min to 2 h 35 min on a 2-core machine (docs/TESTING.md).
+# 2 h 30 min to 3 h 30 min on a 2-core machine (docs/TESTING.md).
 fuzz: deps
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} FUZZ_SECONDS=$${FUZZ_SECONDS:-7200} tests/fuzz/run
 
