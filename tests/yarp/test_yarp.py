@@ -279,9 +279,13 @@ def contacts_libyarp_os():
     msgs = [l for l in r.stdout.splitlines() if l.startswith("msg ")]
     assert len(msgs) == 25
     seqs = [int(m.split()[1]) for m in msgs]
-    # (a plain Port's getEnvelope() may already hold the next message's:
-    # a repeat is YARP's, a decrease or a gap of many would be ours)
-    assert seqs == sorted(seqs) and len(set(seqs)) >= 20 and seqs[-1] - seqs[0] < 40, seqs
+    # (a plain Port's getEnvelope() may already hold the next message's,
+    # so a message can show its own count or the next one's: a repeat is
+    # YARP's, and there are at most as many as counts; a decrease, a count
+    # skipped twice in a row or a span past the messages read would be ours.
+    # A loaded host made 7 repeats of 25: a bound on repeats is not ours)
+    assert seqs == sorted(seqs) and len(set(seqs)) * 2 >= len(seqs) and \
+        all(b - a <= 2 for a, b in zip(seqs, seqs[1:])) and seqs[-1] - seqs[0] < 40, seqs
     touched = [m for m in msgs if int(m.split()[3]) > 0]
     assert touched, "no contact in 25 messages:\n" + r.stdout
     # skinPart 1 (left hand) with body part 3 and link 6, or the forearm
@@ -448,17 +452,26 @@ def gui_startup():
 @case
 def stalled_reader_dropped():
     """a reader that never reads (SIGSTOP) is dropped; another keeps reading"""
-    stalled = subprocess.Popen([YARP, "read", "/stalled", "/icub/skin/left_forearm_comp"],
-                               env=S.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True)
-    try:
-        # stopped once it reads data: past its talk with the name server,
-        # which a process stopped in the middle of it would hold up
-        while True:
+    # stopped once it reads data: past its talk with the name server,
+    # which a process stopped in the middle of it would hold up.  Stock
+    # `yarp read` now and then exits before its first message (2 runs in
+    # about 10 on a loaded host); that is the tool's start, not what this
+    # case tests: it is started again, at most three times, and says so.
+    for attempt in range(3):
+        stalled = subprocess.Popen([YARP, "read", "/stalled%d" % attempt,
+                                    "/icub/skin/left_forearm_comp"],
+                                   env=S.env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        line = stalled.stdout.readline()
+        while line and not (line.strip() and not line.startswith("[")):
             line = stalled.stdout.readline()
-            assert line, "the reader to stop never read"
-            if line.strip() and not line.startswith("["):
-                break
+        if line:
+            break
+        stalled.wait()
+        print("# yarp read exited before its first message (try %d): %s"
+              % (attempt + 1, stalled.stderr.read().strip()[-300:]))
+    assert line, "the reader to stop never read, three times"
+    try:
         os.kill(stalled.pid, signal.SIGSTOP)
         t0 = time.time()
         lines = read_port("/icub/skin/left_forearm_comp", "/r_live", 100, timeout=30)
