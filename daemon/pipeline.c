@@ -24,8 +24,11 @@
 
 #include <skin/proc.h>
 
+#include "clock.h"
+#include "fanout.h"
 #include "log.h"
-#include "skind.h"
+#include "pipeline.h"
+#include "shm.h"
 
 int pipeline_init(struct skind_skin *s, struct skin_error *err)
 {
@@ -205,7 +208,7 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 	}
 	p->frame_ts_ns = f->timestamp_ns;
 	p->samples++;
-	p->publish_ns = now_ns();
+	p->publish_ns = clock_monotonic_ns();
 	shm_publish_part(p);
 	p->dirty = true;
 	fanout_schedule(p->d);
