@@ -235,6 +235,11 @@ int pipeline_save_calibration(struct skind_skin *s)
 	return 0;
 }
 
+/*
+ * A command's calibration (protocol.c) or one at start: the parts
+ * published as calibrating at once, so that shm readers see it before
+ * the next sample.
+ */
 int pipeline_calibrate(struct skind_skin *s, int part)
 {
 	unsigned int i;
@@ -249,6 +254,7 @@ int pipeline_calibrate(struct skind_skin *s, int part)
 			log_field(LOG_NOTICE, "PART", s->parts[i].name,
 				  "%s: calibrating (do not touch the skin)",
 				  s->parts[i].name);
+			shm_publish_part(&s->parts[i]);
 		}
 	return 0;
 }
@@ -280,8 +286,8 @@ void pipeline_start(struct skind_skin *s)
 			copy_thresholds(p);
 			log_field(LOG_INFO, "PART", p->name,
 				  "%s: using the saved calibration", p->name);
-		} else {
-			pipeline_calibrate(s, (int)i);
+		} else if (!pipeline_calibrate(s, (int)i)) {
+			continue;	/* published as calibrating */
 		}
 		shm_publish_part(p);
 	}

@@ -33,7 +33,7 @@ int pipeline_events_init(struct skind *d);
 /* [RT] one board sample of @pt, processed and published */
 void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
 
-/* Start calibrating part @part (-1: every part): 0 or -errno */
+/* Start calibrating part @part (-1: every part), published: 0 or -errno */
 int pipeline_calibrate(struct skind_skin *s, int part);
 int pipeline_save_calibration(struct skind_skin *s);
 

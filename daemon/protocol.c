@@ -30,7 +30,6 @@
 #include "clock.h"
 #include "pipeline.h"
 #include "protocol.h"
-#include "shm.h"
 #include "skin.h"
 
 #define MAX_WORDS	8
@@ -832,10 +831,8 @@ static void cmd_calibrate(struct client *c, int argc, char **argv)
 		return;
 	}
 	for (i = 0; i < s->n_parts; i++)
-		if (!p || p == &s->parts[i]) {
+		if (!p || p == &s->parts[i])
 			s->parts[i].calibrate_client = c->id;
-			shm_publish_part(&s->parts[i]);
-		}
 	reply_ok(c, "calibrating %s %.3g s", p ? p->name : "all",
 		 skin_proc_params(s->proc)->calibration_s);
 }
