@@ -139,7 +139,9 @@ static void copy_contacts(struct skind_part *p)
 			o->n_taxels++;
 		}
 		/* the part's own flattened layout only (shm.h): NaN for
-		 * positions projected or unrolled */
+		 * positions projected or unrolled.  Here, not at fan-out:
+		 * shm publishes it with the contact, and it costs a loop
+		 * over the contact's taxels (300 instructions a contact) */
 		o->flat[0] = o->flat[1] = NAN;
 		if (flat)
 			skin_flatten_centroid(&p->flat, &p->contact_taxels[o->first_taxel],
