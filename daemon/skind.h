@@ -137,7 +137,10 @@ struct skind_part {
 	 * the contacts' flat positions, the evdev axes; x NULL: no geometry */
 	struct skin_flattening flat;
 
-	/* the real-time state, allocated at build time */
+	/* the snapshot: the part's latest publication, allocated at build
+	 * time, written by pipeline.c only (state's ATTACHED bit and lost:
+	 * input.c), and what every output formats from (shm.c, protocol.c,
+	 * evdev.c) */
 	uint8_t *raw;			/* n_taxels */
 	float *values;			/* n_taxels: compensated */
 	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
@@ -157,7 +160,7 @@ struct skind_part {
 	uint64_t publish_ns;
 	uint64_t lost;
 
-	/* shm block (writer's view) */
+	/* shm block (writer's view: shm.c) */
 	struct skin_shm_part *shm;
 	float *shm_values;
 	uint8_t *shm_raw;
