@@ -24,8 +24,9 @@
 #include <unistd.h>
 
 #include "skin_core.h"
+#include "configfs.h"
 #include "log.h"
-#include "skind.h"
+#include "options.h"
 
 static int write_attr(const char *dir, const char *attr, const char *value)
 {

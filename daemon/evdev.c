@@ -24,8 +24,8 @@
 #include <libevdev/libevdev-uinput.h>
 #include <libevdev/libevdev.h>
 
+#include "evdev.h"
 #include "log.h"
-#include "skind.h"
 
 #define EVDEV_SLOTS	10
 #define EVDEV_SCALE_METRE 10000.0	/* units per metre: 0.1 mm */

@@ -9,8 +9,9 @@
  * part published since the last run: subscribers get the newest state,
  * not every intermediate one (rates are what they asked for, at most).
  */
-#include "log.h"
-#include "skind.h"
+#include "evdev.h"
+#include "fanout.h"
+#include "server.h"
 
 static int on_fanout(sd_event_source *s, void *data)
 {

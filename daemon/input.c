@@ -31,8 +31,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "input.h"
 #include "log.h"
-#include "skind.h"
+#include "pipeline.h"
+#include "shm.h"
+#include "status.h"
 
 #define RESCAN_NS	1000000000ull
 
@@ -49,7 +53,7 @@ static void drain(struct skind_patch *pt)
 {
 	unsigned int n = pt->ring.ctrl->frame_count;
 	struct skind *d = pt->part->d;
-	uint64_t now = now_ns(), end;
+	uint64_t now = clock_monotonic_ns(), end;
 	struct skin_frame f;
 
 	if (now - pt->window_start_ns >= SKIND_WINDOW_NS) {
@@ -77,7 +81,7 @@ static void drain(struct skind_patch *pt)
 		pt->lost = pt->ring.lost;
 	}
 	/* the whole path's share of the window */
-	end = now_ns();
+	end = clock_monotonic_ns();
 	if (now - d->rt_window_start >= SKIND_WINDOW_NS) {
 		d->rt_window_start = now;
 		d->rt_busy_ns = 0;
@@ -107,7 +111,7 @@ static int on_rt_resume(sd_event_source *s, uint64_t usec, void *data)
 	(void)usec;
 	d->rt_resume = sd_event_source_disable_unref(d->rt_resume);
 	d->rt_paused = false;
-	d->rt_window_start = now_ns();
+	d->rt_window_start = clock_monotonic_ns();
 	d->rt_busy_ns = 0;
 	set_sources(d, SD_EVENT_ON);
 	return 0;
@@ -176,7 +180,7 @@ static int on_file_timer(sd_event_source *s, uint64_t usec, void *data)
 
 	drain(pt);
 	/* late (overloaded): skip the ticks we missed rather than catch up */
-	now = now_ns() / 1000;
+	now = clock_monotonic_ns() / 1000;
 	if (next <= now)
 		next = now + pt->period_ns / 1000;
 	sd_event_source_set_time(s, next);
@@ -344,7 +348,7 @@ void input_attach_all(struct skind *d)
 		try_attach(d, path, &st);
 	}
 	closedir(dir);
-	skind_update_status(d);
+	status_update(d);
 }
 
 void input_detach_skin(struct skind_skin *s)

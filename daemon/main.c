@@ -18,43 +18,30 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 
+#include "clock.h"
+#include "configfs.h"
+#include "evdev.h"
+#include "fanout.h"
+#include "input.h"
 #include "log.h"
-#include "skind.h"
+#include "options.h"
+#include "pipeline.h"
+#include "server.h"
+#include "shm.h"
+#include "skin.h"
+#include "status.h"
 
 #define STATUS_PERIOD_US	1000000ull
-
-void skind_update_status(struct skind *d)
-{
-	struct skind_skin *s = d->skin;
-	unsigned int i, attached = 0, calibrated = 0;
-	char status[256];
-
-	if (!s)
-		return;
-	for (i = 0; i < s->n_parts; i++) {
-		attached += s->parts[i].attached;
-		calibrated += !!(s->parts[i].state & SKIN_SHM_PART_CALIBRATED);
-	}
-	snprintf(status, sizeof(status),
-		 "%u parts (%u calibrated), %u/%u patches attached, %u clients, %llu events dropped",
-		 s->n_parts, calibrated, attached, s->n_patches, server_n_clients(d),
-		 (unsigned long long)server_total_drops(d));
-	if (strcmp(status, d->last_status)) {
-		sd_notifyf(0, "STATUS=%s", status);
-		snprintf(d->last_status, sizeof(d->last_status), "%s", status);
-	}
-}
 
 static int on_status(sd_event_source *s, uint64_t usec, void *data)
 {
 	struct skind *d = data;
 
-	skind_update_status(d);
+	status_update(d);
 	/* what the real-time path only counted */
 	if (d->rt_overloads != d->rt_overloads_logged) {
 		log_warn("input overloaded: paused %llu times in the last second so that clients are served (%llu in all); frames waited in the rings",
@@ -82,15 +69,11 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
-			   (unsigned long long)ts.tv_sec * 1000000ull +
-			   (unsigned long long)ts.tv_nsec / 1000);
+			   (unsigned long long)(clock_monotonic_ns() / 1000));
 		skind_skin_reload(d);
 		d->last_status[0] = 0;
-		skind_update_status(d);
+		status_update(d);
 		sd_notify(0, "READY=1");
 		return 0;
 	}
@@ -162,11 +145,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	sd_event_set_watchdog(d.event, true);
-	d.start_ns = now_ns();
+	d.start_ns = clock_monotonic_ns();
 	/* skin_shm_header.instance: (instance, generation) never repeats */
 	while (!d.instance)
 		if (getrandom(&d.instance, sizeof(d.instance), GRND_NONBLOCK) != sizeof(d.instance))
-			d.instance = now_ns() ^ ((uint64_t)getpid() << 32);
+			d.instance = clock_monotonic_ns() ^ ((uint64_t)getpid() << 32);
 
 	d.skin = skind_skin_build(&d, true, &err);
 	if (!d.skin) {
@@ -213,7 +196,7 @@ int main(int argc, char **argv)
 		log_warn("heartbeat timer: %s; shm readers will take skind for hung",
 			 strerror(-r));
 	}
-	skind_update_status(&d);
+	status_update(&d);
 	log_notice("ready: %u parts, %u patches, config %s, rings in %s",
 		   d.skin->n_parts, d.skin->n_patches, d.opt.config_path,
 		   d.opt.ring_dir);

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "skind.h"
+#include <skin/shm.h>
+
+#include "options.h"
 
 static void usage(FILE *fp)
 {

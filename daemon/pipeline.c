@@ -24,8 +24,11 @@
 
 #include <skin/proc.h>
 
+#include "clock.h"
+#include "fanout.h"
 #include "log.h"
-#include "skind.h"
+#include "pipeline.h"
+#include "shm.h"
 
 int pipeline_init(struct skind_skin *s, struct skin_error *err)
 {
@@ -136,7 +139,9 @@ static void copy_contacts(struct skind_part *p)
 			o->n_taxels++;
 		}
 		/* the part's own flattened layout only (shm.h): NaN for
-		 * positions projected or unrolled */
+		 * positions projected or unrolled.  Here, not at fan-out:
+		 * shm publishes it with the contact, and it costs a loop
+		 * over the contact's taxels (300 instructions a contact) */
 		o->flat[0] = o->flat[1] = NAN;
 		if (flat)
 			skin_flatten_centroid(&p->flat, &p->contact_taxels[o->first_taxel],
@@ -205,7 +210,7 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 	}
 	p->frame_ts_ns = f->timestamp_ns;
 	p->samples++;
-	p->publish_ns = now_ns();
+	p->publish_ns = clock_monotonic_ns();
 	shm_publish_part(p);
 	p->dirty = true;
 	fanout_schedule(p->d);
@@ -232,6 +237,11 @@ int pipeline_save_calibration(struct skind_skin *s)
 	return 0;
 }
 
+/*
+ * A command's calibration (protocol.c) or one at start: the parts
+ * published as calibrating at once, so that shm readers see it before
+ * the next sample.
+ */
 int pipeline_calibrate(struct skind_skin *s, int part)
 {
 	unsigned int i;
@@ -246,6 +256,7 @@ int pipeline_calibrate(struct skind_skin *s, int part)
 			log_field(LOG_NOTICE, "PART", s->parts[i].name,
 				  "%s: calibrating (do not touch the skin)",
 				  s->parts[i].name);
+			shm_publish_part(&s->parts[i]);
 		}
 	return 0;
 }
@@ -277,8 +288,8 @@ void pipeline_start(struct skind_skin *s)
 			copy_thresholds(p);
 			log_field(LOG_INFO, "PART", p->name,
 				  "%s: using the saved calibration", p->name);
-		} else {
-			pipeline_calibrate(s, (int)i);
+		} else if (!pipeline_calibrate(s, (int)i)) {
+			continue;	/* published as calibrating */
 		}
 		shm_publish_part(p);
 	}

@@ -26,7 +26,11 @@
 
 #include <skin/proc.h>
 
-#include "server.h"
+#include "client.h"
+#include "clock.h"
+#include "pipeline.h"
+#include "protocol.h"
+#include "skin.h"
 
 #define MAX_WORDS	8
 
@@ -61,7 +65,20 @@ static const char *state_name(uint32_t state)
 
 /* --- the lines every reply and event shares ------------------------------ */
 
-const char *json_str(char *buf, size_t len, const char *s)
+/*
+ * Every string of a JSON line goes through json_str(): @s escaped into
+ * @buf (skin_json_escape(): always NUL-terminated, never a partial
+ * escape) and @buf returned, for printf's arguments.  JSON_SIZE(n) is
+ * what n bytes of text may need escaped (6 per byte: \u00XX).
+ */
+#define JSON_SIZE(n)		((n) * 6 + 1)
+#define JSON_NAME_SIZE		JSON_SIZE(SKIN_SHM_NAME_LEN)
+
+_Static_assert(PROTOCOL_NOTICE_SIZE >= JSON_SIZE(1024), "a notice line's room");
+
+#define SHM_REFUSED_TEXT	"descriptors in flight at their bound; read the replies, or open the path"
+
+static const char *json_str(char *buf, size_t len, const char *s)
 {
 	skin_json_escape(buf, len, s);
 	return buf;
@@ -81,7 +98,29 @@ static size_t line_len(int n, size_t len)
 	return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
-void client_ok(struct client *c, const char *fmt, ...)
+/* A data line of a reply: @fmt's text and a newline, queued whole or counted. */
+static void __attribute__((format(printf, 2, 3)))
+reply_line(struct client *c, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(buf) - 2)
+		n = sizeof(buf) - 2;	/* replies built here are short */
+	buf[n++] = '\n';
+	if (!client_queue(c, buf, (size_t)n))
+		c->errors++;
+}
+
+/* The final line of a reply that succeeded: "ok [TEXT]". */
+static void __attribute__((format(printf, 2, 3)))
+reply_ok(struct client *c, const char *fmt, ...)
 {
 	char msg[1024] = "", esc[JSON_SIZE(1024)];
 	va_list ap;
@@ -94,17 +133,17 @@ void client_ok(struct client *c, const char *fmt, ...)
 	if (c->format == FORMAT_JSON) {
 		json_str(esc, sizeof(esc), msg);
 		if (msg[0])
-			client_printf(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
+			reply_line(c, "{\"type\":\"ok\",\"message\":\"%s\"}", esc);
 		else
-			client_printf(c, "{\"type\":\"ok\"}");
+			reply_line(c, "{\"type\":\"ok\"}");
 	} else {
 		text_clean(msg);
-		client_printf(c, msg[0] ? "ok %s" : "ok", msg);
+		reply_line(c, msg[0] ? "ok %s" : "ok", msg);
 	}
 }
 
-size_t protocol_error_line(char *buf, size_t len, enum client_format fmt,
-			   const char *code, const char *msg)
+static size_t error_line(char *buf, size_t len, enum client_format fmt,
+			 const char *code, const char *msg)
 {
 	char esc[JSON_SIZE(1024)], ecode[JSON_SIZE(64)], clean[1024];
 	int n;
@@ -121,7 +160,9 @@ size_t protocol_error_line(char *buf, size_t len, enum client_format fmt,
 	return line_len(n, len);
 }
 
-void client_error(struct client *c, const char *code, const char *fmt, ...)
+/* The final line of a reply that failed: "error CODE TEXT". */
+static void __attribute__((format(printf, 3, 4)))
+reply_error(struct client *c, const char *code, const char *fmt, ...)
 {
 	char msg[1024], line[JSON_SIZE(1024) + JSON_SIZE(64) + 64];
 	va_list ap;
@@ -131,9 +172,36 @@ void client_error(struct client *c, const char *code, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	c->errors++;
-	n = protocol_error_line(line, sizeof(line), c->format, code, msg);
+	n = error_line(line, sizeof(line), c->format, code, msg);
 	if (!n || !client_queue(c, line, n))
 		c->errors++;
+}
+
+void protocol_line_too_long(struct client *c, unsigned int max_line)
+{
+	reply_error(c, "line-too-long",
+		    "lines are at most %u bytes; skipped to the next newline",
+		    max_line - 1);
+}
+
+void protocol_idle_timeout(struct client *c, unsigned int seconds)
+{
+	reply_error(c, "timeout", "no complete command in %u s; closing", seconds);
+}
+
+size_t protocol_shm_refused_line(char *buf, size_t len, enum client_format fmt)
+{
+	return error_line(buf, len, fmt, "too-many-descriptors", SHM_REFUSED_TEXT);
+}
+
+/* Before the connection is a client: no format yet, bottle text. */
+size_t protocol_refused_line(char *buf, size_t len, bool per_user)
+{
+	int n = snprintf(buf, len, "error too-many-clients %s\n",
+			 per_user ? "your user holds its share of the connections; close one" :
+			 "the daemon serves its limit of clients; try again later");
+
+	return line_len(n, len);
 }
 
 size_t protocol_dropped_line(char *buf, size_t len, enum client_format fmt,
@@ -455,7 +523,7 @@ static struct skind_part *part_arg(struct client *c, const char *name)
 	struct skind_part *p = skind_skin_part(skin_of(c), name);
 
 	if (!p)
-		client_error(c, "no-such-part", "no part '%.64s'; 'parts' lists them", name);
+		reply_error(c, "no-such-part", "no part '%.64s'; 'parts' lists them", name);
 	return p;
 }
 
@@ -468,17 +536,17 @@ static void cmd_help(struct client *c, int argc, char **argv)
 	(void)argv;
 	for (cmd = commands; cmd->name; cmd++) {
 		if (json(c))
-			client_printf(c, "{\"type\":\"help\",\"command\":\"%s\",\"args\":\"%s\",\"help\":\"%s\",\"admin\":%s}",
-				      json_str(name, sizeof(name), cmd->name),
-				      json_str(args, sizeof(args), cmd->args),
-				      json_str(help, sizeof(help), cmd->help),
-				      cmd->admin ? "true" : "false");
+			reply_line(c, "{\"type\":\"help\",\"command\":\"%s\",\"args\":\"%s\",\"help\":\"%s\",\"admin\":%s}",
+				   json_str(name, sizeof(name), cmd->name),
+				   json_str(args, sizeof(args), cmd->args),
+				   json_str(help, sizeof(help), cmd->help),
+				   cmd->admin ? "true" : "false");
 		else
-			client_printf(c, "help %s%s%s -- %s%s", cmd->name,
-				      cmd->args[0] ? " " : "", cmd->args, cmd->help,
-				      cmd->admin ? " (admin)" : "");
+			reply_line(c, "help %s%s%s -- %s%s", cmd->name,
+				   cmd->args[0] ? " " : "", cmd->args, cmd->help,
+				   cmd->admin ? " (admin)" : "");
 	}
-	client_ok(c, NULL);
+	reply_ok(c, NULL);
 }
 
 static void cmd_status(struct client *c, int argc, char **argv)
@@ -487,7 +555,7 @@ static void cmd_status(struct client *c, int argc, char **argv)
 	struct skind_skin *s = d->skin;
 	unsigned int i, attached = 0, calibrated = 0;
 	char version[JSON_SIZE(sizeof(SKIND_VERSION))];
-	double up = (double)(now_ns() - d->start_ns) / 1e9;
+	double up = (double)(clock_monotonic_ns() - d->start_ns) / 1e9;
 
 	(void)argc;
 	(void)argv;
@@ -496,35 +564,35 @@ static void cmd_status(struct client *c, int argc, char **argv)
 		calibrated += !!(s->parts[i].state & SKIN_SHM_PART_CALIBRATED);
 	}
 	if (json(c))
-		client_printf(c, "{\"type\":\"status\",\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,"
-			      "\"generation\":%" PRIu64 ",\"uptime_s\":%.3f,\"parts\":%u,"
-			      "\"calibrated\":%u,\"patches\":%u,\"attached\":%u,\"clients\":%u,"
-			      "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
-			      ",\"overloads\":%" PRIu64 ",\"shm_refused\":%" PRIu64
-			      ",\"max_user_clients\":%u,\"refused_user\":%" PRIu64
-			      ",\"timeouts\":%" PRIu64 ",\"admin\":%s}",
-			      json_str(version, sizeof(version), SKIND_VERSION),
-			      SKIND_PROTOCOL_VERSION, (int)getpid(),
-			      d->generation, up, s->n_parts, calibrated, s->n_patches,
-			      attached, c->srv->n_clients, d->opt.max_clients,
-			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
-			      c->srv->fds_refused, d->opt.max_user_clients,
-			      c->srv->refused_user, c->srv->timeouts,
-			      c->admin ? "true" : "false");
+		reply_line(c, "{\"type\":\"status\",\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,"
+			   "\"generation\":%" PRIu64 ",\"uptime_s\":%.3f,\"parts\":%u,"
+			   "\"calibrated\":%u,\"patches\":%u,\"attached\":%u,\"clients\":%u,"
+			   "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
+			   ",\"overloads\":%" PRIu64 ",\"shm_refused\":%" PRIu64
+			   ",\"max_user_clients\":%u,\"refused_user\":%" PRIu64
+			   ",\"timeouts\":%" PRIu64 ",\"admin\":%s}",
+			   json_str(version, sizeof(version), SKIND_VERSION),
+			   SKIND_PROTOCOL_VERSION, (int)getpid(),
+			   d->generation, up, s->n_parts, calibrated, s->n_patches,
+			   attached, c->srv->n_clients, d->opt.max_clients,
+			   c->srv->refused, c->srv->total_drops, d->rt_overloads,
+			   c->srv->fds_refused, d->opt.max_user_clients,
+			   c->srv->refused_user, c->srv->timeouts,
+			   c->admin ? "true" : "false");
 	else
-		client_printf(c, "status version %s protocol %d pid %d generation %" PRIu64
-			      " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
-			      " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
-			      " overloads %" PRIu64 " shm_refused %" PRIu64
-			      " max_user_clients %u refused_user %" PRIu64 " timeouts %" PRIu64
-			      " admin %d",
-			      SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
-			      d->generation, up, s->n_parts, calibrated, s->n_patches,
-			      attached, c->srv->n_clients, d->opt.max_clients,
-			      c->srv->refused, c->srv->total_drops, d->rt_overloads,
-			      c->srv->fds_refused, d->opt.max_user_clients,
-			      c->srv->refused_user, c->srv->timeouts, c->admin);
-	client_ok(c, NULL);
+		reply_line(c, "status version %s protocol %d pid %d generation %" PRIu64
+			   " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
+			   " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
+			   " overloads %" PRIu64 " shm_refused %" PRIu64
+			   " max_user_clients %u refused_user %" PRIu64 " timeouts %" PRIu64
+			   " admin %d",
+			   SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
+			   d->generation, up, s->n_parts, calibrated, s->n_patches,
+			   attached, c->srv->n_clients, d->opt.max_clients,
+			   c->srv->refused, c->srv->total_drops, d->rt_overloads,
+			   c->srv->fds_refused, d->opt.max_user_clients,
+			   c->srv->refused_user, c->srv->timeouts, c->admin);
+	reply_ok(c, NULL);
 }
 
 static void part_lines(struct client *c, struct skind_part *p)
@@ -534,39 +602,39 @@ static void part_lines(struct client *c, struct skind_part *p)
 	unsigned int k;
 
 	if (json(c))
-		client_printf(c, "{\"type\":\"part\",\"name\":\"%s\",\"skin_part\":%u,\"body_part\":%u,"
-			      "\"link\":%d,\"taxels\":%u,\"patches\":%u,\"attached\":%u,"
-			      "\"state\":\"%s\",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
-			      ",\"contacts\":%u}",
-			      json_str(name, sizeof(name), p->name), mp->skin_part, mp->body_part, mp->link_number,
-			      p->n_taxels, p->n_patches, p->attached,
-			      state_name(p->state), p->samples, p->lost, p->n_contacts);
+		reply_line(c, "{\"type\":\"part\",\"name\":\"%s\",\"skin_part\":%u,\"body_part\":%u,"
+			   "\"link\":%d,\"taxels\":%u,\"patches\":%u,\"attached\":%u,"
+			   "\"state\":\"%s\",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
+			   ",\"contacts\":%u}",
+			   json_str(name, sizeof(name), p->name), mp->skin_part, mp->body_part, mp->link_number,
+			   p->n_taxels, p->n_patches, p->attached,
+			   state_name(p->state), p->samples, p->lost, p->n_contacts);
 	else
-		client_printf(c, "part %s skin_part %u body_part %u link %d taxels %u patches %u"
-			      " attached %u state %s samples %" PRIu64 " lost %" PRIu64
-			      " contacts %u",
-			      p->name, mp->skin_part, mp->body_part, mp->link_number,
-			      p->n_taxels, p->n_patches, p->attached,
-			      state_name(p->state), p->samples, p->lost, p->n_contacts);
+		reply_line(c, "part %s skin_part %u body_part %u link %d taxels %u patches %u"
+			   " attached %u state %s samples %" PRIu64 " lost %" PRIu64
+			   " contacts %u",
+			   p->name, mp->skin_part, mp->body_part, mp->link_number,
+			   p->n_taxels, p->n_patches, p->attached,
+			   state_name(p->state), p->samples, p->lost, p->n_contacts);
 	for (k = 0; k < p->n_patches; k++) {
 		struct skind_patch *pt = &p->patches[k];
 
 		if (json(c))
-			client_printf(c, "{\"type\":\"patch\",\"part\":\"%s\",\"name\":\"%s\",\"bus\":\"%s\","
-				      "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
-				      ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
-				      ",\"skipped\":%" PRIu64 "}",
-				      json_str(name, sizeof(name), p->name),
-				      json_str(pname, sizeof(pname), pt->name),
-				      json_str(bus, sizeof(bus), pt->ifname), pt->address,
-				      pt->attached ? "true" : "false", pt->frames,
-				      pt->lost, pt->partial, pt->skipped);
+			reply_line(c, "{\"type\":\"patch\",\"part\":\"%s\",\"name\":\"%s\",\"bus\":\"%s\","
+				   "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
+				   ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
+				   ",\"skipped\":%" PRIu64 "}",
+				   json_str(name, sizeof(name), p->name),
+				   json_str(pname, sizeof(pname), pt->name),
+				   json_str(bus, sizeof(bus), pt->ifname), pt->address,
+				   pt->attached ? "true" : "false", pt->frames,
+				   pt->lost, pt->partial, pt->skipped);
 		else
-			client_printf(c, "patch %s %s bus %s address %d %s frames %" PRIu64
-				      " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64,
-				      p->name, pt->name, pt->ifname, pt->address,
-				      pt->attached ? "attached" : "detached", pt->frames,
-				      pt->lost, pt->partial, pt->skipped);
+			reply_line(c, "patch %s %s bus %s address %d %s frames %" PRIu64
+				   " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64,
+				   p->name, pt->name, pt->ifname, pt->address,
+				   pt->attached ? "attached" : "detached", pt->frames,
+				   pt->lost, pt->partial, pt->skipped);
 	}
 }
 
@@ -585,7 +653,7 @@ static void cmd_parts(struct client *c, int argc, char **argv)
 		for (i = 0; i < s->n_parts; i++)
 			part_lines(c, &s->parts[i]);
 	}
-	client_ok(c, NULL);
+	reply_ok(c, NULL);
 }
 
 /*
@@ -600,7 +668,7 @@ static bool snapshot(struct client *c, struct skind_part *p, enum sub_kind kind)
 
 	protocol_event_line(p, kind, c->format, &line, &len);
 	if (!line || !client_queue(c, line, len)) {
-		client_error(c, "internal", "the reply did not fit");
+		reply_error(c, "internal", "the reply did not fit");
 		return false;
 	}
 	return true;
@@ -621,7 +689,7 @@ static void cmd_contacts(struct client *c, int argc, char **argv)
 			if (!snapshot(c, &s->parts[i], SUB_CONTACTS))
 				return;
 	}
-	client_ok(c, NULL);
+	reply_ok(c, NULL);
 }
 
 static void cmd_taxels(struct client *c, int argc, char **argv)
@@ -629,12 +697,12 @@ static void cmd_taxels(struct client *c, int argc, char **argv)
 	struct skind_part *p;
 
 	if (argc != 2) {
-		client_error(c, "usage", "taxels PART");
+		reply_error(c, "usage", "taxels PART");
 		return;
 	}
 	p = part_arg(c, argv[1]);
 	if (p && snapshot(c, p, SUB_TAXELS))
-		client_ok(c, NULL);
+		reply_ok(c, NULL);
 }
 
 static void cmd_thresholds(struct client *c, int argc, char **argv)
@@ -644,7 +712,7 @@ static void cmd_thresholds(struct client *c, int argc, char **argv)
 	char *line;
 
 	if (argc != 2) {
-		client_error(c, "usage", "thresholds PART");
+		reply_error(c, "usage", "thresholds PART");
 		return;
 	}
 	p = part_arg(c, argv[1]);
@@ -654,9 +722,9 @@ static void cmd_thresholds(struct client *c, int argc, char **argv)
 	line = malloc(cap);
 	len = line ? thresholds_line(line, cap, p, c->format) : 0;
 	if (!len || !client_queue(c, line, len))
-		client_error(c, "internal", "the reply did not fit");
+		reply_error(c, "internal", "the reply did not fit");
 	else
-		client_ok(c, NULL);
+		reply_ok(c, NULL);
 	free(line);
 }
 
@@ -669,7 +737,7 @@ static int parse_rate(struct client *c, const char *s, unsigned int *rate)
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || v < 1 || v > max) {
-		client_error(c, "bad-value", "RATE is a whole number of hertz, 1..%u", max);
+		reply_error(c, "bad-value", "RATE is a whole number of hertz, 1..%u", max);
 		return -1;
 	}
 	*rate = (unsigned int)v;
@@ -702,7 +770,7 @@ static void cmd_subscribe(struct client *c, int argc, char **argv)
 	int r = 0;
 
 	if (argc < 3 || argc > 4 || sub_kind_arg(argv[1], &kind) < 0) {
-		client_error(c, "usage", "subscribe contacts|taxels|samples PART|all [RATE]");
+		reply_error(c, "usage", "subscribe contacts|taxels|samples PART|all [RATE]");
 		return;
 	}
 	if (argc == 4 && parse_rate(c, argv[3], &rate) < 0)
@@ -717,14 +785,14 @@ static void cmd_subscribe(struct client *c, int argc, char **argv)
 		n = 1;
 	}
 	if (r == -ENOSPC) {
-		client_error(c, "too-many-subscriptions", "at most %u per client",
-			     c->srv->d->opt.max_subscriptions);
+		reply_error(c, "too-many-subscriptions", "at most %u per client",
+			    c->srv->d->opt.max_subscriptions);
 		return;
 	}
 	if (rate)
-		client_ok(c, "subscribed %s %s %u", argv[1], argv[2], rate);
+		reply_ok(c, "subscribed %s %s %u", argv[1], argv[2], rate);
 	else
-		client_ok(c, "subscribed %s %s every", argv[1], argv[2]);
+		reply_ok(c, "subscribed %s %s every", argv[1], argv[2]);
 }
 
 static void cmd_unsubscribe(struct client *c, int argc, char **argv)
@@ -735,13 +803,13 @@ static void cmd_unsubscribe(struct client *c, int argc, char **argv)
 
 	if (argc > 3 || (argc > 1 && strcmp(argv[1], "all") &&
 			 sub_kind_arg(argv[1], &k) < 0)) {
-		client_error(c, "usage", "unsubscribe [contacts|taxels|samples|all [PART]]");
+		reply_error(c, "usage", "unsubscribe [contacts|taxels|samples|all [PART]]");
 		return;
 	}
 	if (argc > 1 && strcmp(argv[1], "all"))
 		kind = (int)k;
 	n = client_unsubscribe(c, kind, argc > 2 ? argv[2] : NULL);
-	client_ok(c, "unsubscribed %u", n);
+	reply_ok(c, "unsubscribed %u", n);
 }
 
 static void cmd_calibrate(struct client *c, int argc, char **argv)
@@ -752,23 +820,21 @@ static void cmd_calibrate(struct client *c, int argc, char **argv)
 	int r;
 
 	if (argc > 2) {
-		client_error(c, "usage", "calibrate [PART]");
+		reply_error(c, "usage", "calibrate [PART]");
 		return;
 	}
 	if (argc == 2 && !(p = part_arg(c, argv[1])))
 		return;
 	r = pipeline_calibrate(s, p ? (int)p->index : -1);
 	if (r < 0) {
-		client_error(c, "internal", "calibration not started: %s", strerror(-r));
+		reply_error(c, "internal", "calibration not started: %s", strerror(-r));
 		return;
 	}
 	for (i = 0; i < s->n_parts; i++)
-		if (!p || p == &s->parts[i]) {
+		if (!p || p == &s->parts[i])
 			s->parts[i].calibrate_client = c->id;
-			shm_publish_part(&s->parts[i]);
-		}
-	client_ok(c, "calibrating %s %.3g s", p ? p->name : "all",
-		  skin_proc_params(s->proc)->calibration_s);
+	reply_ok(c, "calibrating %s %.3g s", p ? p->name : "all",
+		 skin_proc_params(s->proc)->calibration_s);
 }
 
 static void param_line(struct client *c, const char *name)
@@ -779,11 +845,11 @@ static void param_line(struct client *c, const char *name)
 	if (r < 0)
 		return;
 	if (json(c))
-		client_printf(c, "{\"type\":\"param\",\"name\":\"%s\",\"value\":\"%s\"}",
-			      json_str(jname, sizeof(jname), name),
-			      json_str(jvalue, sizeof(jvalue), value));
+		reply_line(c, "{\"type\":\"param\",\"name\":\"%s\",\"value\":\"%s\"}",
+			   json_str(jname, sizeof(jname), name),
+			   json_str(jvalue, sizeof(jvalue), value));
 	else
-		client_printf(c, "param %s %s", name, value);
+		reply_line(c, "param %s %s", name, value);
 }
 
 static void cmd_get(struct client *c, int argc, char **argv)
@@ -793,23 +859,23 @@ static void cmd_get(struct client *c, int argc, char **argv)
 	int r;
 
 	if (argc > 2) {
-		client_error(c, "usage", "get [PARAM]");
+		reply_error(c, "usage", "get [PARAM]");
 		return;
 	}
 	if (argc == 1) {
 		for (; *names; names++)
 			param_line(c, *names);
-		client_ok(c, NULL);
+		reply_ok(c, NULL);
 		return;
 	}
 	r = skin_proc_get(skin_of(c)->proc, argv[1], value, sizeof(value));
 	if (r < 0) {
-		client_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
-			     argv[1]);
+		reply_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
+			    argv[1]);
 		return;
 	}
 	param_line(c, argv[1]);
-	client_ok(c, NULL);
+	reply_ok(c, NULL);
 }
 
 static void cmd_set(struct client *c, int argc, char **argv)
@@ -818,31 +884,31 @@ static void cmd_set(struct client *c, int argc, char **argv)
 	int r;
 
 	if (argc != 3) {
-		client_error(c, "usage", "set PARAM VALUE");
+		reply_error(c, "usage", "set PARAM VALUE");
 		return;
 	}
 	r = skin_proc_set(skin_of(c)->proc, argv[1], argv[2], why, sizeof(why));
 	if (r == -ENOENT)
-		client_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
-			     argv[1]);
+		reply_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
+			    argv[1]);
 	else if (r == -EROFS)
-		client_error(c, "read-only", "%s cannot change while skind runs", argv[1]);
+		reply_error(c, "read-only", "%s cannot change while skind runs", argv[1]);
 	else if (r < 0)
-		client_error(c, "bad-value", "%s", why[0] ? why : strerror(-r));
+		reply_error(c, "bad-value", "%s", why[0] ? why : strerror(-r));
 	else {
 		param_line(c, argv[1]);
-		client_ok(c, NULL);
+		reply_ok(c, NULL);
 	}
 }
 
 static void cmd_format(struct client *c, int argc, char **argv)
 {
 	if (argc != 2 || (strcmp(argv[1], "bottle") && strcmp(argv[1], "json"))) {
-		client_error(c, "usage", "format bottle|json");
+		reply_error(c, "usage", "format bottle|json");
 		return;
 	}
 	c->format = !strcmp(argv[1], "json") ? FORMAT_JSON : FORMAT_BOTTLE;
-	client_ok(c, "format %s", argv[1]);
+	reply_ok(c, "format %s", argv[1]);
 }
 
 static void cmd_shm(struct client *c, int argc, char **argv)
@@ -854,16 +920,16 @@ static void cmd_shm(struct client *c, int argc, char **argv)
 
 	(void)argv;
 	if (argc != 1) {
-		client_error(c, "usage", "shm");
+		reply_error(c, "usage", "shm");
 		return;
 	}
 	if (client_fd_room(c) < 0) {
-		client_error(c, "too-many-descriptors", SHM_REFUSED_TEXT);
+		reply_error(c, "too-many-descriptors", SHM_REFUSED_TEXT);
 		return;
 	}
 	fd = fcntl(s->shm_ro_fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
-		client_error(c, "internal", "cannot pass the descriptor: %s", strerror(errno));
+		reply_error(c, "internal", "cannot pass the descriptor: %s", strerror(errno));
 		return;
 	}
 	if (json(c)) {
@@ -872,19 +938,19 @@ static void cmd_shm(struct client *c, int argc, char **argv)
 
 		if (!path) {
 			close(fd);
-			client_error(c, "internal", "out of memory");
+			reply_error(c, "internal", "out of memory");
 			return;
 		}
-		client_printf(c, "{\"type\":\"shm\",\"path\":\"%s\",\"size\":%zu,\"generation\":%" PRIu64
-			      ",\"version\":\"%d.%d\"}", json_str(path, n, d->opt.shm_path),
-			      s->shm_size, s->generation, SKIN_SHM_VERSION_MAJOR,
-			      SKIN_SHM_VERSION_MINOR);
+		reply_line(c, "{\"type\":\"shm\",\"path\":\"%s\",\"size\":%zu,\"generation\":%" PRIu64
+			   ",\"version\":\"%d.%d\"}", json_str(path, n, d->opt.shm_path),
+			   s->shm_size, s->generation, SKIN_SHM_VERSION_MAJOR,
+			   SKIN_SHM_VERSION_MINOR);
 		free(path);
 	} else
-		client_printf(c, "shm %s size %zu generation %" PRIu64 " version %d.%d",
-			      d->opt.shm_path, s->shm_size, s->generation,
-			      SKIN_SHM_VERSION_MAJOR, SKIN_SHM_VERSION_MINOR);
-	client_ok(c, NULL);
+		reply_line(c, "shm %s size %zu generation %" PRIu64 " version %d.%d",
+			   d->opt.shm_path, s->shm_size, s->generation,
+			   SKIN_SHM_VERSION_MAJOR, SKIN_SHM_VERSION_MINOR);
+	reply_ok(c, NULL);
 	client_pass_fd(c, fd, at);	/* with the first byte of this reply */
 }
 
@@ -892,7 +958,7 @@ static void cmd_quit(struct client *c, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	client_ok(c, "bye");
+	reply_ok(c, "bye");
 	client_close_after_reply(c);
 }
 
@@ -922,7 +988,7 @@ void protocol_command(struct client *c, char *line)
 
 	for (w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		if (argc == MAX_WORDS) {
-			client_error(c, "usage", "too many words (at most %d)", MAX_WORDS);
+			reply_error(c, "usage", "too many words (at most %d)", MAX_WORDS);
 			return;
 		}
 		argv[argc++] = w;
@@ -934,13 +1000,13 @@ void protocol_command(struct client *c, char *line)
 		if (!strcmp(cmd->name, argv[0]))
 			break;
 	if (!cmd->name) {
-		client_error(c, "unknown-command", "'%.64s'; 'help' lists the commands",
-			     argv[0]);
+		reply_error(c, "unknown-command", "'%.64s'; 'help' lists the commands",
+			    argv[0]);
 		return;
 	}
 	if (cmd->admin && !c->admin) {
-		client_error(c, "permission-denied",
-			     "%s needs root or the admin group", cmd->name);
+		reply_error(c, "permission-denied",
+			    "%s needs root or the admin group", cmd->name);
 		return;
 	}
 	cmd->run(c, argc, argv);

@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +37,13 @@
 #include <skin/proc.h>
 
 #include "cleanup.h"
+#include "client.h"
+#include "clock.h"
 #include "log.h"
+#include "options.h"
+#include "protocol.h"
 #include "server.h"
+#include "skin.h"
 
 #define ACCEPT_BURST	32
 #define LINE_BURST	64		/* lines per dispatch */
@@ -75,29 +79,6 @@ bool client_queue(struct client *c, const char *buf, size_t len)
 	c->q_len += len;
 	c->q_total += len;
 	return true;
-}
-
-static void client_vprintf(struct client *c, const char *fmt, va_list ap)
-{
-	char buf[8192];
-	int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(buf) - 2)
-		n = sizeof(buf) - 2;	/* replies built here are short */
-	buf[n++] = '\n';
-	if (!client_queue(c, buf, (size_t)n))
-		c->errors++;
-}
-
-void client_printf(struct client *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	client_vprintf(c, fmt, ap);
-	va_end(ap);
 }
 
 /* --- descriptors in flight (server.h) ----------------------------------- */
@@ -182,13 +163,12 @@ static void fds_refused_at_send(struct client *c)
 {
 	struct pass_fd *pf = &c->fds[0];
 	size_t len = (size_t)(pf->end - pf->at), n, room, first;
-	char line[256];
+	char line[PROTOCOL_NOTICE_SIZE];
 
 	c->q_head = (c->q_head + len) % c->q_cap;
 	c->q_len -= len;
 	c->sent_total += len;
-	n = protocol_error_line(line, sizeof(line), pf->format, "too-many-descriptors",
-				SHM_REFUSED_TEXT);
+	n = protocol_shm_refused_line(line, sizeof(line), pf->format);
 	room = q_free(c);
 	if (n > room) {			/* a full queue, a short reply: never seen */
 		n = room;
@@ -269,7 +249,7 @@ unsigned int client_unsubscribe(struct client *c, int kind, const char *part)
 /* Tell a client what it missed, when there is room to say so. */
 static void report_drops(struct client *c)
 {
-	char line[128];
+	char line[PROTOCOL_NOTICE_SIZE];
 	size_t n;
 
 	if (c->drops == c->drops_reported)
@@ -283,7 +263,7 @@ static void report_drops(struct client *c)
 void server_fanout_part(struct skind *d, struct skind_part *p)
 {
 	struct skind_server *srv = d->server;
-	uint64_t now = now_ns();
+	uint64_t now = clock_monotonic_ns();
 	struct client *c, *next;
 	unsigned int i;
 
@@ -327,7 +307,7 @@ void server_skin_replaced(struct skind *d)
 	struct skind_server *srv = d->server;
 	struct client *c, *next;
 	unsigned int i;
-	char line[128];
+	char line[PROTOCOL_NOTICE_SIZE];
 	size_t n;
 
 	if (!srv)
@@ -354,7 +334,7 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 {
 	struct skind_server *srv = d->server;
 	struct client *c;
-	char line[JSON_SIZE(1024)];
+	char line[PROTOCOL_NOTICE_SIZE];
 	size_t n;
 
 	if (!srv || !p->calibrate_client ||
@@ -503,7 +483,7 @@ static void idle_update(struct client *c)
 	}
 	if (on)
 		return;			/* the time runs from the first byte */
-	sd_event_source_set_time(c->idle, (now_ns() + (uint64_t)c->srv->d->opt.idle_timeout_s *
+	sd_event_source_set_time(c->idle, (clock_monotonic_ns() + (uint64_t)c->srv->d->opt.idle_timeout_s *
 					   1000000000ull) / 1000);
 	sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
 }
@@ -520,8 +500,7 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *data)
 	log_debug("client %llu (pid %d uid %d): no complete command in %u s; closing",
 		  (unsigned long long)c->id, (int)c->cred.pid, (int)c->cred.uid,
 		  c->srv->d->opt.idle_timeout_s);
-	client_error(c, "timeout", "no complete command in %u s; closing",
-		     c->srv->d->opt.idle_timeout_s);
+	protocol_idle_timeout(c, c->srv->d->opt.idle_timeout_s);
 	c->closing = true;
 	c->in_len = 0;
 	/* what the socket takes now, then the slot is free */
@@ -562,7 +541,7 @@ static void pause_for(struct client *c, uint64_t ns)
 		return;
 	/* from the real now, not the loop's cached one */
 	r = sd_event_add_time(c->srv->d->event, &c->resume, CLOCK_MONOTONIC,
-			      (now_ns() + ns) / 1000, 1000, on_resume, c);
+			      (clock_monotonic_ns() + ns) / 1000, 1000, on_resume, c);
 	if (r >= 0)
 		sd_event_source_set_priority(c->resume, SKIND_PRIO_CLIENT);
 }
@@ -586,9 +565,7 @@ bool client_take_line(struct client *c)
 	if (!nl) {
 		if (c->in_len >= max_line) {
 			if (!c->discarding)
-				client_error(c, "line-too-long",
-					     "lines are at most %u bytes; skipped to the next newline",
-					     max_line - 1);
+				protocol_line_too_long(c, max_line);
 			c->discarding = true;
 			c->in_len = 0;
 			c->tokens -= 1;
@@ -624,7 +601,7 @@ static void process_lines(struct client *c)
 {
 	unsigned int done = 0;
 
-	refill(c, now_ns());
+	refill(c, clock_monotonic_ns());
 	while (!c->paused && !c->closing) {
 		if (c->tokens < 1) {
 			pause_for(c, (uint64_t)((1 - c->tokens) * 1e9 /
@@ -766,17 +743,14 @@ static bool is_admin(const struct skind_options *o, int fd,
 
 static void refuse(struct skind_server *srv, int fd, bool user)
 {
-	static const char all[] =
-		"error too-many-clients the daemon serves its limit of clients; try again later\n";
-	static const char mine[] =
-		"error too-many-clients your user holds its share of the connections; close one\n";
-	const char *msg = user ? mine : all;
+	char line[PROTOCOL_NOTICE_SIZE];
+	size_t n = protocol_refused_line(line, sizeof(line), user);
 
 	if (user)
 		srv->refused_user++;
 	else
 		srv->refused++;
-	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+	if (send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_debug("refused client: %s", strerror(errno));
 	close(fd);
 }
@@ -837,7 +811,7 @@ static void accept_one(struct skind_server *srv, int fd)
 	c->q_cap = o->queue_bytes;
 	c->id = ++srv->next_id;
 	c->tokens = o->cmd_rate;
-	c->tokens_ns = now_ns();
+	c->tokens_ns = clock_monotonic_ns();
 	c->cred = cred;
 	c->user = u;
 	c->admin = is_admin(o, fd, &c->cred);
@@ -846,7 +820,7 @@ static void accept_one(struct skind_server *srv, int fd)
 		goto fail;
 	sd_event_source_set_priority(c->io, SKIND_PRIO_CLIENT);
 	r = sd_event_add_time(srv->d->event, &c->idle, CLOCK_MONOTONIC,
-			      (now_ns() + (uint64_t)o->idle_timeout_s * 1000000000ull) / 1000,
+			      (clock_monotonic_ns() + (uint64_t)o->idle_timeout_s * 1000000000ull) / 1000,
 			      100000, on_idle, c);
 	if (r < 0)
 		goto fail;

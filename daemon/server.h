@@ -1,159 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * server.h - the socket's clients, between server.c and protocol.c
+ * server.h - the Unix socket: listening, clients, queues, limits (server.c)
+ *
+ * The socket for the rest of the daemon: started and stopped (main.c),
+ * told of a reload (skin.c), fed from the fan-out (fanout.c: a part's
+ * publication, a calibration's end), counted (status.c).  Its objects,
+ * shared with protocol.c only, are in client.h.  Never on the real-time
+ * path.
  */
 #ifndef SKIND_SERVER_H
 #define SKIND_SERVER_H
 
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "skind.h"
 
-enum client_format { FORMAT_BOTTLE = 0, FORMAT_JSON = 1 };
-/* SUB_SAMPLES: a short line per publication, the wakeup of shm readers */
-enum sub_kind { SUB_CONTACTS = 0, SUB_TAXELS = 1, SUB_SAMPLES = 2 };
-#define SUB_KINDS	3
-
-struct subscription {
-	char part[SKIN_SHM_NAME_LEN];	/* by name: survives reloads */
-	int part_index;			/* in the current skin, -1 gone */
-	enum sub_kind kind;
-	unsigned int rate_hz;		/* 0: every publication */
-	uint64_t interval_ns;
-	uint64_t next_ns;
-	uint64_t last_sample;		/* publication last sent */
-};
-
-/*
- * Descriptors in flight: a `shm` reply's descriptor is in flight from the
- * moment it is queued until the client has read everything skind sent it
- * (SIOCOUTQ 0: the kernel's count of descriptors in flight falls only
- * then).  Bounded per client, per user and for the daemon (a share of
- * RLIMIT_NOFILE), so that no client can make sendmsg() fail for the
- * others (ETOOMANYREFS, issue 16 item 2).
- */
-#define CLIENT_FDS_MAX		8
-#define USER_FDS_MAX		32
-#define SHM_REFUSED_TEXT	"descriptors in flight at their bound; read the replies, or open the path"
-
-struct pass_fd {
-	int fd;
-	uint64_t at;			/* the first byte of its reply (q_total) */
-	uint64_t end;			/* the byte after its reply */
-	enum client_format format;	/* of the reply, for a refusal */
-};
-
-/* The clients of one uid (SO_PEERCRED): their slots and descriptors. */
-struct peer_user {
-	uid_t uid;
-	unsigned int clients;		/* 0: a free entry */
-	unsigned int fds;		/* in flight */
-};
-
-struct client {
-	struct client *next, *prev;
-	struct skind_server *srv;
-	uint64_t id;
-	int fd;
-	sd_event_source *io;
-	sd_event_source *resume;	/* rate limit: timer to read again */
-	sd_event_source *idle;		/* on while no command is complete */
-	struct ucred cred;
-	struct peer_user *user;		/* the server's entry of cred.uid */
-	bool admin;			/* may calibrate and set */
-	enum client_format format;
-
-	/* input: one line at most max_line bytes */
-	char *in;
-	size_t in_len;
-	bool discarding;		/* inside a line that was too long */
-	bool read_closed;		/* EOF: half-closed or gone */
-	bool paused;			/* queue full or out of tokens */
-	bool closing;			/* close once the queue is sent */
-
-	/* output: a ring of bytes */
-	char *q;
-	size_t q_cap, q_head, q_len;
-	uint64_t q_total;		/* bytes ever queued */
-	uint64_t sent_total;		/* bytes ever sent (or taken back) */
-	struct pass_fd fds[CLIENT_FDS_MAX];	/* queued, in byte order */
-	unsigned int n_fds;
-	unsigned int fds_sent;		/* sent; in flight until SIOCOUTQ is 0 */
-
-	/* events not queued because the queue was full */
-	uint64_t drops, drops_reported;
-
-	/* command budget (token bucket) */
-	double tokens;
-	uint64_t tokens_ns;
-	uint64_t commands, errors;
-
-	unsigned int n_subs;
-	struct subscription *subs;	/* max_subscriptions */
-};
-
-struct skind_server {
-	struct skind *d;
-	int listen_fd;
-	bool activated;			/* fd from systemd */
-	sd_event_source *listen_io;
-	struct client *clients;		/* list */
-	unsigned int n_clients;
-	uint64_t next_id;
-	uint64_t accepted, refused, total_drops;
-	sd_event_source *accept_resume;
-	struct peer_user *users;	/* max_clients entries */
-	unsigned int fds_inflight, fds_budget, user_fds_max;
-	uint64_t fds_refused;		/* `shm` answered too-many-descriptors */
-	uint64_t refused_user;		/* over the per-user share of slots */
-	uint64_t timeouts;		/* closed: no command within the time */
-};
-
-/* server.c: the line splitter, without I/O (a buffer and a client) */
-bool client_take_line(struct client *c);
-
-/* protocol.c: the commands, and the text of every line (bottle or JSON) */
-void protocol_command(struct client *c, char *line);
-void protocol_event_line(struct skind_part *p, enum sub_kind kind,
-			 enum client_format fmt, char **line, size_t *len);
-/* A line ending in '\n' into @buf: its length, 0 when it does not fit. */
-size_t protocol_error_line(char *buf, size_t len, enum client_format fmt,
-			   const char *code, const char *msg);
-size_t protocol_dropped_line(char *buf, size_t len, enum client_format fmt,
-			     uint64_t count, uint64_t total);
-size_t protocol_reload_line(char *buf, size_t len, enum client_format fmt,
-			    uint64_t generation);
-size_t protocol_calibration_line(char *buf, size_t len, enum client_format fmt,
-				 const struct skind_part *p, unsigned int events);
-
-/* server.c: replies.  A reply is zero or more data lines and one final
- * line: "ok ..." or "error CODE TEXT" (docs/PROTOCOL.md), which
- * client_ok() and client_error() of protocol.c word. */
-bool client_queue(struct client *c, const char *buf, size_t len);
-void client_printf(struct client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void client_ok(struct client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void client_error(struct client *c, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int client_fd_room(struct client *c);
-void client_pass_fd(struct client *c, int fd, uint64_t at);
-void client_close_after_reply(struct client *c);
-int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
-		     unsigned int rate_hz);
-unsigned int client_unsubscribe(struct client *c, int kind, const char *part);
-
-/*
- * Every string of a JSON line goes through json_str(): @s escaped into
- * @buf (skin_json_escape(): always NUL-terminated, never a partial
- * escape) and @buf returned, for printf's arguments.  JSON_SIZE(n) is
- * what n bytes of text may need escaped (6 per byte: \u00XX).
- */
-#define JSON_SIZE(n)		((n) * 6 + 1)
-#define JSON_NAME_SIZE		JSON_SIZE(SKIN_SHM_NAME_LEN)
-const char *json_str(char *buf, size_t len, const char *s);
+int server_start(struct skind *d);
+void server_stop(struct skind *d);
+/* The subscribers of @p: its latest publication's lines, queued and sent */
+void server_fanout_part(struct skind *d, struct skind_part *p);
+/* After a reload: subscriptions follow their parts by name, "reload" told */
+void server_skin_replaced(struct skind *d);
+/* The client that asked for @p's calibration: how it ended */
+void server_calibration_done(struct skind *d, struct skind_part *p,
+			     unsigned int events);
+unsigned int server_n_clients(const struct skind *d);
+uint64_t server_total_drops(const struct skind *d);
 
 #endif

@@ -19,11 +19,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
-#include "skind.h"
+#include "shm.h"
 
 static size_t align_up(size_t v, size_t a)
 {
@@ -46,14 +46,6 @@ static size_t part_layout(struct skin_shm_part_desc *pd, unsigned int n_taxels)
 	pd->contact_taxels_off = (uint32_t)off;
 	off += align_up(n_taxels * sizeof(uint32_t), 8);
 	return align_up(off, SKIN_SHM_ALIGN);
-}
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -178,7 +170,7 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 	h->size = size;
 	h->generation = s->generation;
 	h->pid = (uint32_t)getpid();
-	h->created_ns = realtime_ns();
+	h->created_ns = clock_realtime_ns();
 	h->period_ms = s->config->comp.period_ms;
 	h->heartbeat_ms = SKIND_HEARTBEAT_MS;
 	h->instance = d->instance;

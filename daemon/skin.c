@@ -13,19 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "skin_core.h"
+#include "configfs.h"
+#include "evdev.h"
+#include "input.h"
 #include "log.h"
-#include "skind.h"
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "pipeline.h"
+#include "server.h"
+#include "shm.h"
+#include "skin.h"
 
 struct skind_part *skind_skin_part(struct skind_skin *s, const char *name)
 {

@@ -1,23 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * skind.h - the daemon's objects and how its files talk to each other
+ * skind.h - the daemon's shared objects: the daemon, the skin, its parts
+ * and patches
  *
  * One sd-event loop runs everything (docs/DAEMON.md).  Two kinds of work:
  *
  *  - the real-time path, at SKIND_PRIO_RT: a patch's ring has frames ->
- *    input.c drains it -> pipeline.c processes the part and writes its
- *    shm block (shm.c).  No allocation, no blocking I/O, no logging; it
- *    only counts, and marks the part for fan-out.
- *  - everything else, at lower priorities: fan-out to socket subscribers
- *    and evdev (SKIND_PRIO_FANOUT, a deferred source the real-time path
- *    enables), clients (SKIND_PRIO_CLIENT), housekeeping (re-attaching
- *    patches, status, logging counters).  Sockets are non-blocking and
- *    every handler does bounded work, so a ring that becomes readable
- *    waits at most one bounded handler.
+ *    input.c drains it -> pipeline.c processes the part, writes its
+ *    snapshot and publishes it (shm.c).  No allocation, no blocking I/O,
+ *    no logging; it only counts, and marks the part for fan-out.  The
+ *    functions it may call are marked [RT] in their module's header.
+ *  - everything else, at lower priorities: the pipeline's events and the
+ *    fan-out to socket subscribers and evdev (SKIND_PRIO_FANOUT, deferred
+ *    sources the real-time path enables), clients (SKIND_PRIO_CLIENT),
+ *    housekeeping (re-attaching patches, status, the heartbeat).  Sockets
+ *    are non-blocking and every handler does bounded work, so a ring that
+ *    becomes readable waits at most one bounded handler.
  *
- * Ownership: struct skind owns the configuration and one struct skind_skin
- * (the parts, their patches, the shm object, the evdev devices), which a
- * reload replaces as a whole; the server and its clients outlive reloads.
+ * One module per file, one header per module, one name prefix per
+ * module; calls go one way along the data:
+ *
+ *   input.h -> pipeline.h -> shm.h (and the part's snapshot) -> fanout.h
+ *     -> server.h / protocol.h (the socket), evdev.h
+ *
+ * with skin.h (build, reload), options.h, configfs.h, status.h, clock.h,
+ * log.h and cleanup.h beside it.  The only calls against the data's
+ * direction are commands about the processing (protocol.c's calibrate,
+ * get and set reach pipeline.c and lib/proc).
+ *
+ * Ownership: struct skind owns the options and one struct skind_skin
+ * (the parts, their patches, the processing, the shm object, the evdev
+ * devices), which a reload replaces as a whole (skin.h); the server and
+ * its clients (server.h) outlive reloads.  A part's snapshot (raw,
+ * values, flags, contacts, contact_taxels, thr, state and the sample's
+ * counters and times) is written by pipeline.c only, and is what every
+ * output formats from.
  */
 #ifndef SKIND_H
 #define SKIND_H
@@ -32,6 +49,8 @@
 #include <skin/model.h>
 #include <skin/ring.h>
 #include <skin/shm.h>
+
+#include "options.h"
 
 #define SKIND_VERSION		"0.1.0"
 #define SKIND_PROTOCOL_VERSION	1
@@ -60,33 +79,6 @@ struct skind;
 struct skind_part;
 struct skind_evdev;
 struct skind_server;
-
-/* Command line; docs/DAEMON.md lists them. */
-struct skind_options {
-	const char *config_path;	/* /etc/skin/skind.conf */
-	const char *ring_dir;		/* /dev/skin, or a dir of ring files */
-	const char *socket_path;	/* /run/skin/skind.sock */
-	const char *shm_path;		/* /run/skin/skind.shm */
-	const char *state_dir;		/* /var/lib/skind */
-	const char *configfs_dir;	/* /sys/kernel/config/skin */
-	const char *admin_group;	/* may calibrate and set; NULL: root only */
-	gid_t admin_gid;
-	bool admin_gid_valid;
-	unsigned int max_clients;	/* 64 */
-	unsigned int max_line;		/* 4096 bytes */
-	unsigned int queue_bytes;	/* per client, 65536 */
-	unsigned int max_rate_hz;	/* subscription rate cap, 1000 */
-	unsigned int cmd_rate;		/* commands per second per client, 200 */
-	unsigned int max_user_clients;	/* per uid; 0: max_clients / 4 */
-	unsigned int idle_timeout_s;	/* for a command to complete, 10 */
-	unsigned int max_subscriptions;	/* per client, 32 */
-	bool evdev;			/* make uinput devices */
-	bool create_patches;		/* write configfs at start */
-	bool setup_only;		/* --create-patches: do that, then exit */
-	bool mlock;			/* mlockall() */
-	int log_level;			/* LOG_INFO */
-	bool log_prefix;		/* "<N>" on stderr */
-};
 
 /* One board: a ring to read. */
 struct skind_patch {
@@ -120,10 +112,11 @@ struct skind_patch {
 	uint64_t last_ts_ns;
 };
 
-/* What the subscribers of a part have been sent, per format. */
+/* The event lines of a part's latest publication, per kind and format:
+ * protocol.c's (protocol_event_line()). */
 struct skind_line_cache {
 	uint64_t sample;		/* publication the lines are of */
-	size_t len[3][2];		/* [kind][format] (server.h's) */
+	size_t len[3][2];		/* [kind][format] (server.h) */
 	char *line[3][2];		/* preallocated, cap bytes each */
 	size_t cap[3];			/* [kind] */
 };
@@ -144,7 +137,10 @@ struct skind_part {
 	 * the contacts' flat positions, the evdev axes; x NULL: no geometry */
 	struct skin_flattening flat;
 
-	/* the real-time state, allocated at build time */
+	/* the snapshot: the part's latest publication, allocated at build
+	 * time, written by pipeline.c only (state's ATTACHED bit and lost:
+	 * input.c), and what every output formats from (shm.c, protocol.c,
+	 * evdev.c) */
 	uint8_t *raw;			/* n_taxels */
 	float *values;			/* n_taxels: compensated */
 	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
@@ -164,7 +160,7 @@ struct skind_part {
 	uint64_t publish_ns;
 	uint64_t lost;
 
-	/* shm block (writer's view) */
+	/* shm block (writer's view: shm.c) */
 	struct skin_shm_part *shm;
 	float *shm_values;
 	uint8_t *shm_raw;
@@ -228,63 +224,5 @@ struct skind {
 	sd_event_source *heartbeat;	/* timer: shm_heartbeat() */
 	char last_status[256];
 };
-
-/* options.c */
-int options_parse(struct skind_options *o, int argc, char **argv);
-
-/* skin.c: building and replacing the skin */
-struct skind_skin *skind_skin_build(struct skind *d, bool runtime,
-				    struct skin_error *err);
-void skind_skin_free(struct skind_skin *s);
-int skind_skin_reload(struct skind *d);
-struct skind_part *skind_skin_part(struct skind_skin *s, const char *name);
-uint64_t now_ns(void);
-
-/* configfs.c: the driver's patches from the configuration */
-int configfs_create_patches(const struct skind_options *o,
-			    const struct skind_skin *s);
-
-/* input.c */
-int input_start(struct skind *d);
-void input_stop(struct skind *d);
-void input_attach_all(struct skind *d);
-void input_detach_skin(struct skind_skin *s);
-
-/* pipeline.c: the real-time path, and processing outside it */
-int pipeline_init(struct skind_skin *s, struct skin_error *err);
-void pipeline_free(struct skind_skin *s);
-void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
-int pipeline_calibrate(struct skind_skin *s, int part);
-int pipeline_save_calibration(struct skind_skin *s);
-void pipeline_start(struct skind_skin *s);
-int pipeline_events_init(struct skind *d);
-
-/* shm.c */
-int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err);
-void shm_publish_part(struct skind_part *p);
-void shm_retire(struct skind_skin *s, bool unlink_name);
-void shm_heartbeat(struct skind_skin *s);
-
-/* fanout.c */
-int fanout_init(struct skind *d);
-void fanout_schedule(struct skind *d);
-
-/* evdev.c */
-int evdev_create(struct skind_part *p);
-void evdev_update(struct skind_part *p);
-void evdev_free(struct skind_part *p);
-
-/* server.c */
-int server_start(struct skind *d);
-void server_stop(struct skind *d);
-void server_fanout_part(struct skind *d, struct skind_part *p);
-void server_skin_replaced(struct skind *d);
-void server_calibration_done(struct skind *d, struct skind_part *p,
-			     unsigned int events);
-unsigned int server_n_clients(const struct skind *d);
-uint64_t server_total_drops(const struct skind *d);
-
-/* main.c */
-void skind_update_status(struct skind *d);
 
 #endif

@@ -39,19 +39,20 @@
 
 #include <skin/proc.h>
 
+#include "../../daemon/client.h"
+#include "../../daemon/clock.h"
+#include "../../daemon/fanout.h"
 #include "../../daemon/log.h"
-#include "../../daemon/server.h"
+#include "../../daemon/options.h"
+#include "../../daemon/pipeline.h"
+#include "../../daemon/protocol.h"
+#include "../../daemon/skin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* the harness's own checks need no coverage: it would only slow them */
 #define NOCOV __attribute__((no_sanitize("coverage")))
-
-void skind_update_status(struct skind *d)
-{
-	(void)d;
-}
 
 static struct skind d;
 static struct skind_server srv;
@@ -327,7 +328,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (sd_event_new(&d.event) < 0 || pipeline_events_init(&d) < 0 ||
 	    fanout_init(&d) < 0)
 		abort();
-	d.start_ns = now_ns();
+	d.start_ns = clock_monotonic_ns();
 	d.skin = skind_skin_build(&d, true, &err);
 	if (!d.skin) {
 		fprintf(stderr, "fuzz_protocol: %s\n", err.text);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pipeline.h - from a ring frame to the part's published state (pipeline.c)
+ *
+ * Owns the processing (struct skind_skin's proc: lib/proc, skin/proc.h)
+ * and writes the part's snapshot: raw, values, flags, contacts,
+ * contact_taxels, thr, state and the sample's counters and times of
+ * struct skind_part, which every output formats from (shm.h, protocol.h,
+ * evdev.h) without reading lib/proc again.  pipeline_frame() is the
+ * real-time path [RT]: it publishes the part (shm_publish_part()) and
+ * schedules the fan-out (fanout_schedule()).  What it saw that needs I/O
+ * (the journal, a calibration to save) it leaves in the part's events
+ * for its own deferred step (pipeline_events_init()), which leaves what
+ * clients are to be told in p->told for the fan-out.
+ *
+ * Calls go one way: input -> pipeline -> publication (shm, the snapshot)
+ * -> fan-out -> outputs.  Commands about the processing itself
+ * (calibrate; get and set read lib/proc) come down from protocol.c.
+ */
+#ifndef SKIND_PIPELINE_H
+#define SKIND_PIPELINE_H
+
+#include "skind.h"
+
+/* skind_skin_build(): lib/proc for the skin's model, patches matched */
+int pipeline_init(struct skind_skin *s, struct skin_error *err);
+void pipeline_free(struct skind_skin *s);
+/* After a build: the saved calibration, or a new one; every part published */
+void pipeline_start(struct skind_skin *s);
+/* The deferred step of the pipeline's events, before the fan-out */
+int pipeline_events_init(struct skind *d);
+
+/* [RT] one board sample of @pt, processed and published */
+void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
+
+/* Start calibrating part @part (-1: every part), published: 0 or -errno */
+int pipeline_calibrate(struct skind_skin *s, int part);
+int pipeline_save_calibration(struct skind_skin *s);
+
+#endif
