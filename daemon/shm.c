@@ -101,15 +101,75 @@ static void retire_replaced(int fd)
 	close(fd);
 }
 
+/*
+ * The object is built unnamed (O_TMPFILE in the name's directory), and
+ * named only once it is whole (name_tmp(), then rename()): a skind killed
+ * while it builds one leaves nothing behind in the directory.  Where the
+ * file system has no O_TMPFILE, the temporary name is made at once, as
+ * before, and removed by shm_retire() on every exit but kill -9.
+ */
+static int open_unnamed(const char *path, struct skind_skin *s,
+			struct skin_error *err)
+{
+	char dir[sizeof(s->shm_tmp)], *slash;
+	int fd;
+
+	snprintf(s->shm_tmp, sizeof(s->shm_tmp), "%s.%d.%llu", path,
+		 (int)getpid(), (unsigned long long)s->generation);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = 0;	/* "/x": "/" */
+	fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0640);
+	if (fd >= 0) {
+		s->shm_tmp_named = false;
+		return fd;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+		snprintf(err->text, sizeof(err->text), "shm: %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	fd = open(s->shm_tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		snprintf(err->text, sizeof(err->text), "shm: %s: %s", s->shm_tmp,
+			 strerror(errno));
+		return -1;
+	}
+	s->shm_tmp_named = true;
+	return fd;
+}
+
+/* The whole object under its temporary name, for the rename() over the
+ * real one (which a link cannot replace). */
+static int name_tmp(const char *path, struct skind_skin *s,
+		    struct skin_error *err)
+{
+	char proc[64];
+
+	if (s->shm_tmp_named)
+		return 0;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", s->shm_fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, s->shm_tmp, AT_SYMLINK_FOLLOW) < 0) {
+		snprintf(err->text, sizeof(err->text), "shm: %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	s->shm_tmp_named = true;
+	return 0;
+}
+
 /**
  * shm_create() - lay out the object of a skin and give it its name
  * @d: the daemon
  * @s: the skin, its parts built
  * @err: why not
  *
- * Written to a temporary file next to the name, then renamed over it, so
- * a reader opening the name sees either the old object or the whole new
- * one.  Return: 0 or -1.
+ * Written unnamed, then linked to a temporary name next to the name and
+ * renamed over it, so a reader opening the name sees either the old
+ * object or the whole new one.  Return: 0 or -1.
  */
 int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 {
@@ -128,17 +188,12 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 
 		size += part_layout(&tmp, s->parts[i].n_taxels);
 	}
-	snprintf(s->shm_tmp, sizeof(s->shm_tmp), "%s.%d.%llu", d->opt.shm_path,
-		 (int)getpid(), (unsigned long long)s->generation);
-	s->shm_fd = open(s->shm_tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-	if (s->shm_fd < 0) {
-		snprintf(err->text, sizeof(err->text), "shm: %s: %s", s->shm_tmp,
-			 strerror(errno));
+	s->shm_fd = open_unnamed(d->opt.shm_path, s, err);
+	if (s->shm_fd < 0)
 		return -1;
-	}
 	if (ftruncate(s->shm_fd, (off_t)size) < 0) {
-		snprintf(err->text, sizeof(err->text), "shm: %s: %s", s->shm_tmp,
-			 strerror(errno));
+		snprintf(err->text, sizeof(err->text), "shm: %s: %s",
+			 d->opt.shm_path, strerror(errno));
 		goto fail;
 	}
 	s->shm_base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -205,6 +260,11 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 	}
 	__atomic_store_n(&h->state, SKIN_SHM_LIVE, __ATOMIC_RELEASE);
 	old = open_replaced(d->opt.shm_path, d->skin ? d->skin->shm_fd : -1);
+	if (name_tmp(d->opt.shm_path, s, err) < 0) {
+		if (old >= 0)
+			close(old);
+		goto fail;
+	}
 	if (rename(s->shm_tmp, d->opt.shm_path) < 0) {
 		snprintf(err->text, sizeof(err->text), "shm: %s: %s",
 			 d->opt.shm_path, strerror(errno));
@@ -295,10 +355,10 @@ void shm_retire(struct skind_skin *s, bool unlink_name)
 		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 			unlink(s->d->opt.shm_path);
 	}
-	if (s->shm_tmp[0]) {
+	if (s->shm_tmp[0] && s->shm_tmp_named)
 		unlink(s->shm_tmp);
-		s->shm_tmp[0] = 0;
-	}
+	s->shm_tmp[0] = 0;
+	s->shm_tmp_named = false;
 	if (h)
 		munmap(s->shm_base, s->shm_size);
 	s->shm_base = NULL;

@@ -196,7 +196,8 @@ struct skind_skin {
 	int shm_ro_fd;			/* read-only, handed to clients */
 	void *shm_base;
 	size_t shm_size;
-	char shm_tmp[600];
+	char shm_tmp[600];		/* the name it gets before the rename */
+	bool shm_tmp_named;		/* shm_tmp exists (shm.c) */
 };
 
 struct skind {

@@ -1273,14 +1273,14 @@ def t_calibration_fifo(env):
         env.daemon = None
 
 
-def inotify_names(path):
+def inotify_names(path, mask=0x100 | 0x80):
     """Watch directory @path; returns a function that gives the (mask, name)
-    events so far (IN_CREATE, IN_MOVED_TO)."""
+    events so far (@mask: IN_CREATE, IN_MOVED_TO)."""
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
     assert fd >= 0
-    assert libc.inotify_add_watch(fd, path.encode(), 0x100 | 0x80) >= 0
+    assert libc.inotify_add_watch(fd, path.encode(), mask) >= 0
 
     def events():
         out = []
@@ -1314,6 +1314,32 @@ def t_socket_atomic(env):
         assert names and all(m & 0x80 for m, n in names), \
             "skind.sock created in place (IN_CREATE=0x100, IN_MOVED_TO=0x80): %s" % names
         assert not [n for n in os.listdir(run) if n.startswith("skind.sock.")], os.listdir(run)
+    d.stop()
+
+
+@case("the shm object is named only when whole: nothing left by a kill -9 mid-build")
+def t_shm_unnamed(env):
+    # skind builds the object unnamed (O_TMPFILE) and links it to its
+    # temporary name only once it is written, then renames it over the
+    # name: the temporary name is never created empty and then sized
+    # (IN_MODIFY on it), so a skind killed while it builds leaves no file.
+    # At start and at a reload (SIGHUP).
+    d = Daemon(env, side="unnamed")
+    run = os.path.dirname(d.shm)
+    d.stop()
+    events = inotify_names(run, 0x100 | 0x80 | 0x2)
+    d = Daemon(env, side="unnamed")
+    d.ready()
+    gen = d.status()["generation"]
+    d.p.send_signal(signal.SIGHUP)
+    assert wait_for(lambda: d.status()["generation"] != gen, 10), d.log()
+    seen = [(m, n) for m, n in events() if n.startswith("skind.shm")]
+    temp = [(m, n) for m, n in seen if n.startswith("skind.shm.")]
+    print("# shm names: %s" % sorted(set((hex(m), n) for m, n in seen)))
+    assert len([1 for m, n in seen if n == "skind.shm" and m & 0x80]) == 2, seen
+    assert temp and not [1 for m, n in temp if m & 0x2], \
+        "a temporary name written after it was made (IN_MODIFY=0x2): %s" % temp
+    assert not [n for n in os.listdir(run) if n.startswith("skind.shm.")], os.listdir(run)
     d.stop()
 
 
