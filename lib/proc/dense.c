@@ -9,6 +9,271 @@
 #include "proc-private.h"
 
 /*
+ * Four doubles (a group of 4 slots) as two 2-lane vectors, and four lane
+ * masks (all ones or 0 per lane) the same way: gcc's and clang's generic
+ * vector extension, which lowers to SSE2 on x86-64 and to NEON on
+ * aarch64 (any other target: pairs of scalars), with no intrinsic.  Each
+ * helper is one operation per lane, so the lanes compute exactly what
+ * the scalar statement does.
+ */
+typedef double v2df __attribute__((vector_size(16)));
+typedef int64_t v2di __attribute__((vector_size(16)));
+
+struct f4 {
+	v2df lo, hi;
+};
+
+struct m4 {
+	v2di lo, hi;
+};
+
+#define F4_INLINE static inline __attribute__((always_inline))
+
+F4_INLINE struct f4 f4_load(const double *p)
+{
+	struct f4 v;
+
+	memcpy(&v.lo, p, sizeof(v.lo));
+	memcpy(&v.hi, p + 2, sizeof(v.hi));
+	return v;
+}
+
+F4_INLINE void f4_store(double *p, struct f4 v)
+{
+	memcpy(p, &v.lo, sizeof(v.lo));
+	memcpy(p + 2, &v.hi, sizeof(v.hi));
+}
+
+F4_INLINE struct f4 f4_set1(double x)
+{
+	return (struct f4){ { x, x }, { x, x } };
+}
+
+F4_INLINE struct f4 f4_add(struct f4 a, struct f4 b)
+{
+	return (struct f4){ a.lo + b.lo, a.hi + b.hi };
+}
+
+F4_INLINE struct f4 f4_sub(struct f4 a, struct f4 b)
+{
+	return (struct f4){ a.lo - b.lo, a.hi - b.hi };
+}
+
+F4_INLINE struct f4 f4_mul(struct f4 a, struct f4 b)
+{
+	return (struct f4){ a.lo * b.lo, a.hi * b.hi };
+}
+
+/* a > b, a < b per lane */
+F4_INLINE struct m4 f4_gt(struct f4 a, struct f4 b)
+{
+	return (struct m4){ a.lo > b.lo, a.hi > b.hi };
+}
+
+F4_INLINE struct m4 f4_lt(struct f4 a, struct f4 b)
+{
+	return (struct m4){ a.lo < b.lo, a.hi < b.hi };
+}
+
+F4_INLINE struct m4 m4_and(struct m4 a, struct m4 b)
+{
+	return (struct m4){ a.lo & b.lo, a.hi & b.hi };
+}
+
+F4_INLINE struct m4 m4_or(struct m4 a, struct m4 b)
+{
+	return (struct m4){ a.lo | b.lo, a.hi | b.hi };
+}
+
+/* a && !b */
+F4_INLINE struct m4 m4_andnot(struct m4 a, struct m4 b)
+{
+	return (struct m4){ a.lo & ~b.lo, a.hi & ~b.hi };
+}
+
+/* m ? a : b per lane (b's bits, flipped where they differ from a's) */
+F4_INLINE struct f4 f4_sel(struct m4 m, struct f4 a, struct f4 b)
+{
+	return (struct f4){
+		(v2df)((v2di)b.lo ^ (m.lo & ((v2di)a.lo ^ (v2di)b.lo))),
+		(v2df)((v2di)b.hi ^ (m.hi & ((v2di)a.hi ^ (v2di)b.hi))),
+	};
+}
+
+/* m ? a : 0 per lane (+0.0: all bits 0) */
+F4_INLINE struct f4 f4_where(struct m4 m, struct f4 a)
+{
+	return (struct f4){ (v2df)(m.lo & (v2di)a.lo), (v2df)(m.hi & (v2di)a.hi) };
+}
+
+/* The lanes of @m as bits 0-3 and those of @n as bits 4-7 */
+F4_INLINE unsigned int m4_bits2(struct m4 m, struct m4 n)
+{
+	const v2di x = (m.lo & (v2di){ 1, 2 }) | (m.hi & (v2di){ 4, 8 }) |
+		       (n.lo & (v2di){ 16, 32 }) | (n.hi & (v2di){ 64, 128 });
+
+	return (unsigned int)(x[0] | x[1]);
+}
+
+/* The lanes of @m as bits 0-3 */
+F4_INLINE unsigned int m4_bits(struct m4 m)
+{
+	const v2di x = (m.lo & (v2di){ 1, 2 }) | (m.hi & (v2di){ 4, 8 });
+
+	return (unsigned int)(x[0] | x[1]);
+}
+
+/* lane_masks[b]: lane i all ones where bit i of b is set */
+static const struct m4 lane_masks[16] = {
+#define L(b, i)	(((b) >> (i)) & 1 ? -1 : 0)
+#define R(b)	{ { L(b, 0), L(b, 1) }, { L(b, 2), L(b, 3) } }
+	R(0), R(1), R(2), R(3), R(4), R(5), R(6), R(7),
+	R(8), R(9), R(10), R(11), R(12), R(13), R(14), R(15),
+#undef R
+#undef L
+};
+
+/* v of each raw value, a load per slot: [0] raw (zero_up_raw_data),
+ * [1] 255 - raw; each the double voff + vsign raw is (an integer) */
+static const double raw_v[2][256] = {
+#define B4(i)	(i), (i) + 1, (i) + 2, (i) + 3
+#define B16(i)	B4(i), B4((i) + 4), B4((i) + 8), B4((i) + 12)
+#define B64(i)	B16(i), B16((i) + 16), B16((i) + 32), B16((i) + 48)
+	{ B64(0), B64(64), B64(128), B64(192) },
+#undef B4
+#define B4(i)	255 - (i), 254 - (i), 253 - (i), 252 - (i)
+	{ B64(0), B64(64), B64(128), B64(192) },
+#undef B64
+#undef B16
+#undef B4
+};
+
+/* v of the raw bytes p[0..3] (@vtab: a row of raw_v) */
+F4_INLINE struct f4 f4_raw(const uint8_t *p, const double *vtab)
+{
+	return (struct f4){
+		{ vtab[p[0]], vtab[p[1]] },
+		{ vtab[p[2]], vtab[p[3]] },
+	};
+}
+
+/* p[i] = (uint8_t)(int)(lane i + 0.5): the published byte of a value */
+F4_INLINE void f4_bytes(uint8_t *p, struct f4 v)
+{
+	const struct f4 r = f4_add(v, f4_set1(0.5));
+
+	p[0] = (uint8_t)(int)r.lo[0];
+	p[1] = (uint8_t)(int)r.lo[1];
+	p[2] = (uint8_t)(int)r.hi[0];
+	p[3] = (uint8_t)(int)r.hi[1];
+}
+
+/*
+ * One slot, as taxel_slow() computes a plain running taxel (held: under a
+ * hold); returns its touched (bit 0), touched-raw (bit 1) and hold-ended
+ * (bit 2) flags.  The statement of what the vector loop below computes
+ * for four slots at a time, and the form of the slots of a last group
+ * that n cuts short.
+ */
+F4_INLINE unsigned int dense_slot(const struct dense_io *io, unsigned int j,
+				  const bool bin, const bool hd, const bool nz)
+{
+	const double v = io->voff + io->vsign * (double)io->vals[j];
+	const double b = io->baseline[j], sm = io->smooth[j], lv = io->level[j];
+	const bool on = io->act[j] > 0.5;
+	const double lvh = lv - io->hyst;
+	double d = v - b, s, fs, out;
+	bool tf, tr, stay;
+
+	d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+	s = io->a_new * d + io->a_old * sm;
+	fs = s > 0 ? s : 0;
+	stay = hd && d > lvh;
+	tf = (on && s > lv) || (stay && s > lvh);
+	tr = on && d > lv;
+	out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+	out = on ? out : 0;
+	io->smooth[j] = on ? s : sm;
+	io->d[j] = d;
+	io->baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
+					 d * io->inv_thr[j] : b;
+	if (!bin || tf || nz) {
+		io->value[j] = out;
+		io->byte[j] = (uint8_t)(int)(out + 0.5);
+	}
+	return (unsigned int)tf | (unsigned int)tr << 1 |
+	       (unsigned int)(hd && !stay) << 2;
+}
+
+/* The pass's constants and arrays, for dense_group() */
+struct dense_pass {
+	struct f4 a_new, a_old, g_free, g_touch, max, zero, touch, hyst;
+	const double *vtab;
+	double *baseline, *smooth, *d, *value;
+	const double *level, *inv_thr;
+	const uint8_t *vals;
+	uint8_t *byte;
+};
+
+/*
+ * Slots j..j+3: @on the plain running ones, @hd the held ones (only with
+ * @held), @nz (bits 0-3) those whose value may be nonzero.  Returns the
+ * touched slots as bits 0-3, the touched-raw ones as bits 4-7 and the
+ * held ones whose hold ends as bits 8-11.
+ */
+F4_INLINE unsigned int dense_group(const struct dense_pass *c, unsigned int j,
+				   struct m4 on, struct m4 hd, unsigned int nz,
+				   const bool bin, const bool held)
+{
+	const struct f4 raw = f4_raw(c->vals + j, c->vtab);
+	const struct f4 b = f4_load(c->baseline + j);
+	const struct f4 sm = f4_load(c->smooth + j);
+	const struct f4 lv = f4_load(c->level + j);
+	struct f4 d, s, fs, out, gn;
+	struct m4 tf, tr, bon = on;
+	unsigned int bits, rel = 0;
+
+	d = f4_sub(raw, b);
+	d = f4_sel(f4_lt(d, c->max), d, c->max);
+	s = f4_add(f4_mul(c->a_new, d), f4_mul(c->a_old, sm));
+	fs = f4_where(f4_gt(s, c->zero), s);
+	tf = m4_and(f4_gt(s, lv), on);
+	tr = m4_and(f4_gt(d, lv), on);
+	if (held) {
+		const struct f4 lvh = f4_sub(lv, c->hyst);
+		const struct m4 stay = m4_and(hd, f4_gt(d, lvh));
+
+		tf = m4_or(tf, m4_and(stay, f4_gt(s, lvh)));
+		bon = m4_andnot(on, stay);
+		rel = m4_bits(m4_andnot(hd, stay));
+	}
+	out = bin ? f4_where(tf, c->touch) : f4_where(on, fs);
+	gn = f4_mul(f4_mul(f4_sel(tr, c->g_touch, c->g_free), d),
+		    f4_load(c->inv_thr + j));
+	bits = m4_bits2(tf, tr);
+	f4_store(c->smooth + j, f4_sel(on, s, sm));
+	f4_store(c->d + j, d);
+	f4_store(c->baseline + j, f4_sel(bon, f4_add(b, gn), b));
+	if (!bin || ((bits | nz) & 15)) {
+		f4_store(c->value + j, out);
+		f4_bytes(c->byte + j, out);
+	}
+	return bits | rel << 8;
+}
+
+/* The 4-slot groups (bit i) of a word of slots in which any bit is set */
+static inline uint64_t groups_of(uint64_t m)
+{
+	m |= m >> 1;
+	m |= m >> 2;
+	m &= 0x1111111111111111ull;
+	m = (m | m >> 3) & 0x0303030303030303ull;
+	m = (m | m >> 6) & 0x000f000f000f000full;
+	m = (m | m >> 12) & 0x000000ff000000ffull;
+	return (m | m >> 24) & 0xffff;
+}
+
+/*
  * The arithmetic of every slot of a patch, dense and branch-free.  A slot
  * that is not a plain running tactile taxel (act 0: pads, absent slots,
  * taxels recalibrating, faulty or in an expired hold) keeps its baseline
@@ -23,63 +288,84 @@
  * (proc_patch.out_nz): the others are 0 already, and the usual slot of a
  * binarized skin is untouched, so most samples store neither array.
  * Its arguments are a struct dense_io (proc-private.h), kept in the
- * patch.  This is the portable form (scalar; gcc 12 does not vectorise
- * it), over the slots j one group of 4 at a time, only the groups of
- * triangles with tactile taxels (the others' outputs stay 0), the masks
- * of a 64-slot word kept in registers and stored once per word;
- * dense_avx2.c and dense_avx512.c compute the same doubles four and
- * eight at a time.
+ * patch.  This is the portable form: a group of 4 slots at a time
+ * (dense_group()), only the groups of triangles with tactile taxels (the
+ * others' outputs stay 0), the masks of a 64-slot word kept in registers
+ * and stored once per word; dense_avx2.c and dense_avx512.c compute the
+ * same doubles four and eight at a time.
  */
 static inline __attribute__((always_inline))
 void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 {
-	double *restrict baseline = io->baseline, *restrict smooth = io->smooth;
-	double *restrict dd = io->d, *restrict value = io->value;
-	const double *restrict level = io->level, *restrict inv_thr = io->inv_thr;
-	const double *restrict act = io->act;
-	const uint8_t *restrict vals = io->vals;
-	uint8_t *restrict byte = io->byte;
+	static const double *const vtabs[2] = { raw_v[0], raw_v[1] };
+	const struct dense_pass c = {
+		.a_new = f4_set1(io->a_new), .a_old = f4_set1(io->a_old),
+		.g_free = f4_set1(io->g_free), .g_touch = f4_set1(io->g_touch),
+		.max = f4_set1(PROC_MAX_SKIN), .zero = f4_set1(0),
+		.touch = f4_set1(PROC_BIN_TOUCH), .hyst = f4_set1(io->hyst),
+		/* a pointer loaded, so that gcc does not index the table
+		 * and add the row per slot */
+		.vtab = vtabs[io->vsign < 0],
+		.baseline = io->baseline, .smooth = io->smooth, .d = io->d,
+		.value = io->value, .level = io->level, .inv_thr = io->inv_thr,
+		.vals = io->vals, .byte = io->byte,
+	};
+	const struct m4 none = lane_masks[0];
 	const unsigned int n = io->n;
-	unsigned int w, j, end;
+	/* the groups whose 4 slots are all below n; the last one n cuts
+	 * (a part whose slot count is no multiple of 4), slot by slot */
+	const uint64_t whole = (1ull << (n / 4)) - 1;	/* n <= 192 */
+	const uint64_t groups = io->groups & whole, cut = io->groups & ~whole;
+	unsigned int w;
 	uint64_t g;
 
 	for (w = 0; w < 3; w++) {
-		uint64_t mtf = 0, mtr = 0, mrel = 0;
+		/* the word's masks in registers: io is not restrict, so a
+		 * read through it inside the loop is a load per group */
+		const uint64_t heldw = hold ? io->held->w[w] : 0, nzw = io->nz.w[w];
+		const uint64_t onw = io->on.w[w], gw = (groups >> (16 * w)) & 0xffff;
+		/* the groups with held slots (few), in a loop of their own */
+		const uint64_t hg = hold ? groups_of(heldw) : 0;
+		uint64_t tfw = 0, trw = 0, relw = 0;
 
-		for (g = (io->groups >> (16 * w)) & 0xffff; g; g &= g - 1)
-		for (j = 64 * w + 4 * (unsigned int)__builtin_ctzll(g),
-		     end = j + 4; j < end && j < n; j++) {
-			const double v = io->voff + io->vsign * (double)vals[j];
-			const double b = baseline[j], sm = smooth[j], lv = level[j];
-			const bool on = act[j] > 0.5;
-			const bool hd = hold && ((io->held->w[w] >> (j % 64)) & 1);
-			const double lvh = lv - io->hyst;
-			double d = v - b, s, fs, out;
-			bool tf, tr, stay;
+		for (g = gw & ~hg; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			const unsigned int bits = dense_group(&c, 64 * w + 4 * i,
+				lane_masks[(onw >> (4 * i)) & 15], none,
+				(unsigned int)(nzw >> (4 * i)), bin, false);
 
-			d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
-			s = io->a_new * d + io->a_old * sm;
-			fs = s > 0 ? s : 0;
-			stay = hd && d > lvh;
-			tf = (on && s > lv) || (stay && s > lvh);
-			tr = on && d > lv;
-			out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
-			out = on ? out : 0;
-			smooth[j] = on ? s : sm;
-			dd[j] = d;
-			baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
-							d * inv_thr[j] : b;
-			if (!bin || tf || ((io->nz.w[w] >> (j % 64)) & 1)) {
-				value[j] = out;
-				byte[j] = (uint8_t)(int)(out + 0.5);
-			}
-			mtf |= (uint64_t)tf << (j % 64);
-			mtr |= (uint64_t)tr << (j % 64);
-			mrel |= (uint64_t)(hd && !stay) << (j % 64);
+			tfw |= (uint64_t)(bits & 15) << (4 * i);
+			trw |= (uint64_t)((bits >> 4) & 15) << (4 * i);
 		}
-		io->tf.w[w] = mtf;
-		io->tr.w[w] = mtr;
-		io->rel.w[w] = mrel;
+		for (g = gw & hg; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			const unsigned int bits = dense_group(&c, 64 * w + 4 * i,
+				lane_masks[(onw >> (4 * i)) & 15],
+				lane_masks[(heldw >> (4 * i)) & 15],
+				(unsigned int)(nzw >> (4 * i)), bin, true);
+
+			tfw |= (uint64_t)(bits & 15) << (4 * i);
+			trw |= (uint64_t)((bits >> 4) & 15) << (4 * i);
+			relw |= (uint64_t)(bits >> 8) << (4 * i);
+		}
+		io->tf.w[w] = tfw;
+		io->tr.w[w] = trw;
+		io->rel.w[w] = relw;
+	}
+	for (g = cut; g; g &= g - 1) {
+		const unsigned int j0 = 4 * (unsigned int)__builtin_ctzll(g);
+		unsigned int j;
+
+		for (j = j0; j < n; j++) {
+			const unsigned int o = j % 64;
+			const unsigned int f = dense_slot(io, j, bin,
+				hold && ((io->held->w[j / 64] >> o) & 1),
+				(io->nz.w[j / 64] >> o) & 1);
+
+			io->tf.w[j / 64] |= (uint64_t)(f & 1) << o;
+			io->tr.w[j / 64] |= (uint64_t)((f >> 1) & 1) << o;
+			io->rel.w[j / 64] |= (uint64_t)(f >> 2) << o;
+		}
 	}
 }
 
@@ -123,7 +409,8 @@ static void raw_changed_portable(const uint8_t *a, const uint8_t *b,
 /*
  * Slots (bit o) of the patch's groups whose baseline lies outside
  * [lo, hi]: the candidates for a self-recalibration.  The same
- * comparisons as maintain() makes per taxel.
+ * comparisons as maintain() makes per taxel, a group of 4 at a time (the
+ * last group, if n cuts it, slot by slot).
  */
 static void baseline_out_of_range_portable(const double *restrict b,
 					   uint64_t groups,
@@ -131,12 +418,22 @@ static void baseline_out_of_range_portable(const double *restrict b,
 					   unsigned int n, double lo, double hi,
 					   struct proc_mask *out)
 {
+	const struct f4 vlo = f4_set1(lo), vhi = f4_set1(hi);
+	const uint64_t whole = (1ull << (n / 4)) - 1;	/* n <= 192 */
+	uint64_t g;
 	unsigned int j, end;
 
 	(void)slots;
 	*out = (struct proc_mask){ { 0, 0, 0 } };
-	for (; groups; groups &= groups - 1)
-		for (j = 4 * (unsigned int)__builtin_ctzll(groups), end = j + 4;
+	for (g = groups & whole; g; g &= g - 1) {
+		const unsigned int i = (unsigned int)__builtin_ctzll(g);
+		const struct f4 v = f4_load(b + 4 * i);
+
+		out->w[i / 16] |= (uint64_t)m4_bits(m4_or(f4_lt(v, vlo), f4_gt(v, vhi))) <<
+				  (4 * (i % 16));
+	}
+	for (g = groups & ~whole; g; g &= g - 1)
+		for (j = 4 * (unsigned int)__builtin_ctzll(g), end = j + 4;
 		     j < end && j < n; j++)
 			out->w[j / 64] |= (uint64_t)(b[j] < lo || b[j] > hi) << (j % 64);
 }
