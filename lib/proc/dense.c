@@ -133,6 +133,15 @@ static const struct m4 lane_masks[16] = {
 #undef L
 };
 
+/* lane_bits[i]: the bits of slots 4i..4i+3 in a 64-slot word */
+static const struct m4 lane_bits[16] = {
+#define P(i)	{ { 1ll << (4 * (i)), 2ll << (4 * (i)) }, \
+		  { 4ll << (4 * (i)), (int64_t)(8ull << (4 * (i))) } }
+	P(0), P(1), P(2), P(3), P(4), P(5), P(6), P(7),
+	P(8), P(9), P(10), P(11), P(12), P(13), P(14), P(15),
+#undef P
+};
+
 /* v of each raw value, a load per slot: [0] raw (zero_up_raw_data),
  * [1] 255 - raw; each the double voff + vsign raw is (an integer) */
 static const double raw_v[2][256] = {
@@ -205,9 +214,10 @@ F4_INLINE unsigned int dense_slot(const struct dense_io *io, unsigned int j,
 	       (unsigned int)(hd && !stay) << 2;
 }
 
-/* The pass's constants and arrays, for dense_group() */
+/* The pass's constants and arrays, for dense_pair() */
 struct dense_pass {
-	struct f4 a_new, a_old, g_free, g_touch, max, zero, touch, hyst;
+	v2df a_new, a_old, g_free, max, zero, hyst;
+	v2di g_flip;			/* g_free's bits ^ g_touch's */
 	const double *vtab;
 	double *baseline, *smooth, *d, *value;
 	const double *level, *inv_thr;
@@ -215,57 +225,84 @@ struct dense_pass {
 	uint8_t *byte;
 };
 
-/*
- * Slots j..j+3: @on the plain running ones, @hd the held ones (only with
- * @held), @nz (bits 0-3) those whose value may be nonzero.  Returns the
- * touched slots as bits 0-3, the touched-raw ones as bits 4-7 and the
- * held ones whose hold ends as bits 8-11.
- */
-F4_INLINE unsigned int dense_group(const struct dense_pass *c, unsigned int j,
-				   struct m4 on, struct m4 hd, unsigned int nz,
-				   const bool bin, const bool held)
+/* m ? a : b per lane (b's bits, flipped where they differ from a's) */
+static inline v2df v2_sel(v2di m, v2df a, v2df b)
 {
-	const struct f4 raw = f4_raw(c->vals + j, c->vtab);
-	const struct f4 b = f4_load(c->baseline + j);
-	const struct f4 sm = f4_load(c->smooth + j);
-	const struct f4 lv = f4_load(c->level + j);
-	struct f4 d, s, fs, out, gn;
-	struct m4 tf, tr, bon = on;
-	unsigned int bits, rel = 0;
-
-	d = f4_sub(raw, b);
-	d = f4_sel(f4_lt(d, c->max), d, c->max);
-	s = f4_add(f4_mul(c->a_new, d), f4_mul(c->a_old, sm));
-	fs = f4_where(f4_gt(s, c->zero), s);
-	tf = m4_and(f4_gt(s, lv), on);
-	tr = m4_and(f4_gt(d, lv), on);
-	if (held) {
-		const struct f4 lvh = f4_sub(lv, c->hyst);
-		const struct m4 stay = m4_and(hd, f4_gt(d, lvh));
-
-		tf = m4_or(tf, m4_and(stay, f4_gt(s, lvh)));
-		bon = m4_andnot(on, stay);
-		rel = m4_bits(m4_andnot(hd, stay));
-	}
-	out = bin ? f4_where(tf, c->touch) : f4_where(on, fs);
-	gn = f4_mul(f4_mul(f4_sel(tr, c->g_touch, c->g_free), d),
-		    f4_load(c->inv_thr + j));
-	bits = m4_bits2(tf, tr);
-	f4_store(c->smooth + j, f4_sel(on, s, sm));
-	f4_store(c->d + j, d);
-	f4_store(c->baseline + j, f4_sel(bon, f4_add(b, gn), b));
-	if (!bin || ((bits | nz) & 15)) {
-		f4_store(c->value + j, out);
-		f4_bytes(c->byte + j, out);
-	}
-	return bits | rel << 8;
+	return (v2df)((v2di)b ^ (m & ((v2di)a ^ (v2di)b)));
 }
 
-/* The 4-slot groups (bit i) of a word of slots in which any bit is set */
-static inline uint64_t groups_of(uint64_t m)
+/*
+ * Slots j and j + 1: @on the plain running ones, @hd the held ones (only
+ * with @held).  Their touched and touched-raw lanes go into @tf and @tr
+ * as the bits @place gives them (lane_bits[]: their bits in the word);
+ * returns the held ones whose hold ends as bits 0-1.  Binarized, the
+ * values and bytes are left to the caller (they are 100 where touched, 0
+ * elsewhere: dense_portable_body() stores them from the masks); else they
+ * are stored.  Two slots, not four, at a time: fewer values live at once,
+ * so that x86-64's 16 vector registers hold them and the constants.
+ */
+F4_INLINE unsigned int dense_pair(const struct dense_pass *c, unsigned int j,
+				  v2di on, v2di hd, v2di place, v2di *tfw, v2di *trw,
+				  const bool bin, const bool held)
 {
-	m |= m >> 1;
-	m |= m >> 2;
+	const v2df raw = { c->vtab[c->vals[j]], c->vtab[c->vals[j + 1]] };
+	v2df b, sm, lv, d, s, gn, inv;
+	v2di tf, tr, bon = on;
+	unsigned int rel = 0;
+
+	memcpy(&b, c->baseline + j, sizeof(b));
+	memcpy(&sm, c->smooth + j, sizeof(sm));
+	memcpy(&lv, c->level + j, sizeof(lv));
+	memcpy(&inv, c->inv_thr + j, sizeof(inv));
+	d = raw - b;
+	d = v2_sel(d < c->max, d, c->max);
+	s = c->a_new * d + c->a_old * sm;
+	tf = (s > lv) & on;
+	tr = (d > lv) & on;
+	if (held) {
+		const v2df lvh = lv - c->hyst;
+		const v2di stay = hd & (d > lvh);
+
+		tf |= stay & (s > lvh);
+		bon = on & ~stay;
+		rel = (unsigned int)((hd & ~stay)[0] & 1) |
+		      (unsigned int)((hd & ~stay)[1] & 2);
+	}
+	/* tr ? g_touch : g_free, from the constant bits they differ by */
+	gn = (v2df)((v2di)c->g_free ^ (tr & c->g_flip)) * d * inv;
+	*tfw |= tf & place;
+	*trw |= tr & place;
+	sm = v2_sel(on, s, sm);
+	b = v2_sel(bon, b + gn, b);
+	memcpy(c->smooth + j, &sm, sizeof(sm));
+	memcpy(c->d + j, &d, sizeof(d));
+	memcpy(c->baseline + j, &b, sizeof(b));
+	if (!bin) {
+		const v2df out = (v2df)(on & (s > c->zero) & (v2di)s);
+
+		memcpy(c->value + j, &out, sizeof(out));
+		c->byte[j] = (uint8_t)(int)(out[0] + 0.5);
+		c->byte[j + 1] = (uint8_t)(int)(out[1] + 0.5);
+	}
+	return rel;
+}
+
+/* Slots j..j+3 (lanes 0-3 of the masks): dense_pair() twice */
+F4_INLINE unsigned int dense_group(const struct dense_pass *c, unsigned int j,
+				   struct m4 on, struct m4 hd,
+				   const struct m4 *place, v2di *tfw, v2di *trw,
+				   const bool bin, const bool held)
+{
+	const unsigned int rel = dense_pair(c, j, on.lo, hd.lo, place->lo,
+					    tfw, trw, bin, held);
+
+	return rel | dense_pair(c, j + 2, on.hi, hd.hi, place->hi, tfw, trw,
+				bin, held) << 2;
+}
+
+/* Bit 4i of @m (bits 0, 4, ..., 60) as bit i */
+static inline uint64_t nibbles_compress(uint64_t m)
+{
 	m &= 0x1111111111111111ull;
 	m = (m | m >> 3) & 0x0303030303030303ull;
 	m = (m | m >> 6) & 0x000f000f000f000full;
@@ -273,36 +310,39 @@ static inline uint64_t groups_of(uint64_t m)
 	return (m | m >> 24) & 0xffff;
 }
 
-/*
- * The arithmetic of every slot of a patch, dense and branch-free.  A slot
- * that is not a plain running tactile taxel (act 0: pads, absent slots,
- * taxels recalibrating, faulty or in an expired hold) keeps its baseline
- * and smoothing state and gets 0 everywhere; run() sends those through
- * taxel_slow() afterwards.  A plain taxel under a hold (held, act 1) is
- * computed here as taxel_slow() would: the hold ends when d falls to
- * level - hold_hysteresis (rel), else the baseline stays and the taxel
- * touches down to that lower level.  Besides the arrays it returns the
- * touched (smoothed) and touched-raw (unsmoothed) slots as bit masks,
- * from which run() builds the touched list in O(touched).  Binarized, a
- * slot's value and byte are stored only where it is touched or was not 0
- * (proc_patch.out_nz): the others are 0 already, and the usual slot of a
- * binarized skin is untouched, so most samples store neither array.
- * Its arguments are a struct dense_io (proc-private.h), kept in the
- * patch.  This is the portable form: a group of 4 slots at a time
- * (dense_group()), only the groups of triangles with tactile taxels (the
- * others' outputs stay 0), the masks of a 64-slot word kept in registers
- * and stored once per word; dense_avx2.c and dense_avx512.c compute the
- * same doubles four and eight at a time.
- */
+/* The 4-slot groups (bit i) of a word of slots in which any bit is set */
+static inline uint64_t groups_any(uint64_t m)
+{
+	m |= m >> 1;
+	return nibbles_compress(m | m >> 2);
+}
+
+/* The 4-slot groups (bit i) of a word of slots in which every bit is set */
+static inline uint64_t groups_all(uint64_t m)
+{
+	m &= m >> 1;
+	return nibbles_compress(m & m >> 2);
+}
+
+/* The slots of the 4-slot groups (bit i) @g of a word */
+static inline uint64_t groups_slots(uint64_t g)
+{
+	g = (g | g << 24) & 0x000000ff000000ffull;
+	g = (g | g << 12) & 0x000f000f000f000full;
+	g = (g | g << 6) & 0x0303030303030303ull;
+	g = (g | g << 3) & 0x1111111111111111ull;
+	return g * 0xf;
+}
+
 static inline __attribute__((always_inline))
 void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 {
 	static const double *const vtabs[2] = { raw_v[0], raw_v[1] };
-	const struct dense_pass c = {
-		.a_new = f4_set1(io->a_new), .a_old = f4_set1(io->a_old),
-		.g_free = f4_set1(io->g_free), .g_touch = f4_set1(io->g_touch),
-		.max = f4_set1(PROC_MAX_SKIN), .zero = f4_set1(0),
-		.touch = f4_set1(PROC_BIN_TOUCH), .hyst = f4_set1(io->hyst),
+	struct dense_pass c = {
+		.a_new = { io->a_new, io->a_new }, .a_old = { io->a_old, io->a_old },
+		.g_free = { io->g_free, io->g_free },
+		.max = { PROC_MAX_SKIN, PROC_MAX_SKIN }, .zero = { 0, 0 },
+		.hyst = { io->hyst, io->hyst },
 		/* a pointer loaded, so that gcc does not index the table
 		 * and add the row per slot */
 		.vtab = vtabs[io->vsign < 0],
@@ -311,6 +351,7 @@ void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 		.vals = io->vals, .byte = io->byte,
 	};
 	const struct m4 none = lane_masks[0];
+	const v2df g_touch = { io->g_touch, io->g_touch };
 	const unsigned int n = io->n;
 	/* the groups whose 4 slots are all below n; the last one n cuts
 	 * (a part whose slot count is no multiple of 4), slot by slot */
@@ -319,38 +360,54 @@ void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 	unsigned int w;
 	uint64_t g;
 
+	c.g_flip = (v2di)c.g_free ^ (v2di)g_touch;
 	for (w = 0; w < 3; w++) {
 		/* the word's masks in registers: io is not restrict, so a
 		 * read through it inside the loop is a load per group */
-		const uint64_t heldw = hold ? io->held->w[w] : 0, nzw = io->nz.w[w];
+		const uint64_t heldw = hold ? io->held->w[w] : 0;
 		const uint64_t onw = io->on.w[w], gw = (groups >> (16 * w)) & 0xffff;
 		/* the groups with held slots (few), in a loop of their own */
-		const uint64_t hg = hold ? groups_of(heldw) : 0;
-		uint64_t tfw = 0, trw = 0, relw = 0;
+		const uint64_t hg = hold ? groups_any(heldw) : 0;
+		/* the groups of 4 plain running slots: no lane to leave
+		 * as it was, so no select (the constant mask folds them) */
+		const uint64_t full = groups_all(onw);
+		v2di tfv = { 0, 0 }, trv = { 0, 0 };
+		uint64_t tfw, relw = 0, m;
 
-		for (g = gw & ~hg; g; g &= g - 1) {
+		for (g = gw & full & ~hg; g; g &= g - 1) {
 			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const unsigned int bits = dense_group(&c, 64 * w + 4 * i,
-				lane_masks[(onw >> (4 * i)) & 15], none,
-				(unsigned int)(nzw >> (4 * i)), bin, false);
 
-			tfw |= (uint64_t)(bits & 15) << (4 * i);
-			trw |= (uint64_t)((bits >> 4) & 15) << (4 * i);
+			dense_group(&c, 64 * w + 4 * i, lane_masks[15], none,
+				    &lane_bits[i], &tfv, &trv, bin, false);
+		}
+		for (g = gw & ~full & ~hg; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+
+			dense_group(&c, 64 * w + 4 * i, lane_masks[(onw >> (4 * i)) & 15],
+				    none, &lane_bits[i], &tfv, &trv, bin, false);
 		}
 		for (g = gw & hg; g; g &= g - 1) {
 			const unsigned int i = (unsigned int)__builtin_ctzll(g);
-			const unsigned int bits = dense_group(&c, 64 * w + 4 * i,
+
+			relw |= (uint64_t)dense_group(&c, 64 * w + 4 * i,
 				lane_masks[(onw >> (4 * i)) & 15],
 				lane_masks[(heldw >> (4 * i)) & 15],
-				(unsigned int)(nzw >> (4 * i)), bin, true);
-
-			tfw |= (uint64_t)(bits & 15) << (4 * i);
-			trw |= (uint64_t)((bits >> 4) & 15) << (4 * i);
-			relw |= (uint64_t)(bits >> 8) << (4 * i);
+				&lane_bits[i], &tfv, &trv, bin, true) << (4 * i);
 		}
+		tfw = (uint64_t)(tfv[0] | tfv[1]);
 		io->tf.w[w] = tfw;
-		io->tr.w[w] = trw;
+		io->tr.w[w] = (uint64_t)(trv[0] | trv[1]);
 		io->rel.w[w] = relw;
+		/* binarized: 100 where touched, 0 where it was not 0 (the
+		 * slots of the groups above; the others are 0 already) */
+		for (m = bin ? (tfw | io->nz.w[w]) & groups_slots(gw) : 0; m; m &= m - 1) {
+			const unsigned int j = 64 * w + (unsigned int)__builtin_ctzll(m);
+			const double out = (tfw >> (j % 64)) & 1 ? PROC_BIN_TOUCH :
+								   PROC_BIN_NO_TOUCH;
+
+			io->value[j] = out;
+			io->byte[j] = (uint8_t)(int)(out + 0.5);
+		}
 	}
 	for (g = cut; g; g &= g - 1) {
 		const unsigned int j0 = 4 * (unsigned int)__builtin_ctzll(g);
