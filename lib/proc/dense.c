@@ -3,127 +3,37 @@
  * dense.c - the portable forms of the per-instruction-set passes
  * (proc-isa.h): plain C for any CPU, the ones ARM robot computers run and
  * the reference the vector forms are compared with.
+ *
+ * Written with gcc's and clang's generic vector extension (vector_size),
+ * two doubles per vector: the compiler lowers it to SSE2 on x86-64, to
+ * NEON on aarch64 and to pairs of scalars elsewhere, with no intrinsic
+ * and no #ifdef, on either byte order (a lane is an index, not a memory
+ * offset).  Two lanes because both SSE2 and NEON have 128-bit registers:
+ * a wider type is split by the compiler into the same operations, and
+ * gcc 12 turns a select on it into scalar code.  Each vector operation is
+ * the scalar statement's (dense_slot(), taxel.c's taxel_slow()) per lane,
+ * in the same order, with -ffp-contract=off: the same doubles, bit for
+ * bit.  C has no vector ?:, so a select is the bitwise (b ^ (m & (a ^ b)))
+ * on the comparison's lane mask, and min(d, 255) is that select on d <
+ * 255, the comparison the scalar form makes.  What is not arithmetic on
+ * doubles stays scalar: the raw bytes become doubles through a table, and
+ * the 64-slot masks are words; the touch masks are gathered as vectors
+ * (a constant bit per lane) and reduced to a word once per 64 slots.
+ * docs/PERFORMANCE.md (round 7) has the figures and what was dropped.
  */
 #include <string.h>
 
 #include "proc-private.h"
 
-/*
- * Four doubles (a group of 4 slots) as two 2-lane vectors, and four lane
- * masks (all ones or 0 per lane) the same way: gcc's and clang's generic
- * vector extension, which lowers to SSE2 on x86-64 and to NEON on
- * aarch64 (any other target: pairs of scalars), with no intrinsic.  Each
- * helper is one operation per lane, so the lanes compute exactly what
- * the scalar statement does.
- */
 typedef double v2df __attribute__((vector_size(16)));
 typedef int64_t v2di __attribute__((vector_size(16)));
 
-struct f4 {
-	v2df lo, hi;
-};
-
+/* Four lane masks (a 4-slot group): lanes 0-1, 2-3 */
 struct m4 {
 	v2di lo, hi;
 };
 
-#define F4_INLINE static inline __attribute__((always_inline))
-
-F4_INLINE struct f4 f4_load(const double *p)
-{
-	struct f4 v;
-
-	memcpy(&v.lo, p, sizeof(v.lo));
-	memcpy(&v.hi, p + 2, sizeof(v.hi));
-	return v;
-}
-
-F4_INLINE void f4_store(double *p, struct f4 v)
-{
-	memcpy(p, &v.lo, sizeof(v.lo));
-	memcpy(p + 2, &v.hi, sizeof(v.hi));
-}
-
-F4_INLINE struct f4 f4_set1(double x)
-{
-	return (struct f4){ { x, x }, { x, x } };
-}
-
-F4_INLINE struct f4 f4_add(struct f4 a, struct f4 b)
-{
-	return (struct f4){ a.lo + b.lo, a.hi + b.hi };
-}
-
-F4_INLINE struct f4 f4_sub(struct f4 a, struct f4 b)
-{
-	return (struct f4){ a.lo - b.lo, a.hi - b.hi };
-}
-
-F4_INLINE struct f4 f4_mul(struct f4 a, struct f4 b)
-{
-	return (struct f4){ a.lo * b.lo, a.hi * b.hi };
-}
-
-/* a > b, a < b per lane */
-F4_INLINE struct m4 f4_gt(struct f4 a, struct f4 b)
-{
-	return (struct m4){ a.lo > b.lo, a.hi > b.hi };
-}
-
-F4_INLINE struct m4 f4_lt(struct f4 a, struct f4 b)
-{
-	return (struct m4){ a.lo < b.lo, a.hi < b.hi };
-}
-
-F4_INLINE struct m4 m4_and(struct m4 a, struct m4 b)
-{
-	return (struct m4){ a.lo & b.lo, a.hi & b.hi };
-}
-
-F4_INLINE struct m4 m4_or(struct m4 a, struct m4 b)
-{
-	return (struct m4){ a.lo | b.lo, a.hi | b.hi };
-}
-
-/* a && !b */
-F4_INLINE struct m4 m4_andnot(struct m4 a, struct m4 b)
-{
-	return (struct m4){ a.lo & ~b.lo, a.hi & ~b.hi };
-}
-
-/* m ? a : b per lane (b's bits, flipped where they differ from a's) */
-F4_INLINE struct f4 f4_sel(struct m4 m, struct f4 a, struct f4 b)
-{
-	return (struct f4){
-		(v2df)((v2di)b.lo ^ (m.lo & ((v2di)a.lo ^ (v2di)b.lo))),
-		(v2df)((v2di)b.hi ^ (m.hi & ((v2di)a.hi ^ (v2di)b.hi))),
-	};
-}
-
-/* m ? a : 0 per lane (+0.0: all bits 0) */
-F4_INLINE struct f4 f4_where(struct m4 m, struct f4 a)
-{
-	return (struct f4){ (v2df)(m.lo & (v2di)a.lo), (v2df)(m.hi & (v2di)a.hi) };
-}
-
-/* The lanes of @m as bits 0-3 and those of @n as bits 4-7 */
-F4_INLINE unsigned int m4_bits2(struct m4 m, struct m4 n)
-{
-	const v2di x = (m.lo & (v2di){ 1, 2 }) | (m.hi & (v2di){ 4, 8 }) |
-		       (n.lo & (v2di){ 16, 32 }) | (n.hi & (v2di){ 64, 128 });
-
-	return (unsigned int)(x[0] | x[1]);
-}
-
-/* The lanes of @m as bits 0-3 */
-F4_INLINE unsigned int m4_bits(struct m4 m)
-{
-	const v2di x = (m.lo & (v2di){ 1, 2 }) | (m.hi & (v2di){ 4, 8 });
-
-	return (unsigned int)(x[0] | x[1]);
-}
-
-/* lane_masks[b]: lane i all ones where bit i of b is set */
+/* lane_masks[b]: lane i all ones where bit i of b is set, 0 elsewhere */
 static const struct m4 lane_masks[16] = {
 #define L(b, i)	(((b) >> (i)) & 1 ? -1 : 0)
 #define R(b)	{ { L(b, 0), L(b, 1) }, { L(b, 2), L(b, 3) } }
@@ -133,7 +43,7 @@ static const struct m4 lane_masks[16] = {
 #undef L
 };
 
-/* lane_bits[i]: the bits of slots 4i..4i+3 in a 64-slot word */
+/* lane_bits[i]: lane k holds the bit of slot 4i + k in a 64-slot word */
 static const struct m4 lane_bits[16] = {
 #define P(i)	{ { 1ll << (4 * (i)), 2ll << (4 * (i)) }, \
 		  { 4ll << (4 * (i)), (int64_t)(8ull << (4 * (i))) } }
@@ -157,147 +67,10 @@ static const double raw_v[2][256] = {
 #undef B4
 };
 
-/* v of the raw bytes p[0..3] (@vtab: a row of raw_v) */
-F4_INLINE struct f4 f4_raw(const uint8_t *p, const double *vtab)
-{
-	return (struct f4){
-		{ vtab[p[0]], vtab[p[1]] },
-		{ vtab[p[2]], vtab[p[3]] },
-	};
-}
-
-/* p[i] = (uint8_t)(int)(lane i + 0.5): the published byte of a value */
-F4_INLINE void f4_bytes(uint8_t *p, struct f4 v)
-{
-	const struct f4 r = f4_add(v, f4_set1(0.5));
-
-	p[0] = (uint8_t)(int)r.lo[0];
-	p[1] = (uint8_t)(int)r.lo[1];
-	p[2] = (uint8_t)(int)r.hi[0];
-	p[3] = (uint8_t)(int)r.hi[1];
-}
-
-/*
- * One slot, as taxel_slow() computes a plain running taxel (held: under a
- * hold); returns its touched (bit 0), touched-raw (bit 1) and hold-ended
- * (bit 2) flags.  The statement of what the vector loop below computes
- * for four slots at a time, and the form of the slots of a last group
- * that n cuts short.
- */
-F4_INLINE unsigned int dense_slot(const struct dense_io *io, unsigned int j,
-				  const bool bin, const bool hd, const bool nz)
-{
-	const double v = io->voff + io->vsign * (double)io->vals[j];
-	const double b = io->baseline[j], sm = io->smooth[j], lv = io->level[j];
-	const bool on = io->act[j] > 0.5;
-	const double lvh = lv - io->hyst;
-	double d = v - b, s, fs, out;
-	bool tf, tr, stay;
-
-	d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
-	s = io->a_new * d + io->a_old * sm;
-	fs = s > 0 ? s : 0;
-	stay = hd && d > lvh;
-	tf = (on && s > lv) || (stay && s > lvh);
-	tr = on && d > lv;
-	out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
-	out = on ? out : 0;
-	io->smooth[j] = on ? s : sm;
-	io->d[j] = d;
-	io->baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
-					 d * io->inv_thr[j] : b;
-	if (!bin || tf || nz) {
-		io->value[j] = out;
-		io->byte[j] = (uint8_t)(int)(out + 0.5);
-	}
-	return (unsigned int)tf | (unsigned int)tr << 1 |
-	       (unsigned int)(hd && !stay) << 2;
-}
-
-/* The pass's constants and arrays, for dense_pair() */
-struct dense_pass {
-	v2df a_new, a_old, g_free, max, zero, hyst;
-	v2di g_flip;			/* g_free's bits ^ g_touch's */
-	const double *vtab;
-	double *baseline, *smooth, *d, *value;
-	const double *level, *inv_thr;
-	const uint8_t *vals;
-	uint8_t *byte;
-};
-
 /* m ? a : b per lane (b's bits, flipped where they differ from a's) */
 static inline v2df v2_sel(v2di m, v2df a, v2df b)
 {
 	return (v2df)((v2di)b ^ (m & ((v2di)a ^ (v2di)b)));
-}
-
-/*
- * Slots j and j + 1: @on the plain running ones, @hd the held ones (only
- * with @held).  Their touched and touched-raw lanes go into @tf and @tr
- * as the bits @place gives them (lane_bits[]: their bits in the word);
- * returns the held ones whose hold ends as bits 0-1.  Binarized, the
- * values and bytes are left to the caller (they are 100 where touched, 0
- * elsewhere: dense_portable_body() stores them from the masks); else they
- * are stored.  Two slots, not four, at a time: fewer values live at once,
- * so that x86-64's 16 vector registers hold them and the constants.
- */
-F4_INLINE unsigned int dense_pair(const struct dense_pass *c, unsigned int j,
-				  v2di on, v2di hd, v2di place, v2di *tfw, v2di *trw,
-				  const bool bin, const bool held)
-{
-	const v2df raw = { c->vtab[c->vals[j]], c->vtab[c->vals[j + 1]] };
-	v2df b, sm, lv, d, s, gn, inv;
-	v2di tf, tr, bon = on;
-	unsigned int rel = 0;
-
-	memcpy(&b, c->baseline + j, sizeof(b));
-	memcpy(&sm, c->smooth + j, sizeof(sm));
-	memcpy(&lv, c->level + j, sizeof(lv));
-	memcpy(&inv, c->inv_thr + j, sizeof(inv));
-	d = raw - b;
-	d = v2_sel(d < c->max, d, c->max);
-	s = c->a_new * d + c->a_old * sm;
-	tf = (s > lv) & on;
-	tr = (d > lv) & on;
-	if (held) {
-		const v2df lvh = lv - c->hyst;
-		const v2di stay = hd & (d > lvh);
-
-		tf |= stay & (s > lvh);
-		bon = on & ~stay;
-		rel = (unsigned int)((hd & ~stay)[0] & 1) |
-		      (unsigned int)((hd & ~stay)[1] & 2);
-	}
-	/* tr ? g_touch : g_free, from the constant bits they differ by */
-	gn = (v2df)((v2di)c->g_free ^ (tr & c->g_flip)) * d * inv;
-	*tfw |= tf & place;
-	*trw |= tr & place;
-	sm = v2_sel(on, s, sm);
-	b = v2_sel(bon, b + gn, b);
-	memcpy(c->smooth + j, &sm, sizeof(sm));
-	memcpy(c->d + j, &d, sizeof(d));
-	memcpy(c->baseline + j, &b, sizeof(b));
-	if (!bin) {
-		const v2df out = (v2df)(on & (s > c->zero) & (v2di)s);
-
-		memcpy(c->value + j, &out, sizeof(out));
-		c->byte[j] = (uint8_t)(int)(out[0] + 0.5);
-		c->byte[j + 1] = (uint8_t)(int)(out[1] + 0.5);
-	}
-	return rel;
-}
-
-/* Slots j..j+3 (lanes 0-3 of the masks): dense_pair() twice */
-F4_INLINE unsigned int dense_group(const struct dense_pass *c, unsigned int j,
-				   struct m4 on, struct m4 hd,
-				   const struct m4 *place, v2di *tfw, v2di *trw,
-				   const bool bin, const bool held)
-{
-	const unsigned int rel = dense_pair(c, j, on.lo, hd.lo, place->lo,
-					    tfw, trw, bin, held);
-
-	return rel | dense_pair(c, j + 2, on.hi, hd.hi, place->hi, tfw, trw,
-				bin, held) << 2;
 }
 
 /* Bit 4i of @m (bits 0, 4, ..., 60) as bit i */
@@ -334,6 +107,147 @@ static inline uint64_t groups_slots(uint64_t g)
 	return g * 0xf;
 }
 
+/*
+ * One slot, as taxel_slow() computes a plain running taxel (@hd: under a
+ * hold; @nz: its value may be nonzero); returns its touched (bit 0),
+ * touched-raw (bit 1) and hold-ended (bit 2) flags.  The statement of
+ * what dense_pair() computes two slots at a time, and the form of the
+ * slots of a last group that n cuts short.
+ */
+static inline __attribute__((always_inline))
+unsigned int dense_slot(const struct dense_io *io, unsigned int j,
+			const bool bin, const bool hd, const bool nz)
+{
+	const double v = io->voff + io->vsign * (double)io->vals[j];
+	const double b = io->baseline[j], sm = io->smooth[j], lv = io->level[j];
+	const bool on = io->act[j] > 0.5;
+	const double lvh = lv - io->hyst;
+	double d = v - b, s, fs, out;
+	bool tf, tr, stay;
+
+	d = d < PROC_MAX_SKIN ? d : PROC_MAX_SKIN;
+	s = io->a_new * d + io->a_old * sm;
+	fs = s > 0 ? s : 0;
+	stay = hd && d > lvh;
+	tf = (on && s > lv) || (stay && s > lvh);
+	tr = on && d > lv;
+	out = bin ? (tf ? PROC_BIN_TOUCH : PROC_BIN_NO_TOUCH) : fs;
+	out = on ? out : 0;
+	io->smooth[j] = on ? s : sm;
+	io->d[j] = d;
+	io->baseline[j] = on && !stay ? b + (tr ? io->g_touch : io->g_free) *
+					 d * io->inv_thr[j] : b;
+	if (!bin || tf || nz) {
+		io->value[j] = out;
+		io->byte[j] = (uint8_t)(int)(out + 0.5);
+	}
+	return (unsigned int)tf | (unsigned int)tr << 1 |
+	       (unsigned int)(hd && !stay) << 2;
+}
+
+/* The pass's constants (both lanes) and arrays, for dense_pair() */
+struct dense_pass {
+	v2df a_new, a_old, g_free, max, zero, hyst;
+	v2di g_flip;			/* g_free's bits ^ g_touch's */
+	const double *vtab;		/* a row of raw_v */
+	double *baseline, *smooth, *d, *value;
+	const double *level, *inv_thr;
+	const uint8_t *vals;
+	uint8_t *byte;
+};
+
+/*
+ * Slots j and j + 1 (dense_slot() per lane): @on the plain running ones,
+ * @hd the held ones (only with @held).  Their touched and touched-raw
+ * lanes go into @tfw and @trw as the bits @place gives them (lane_bits[]:
+ * their bits in the word); returns the held ones whose hold ends as bits
+ * 0-1.  Binarized, the values and bytes are left to the caller (100 where
+ * touched, 0 elsewhere: dense_portable_body() stores them from the
+ * masks); else they are stored.  Two slots, not four, per call: fewer
+ * values live at once, so that x86-64's 16 vector registers hold them
+ * and the constants.
+ */
+static inline __attribute__((always_inline))
+unsigned int dense_pair(const struct dense_pass *c, unsigned int j,
+			v2di on, v2di hd, v2di place, v2di *tfw, v2di *trw,
+			const bool bin, const bool held)
+{
+	const v2df raw = { c->vtab[c->vals[j]], c->vtab[c->vals[j + 1]] };
+	v2df b, sm, lv, d, s, gn, inv;
+	v2di tf, tr, bon = on;
+	unsigned int rel = 0;
+
+	memcpy(&b, c->baseline + j, sizeof(b));
+	memcpy(&sm, c->smooth + j, sizeof(sm));
+	memcpy(&lv, c->level + j, sizeof(lv));
+	memcpy(&inv, c->inv_thr + j, sizeof(inv));
+	d = raw - b;
+	d = v2_sel(d < c->max, d, c->max);
+	s = c->a_new * d + c->a_old * sm;
+	tf = (s > lv) & on;
+	tr = (d > lv) & on;
+	if (held) {
+		const v2df lvh = lv - c->hyst;
+		const v2di stay = hd & (d > lvh), ends = hd & ~stay;
+
+		tf |= stay & (s > lvh);
+		bon = on & ~stay;
+		rel = (unsigned int)(ends[0] & 1) | (unsigned int)(ends[1] & 2);
+	}
+	/* tr ? g_touch : g_free, from the bits in which they differ */
+	gn = (v2df)((v2di)c->g_free ^ (tr & c->g_flip)) * d * inv;
+	*tfw |= tf & place;
+	*trw |= tr & place;
+	sm = v2_sel(on, s, sm);
+	b = v2_sel(bon, b + gn, b);
+	memcpy(c->smooth + j, &sm, sizeof(sm));
+	memcpy(c->d + j, &d, sizeof(d));
+	memcpy(c->baseline + j, &b, sizeof(b));
+	if (!bin) {
+		const v2df out = (v2df)(on & (s > c->zero) & (v2di)s);
+
+		memcpy(c->value + j, &out, sizeof(out));
+		c->byte[j] = (uint8_t)(int)(out[0] + 0.5);
+		c->byte[j + 1] = (uint8_t)(int)(out[1] + 0.5);
+	}
+	return rel;
+}
+
+/* Slots j..j+3 (lanes 0-3 of the masks): dense_pair() twice */
+static inline __attribute__((always_inline))
+unsigned int dense_group(const struct dense_pass *c, unsigned int j,
+			 struct m4 on, struct m4 hd, const struct m4 *place,
+			 v2di *tfw, v2di *trw, const bool bin, const bool held)
+{
+	const unsigned int rel = dense_pair(c, j, on.lo, hd.lo, place->lo,
+					    tfw, trw, bin, held);
+
+	return rel | dense_pair(c, j + 2, on.hi, hd.hi, place->hi, tfw, trw,
+				bin, held) << 2;
+}
+
+/*
+ * The arithmetic of every slot of a patch, dense and branch-free.  A slot
+ * that is not a plain running tactile taxel (act 0: pads, absent slots,
+ * taxels recalibrating, faulty or in an expired hold) keeps its baseline
+ * and smoothing state and gets 0 everywhere; run() sends those through
+ * taxel_slow() afterwards.  A plain taxel under a hold (held, act 1) is
+ * computed here as taxel_slow() would: the hold ends when d falls to
+ * level - hold_hysteresis (rel), else the baseline stays and the taxel
+ * touches down to that lower level.  Besides the arrays it returns the
+ * touched (smoothed) and touched-raw (unsmoothed) slots as bit masks,
+ * from which run() builds the touched list in O(touched).  Binarized, a
+ * slot's value and byte are stored only where it is touched or was not 0
+ * (proc_patch.out_nz): the others are 0 already, and the usual slot of a
+ * binarized skin is untouched, so most samples store neither array.
+ * Its arguments are a struct dense_io (proc-private.h), kept in the
+ * patch.  This is the portable form: a group of 4 slots at a time
+ * (dense_group()), only the groups of triangles with tactile taxels (the
+ * others' outputs stay 0), in three loops per 64-slot word: the groups of
+ * four plain slots (no select: the commonest), the others, and those with
+ * held slots (the hold's arithmetic only there); dense_avx2.c and
+ * dense_avx512.c compute the same doubles four and eight at a time.
+ */
 static inline __attribute__((always_inline))
 void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 {
@@ -467,7 +381,9 @@ static void raw_changed_portable(const uint8_t *a, const uint8_t *b,
  * Slots (bit o) of the patch's groups whose baseline lies outside
  * [lo, hi]: the candidates for a self-recalibration.  The same
  * comparisons as maintain() makes per taxel, a group of 4 at a time (the
- * last group, if n cuts it, slot by slot).
+ * last group, if n cuts it, slot by slot).  Below and above go to masks
+ * of their own: gcc makes scalar code of a lane-bit mask of the two
+ * comparisons or'd.
  */
 static void baseline_out_of_range_portable(const double *restrict b,
 					   uint64_t groups,
@@ -475,19 +391,28 @@ static void baseline_out_of_range_portable(const double *restrict b,
 					   unsigned int n, double lo, double hi,
 					   struct proc_mask *out)
 {
-	const struct f4 vlo = f4_set1(lo), vhi = f4_set1(hi);
+	const v2df vlo = { lo, lo }, vhi = { hi, hi };
 	const uint64_t whole = (1ull << (n / 4)) - 1;	/* n <= 192 */
+	unsigned int w, j, end;
 	uint64_t g;
-	unsigned int j, end;
 
 	(void)slots;
-	*out = (struct proc_mask){ { 0, 0, 0 } };
-	for (g = groups & whole; g; g &= g - 1) {
-		const unsigned int i = (unsigned int)__builtin_ctzll(g);
-		const struct f4 v = f4_load(b + 4 * i);
+	for (w = 0; w < 3; w++) {
+		v2di below = { 0, 0 }, above = { 0, 0 };
 
-		out->w[i / 16] |= (uint64_t)m4_bits(m4_or(f4_lt(v, vlo), f4_gt(v, vhi))) <<
-				  (4 * (i % 16));
+		for (g = ((groups & whole) >> (16 * w)) & 0xffff; g; g &= g - 1) {
+			const unsigned int i = (unsigned int)__builtin_ctzll(g);
+			v2df x0, x1;
+
+			memcpy(&x0, b + 64 * w + 4 * i, sizeof(x0));
+			memcpy(&x1, b + 64 * w + 4 * i + 2, sizeof(x1));
+			below |= (x0 < vlo) & lane_bits[i].lo;
+			above |= (x0 > vhi) & lane_bits[i].lo;
+			below |= (x1 < vlo) & lane_bits[i].hi;
+			above |= (x1 > vhi) & lane_bits[i].hi;
+		}
+		below |= above;
+		out->w[w] = (uint64_t)(below[0] | below[1]);
 	}
 	for (g = groups & ~whole; g; g &= g - 1)
 		for (j = 4 * (unsigned int)__builtin_ctzll(g), end = j + 4;
