@@ -67,6 +67,30 @@ static const double raw_v[2][256] = {
 #undef B4
 };
 
+/* Four bytes of @p as a little-endian word: byte i is bits 8i..8i+7 */
+static inline uint32_t load_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+/* Eight bytes of @p as a little-endian word: byte i is bits 8i..8i+7 */
+static inline uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
 /* m ? a : b per lane (b's bits, flipped where they differ from a's) */
 static inline v2df v2_sel(v2di m, v2df a, v2df b)
 {
@@ -168,21 +192,21 @@ struct dense_pass {
  * and the constants.
  */
 static inline __attribute__((always_inline))
-unsigned int dense_pair(const struct dense_pass *c, unsigned int j,
-			v2di on, v2di hd, v2di place, v2di *tfw, v2di *trw,
-			const bool bin, const bool held)
+unsigned int dense_pair(const struct dense_pass *c, unsigned int j, v2df raw,
+			v2df b, v2di on, v2di hd, v2di place, v2di *tfw,
+			v2di *trw, const bool bin, const bool held,
+			const bool clamp)
 {
-	const v2df raw = { c->vtab[c->vals[j]], c->vtab[c->vals[j + 1]] };
-	v2df b, sm, lv, d, s, gn, inv;
+	v2df sm, lv, d, s, gn, inv;
 	v2di tf, tr, bon = on;
 	unsigned int rel = 0;
 
-	memcpy(&b, c->baseline + j, sizeof(b));
 	memcpy(&sm, c->smooth + j, sizeof(sm));
 	memcpy(&lv, c->level + j, sizeof(lv));
 	memcpy(&inv, c->inv_thr + j, sizeof(inv));
 	d = raw - b;
-	d = v2_sel(d < c->max, d, c->max);
+	if (clamp)
+		d = v2_sel(d < c->max, d, c->max);
 	s = c->a_new * d + c->a_old * sm;
 	tf = (s > lv) & on;
 	tr = (d > lv) & on;
@@ -213,17 +237,37 @@ unsigned int dense_pair(const struct dense_pass *c, unsigned int j,
 	return rel;
 }
 
-/* Slots j..j+3 (lanes 0-3 of the masks): dense_pair() twice */
+/*
+ * Slots j..j+3 (lanes 0-3 of the masks): dense_pair() twice.  d = v - b
+ * is at most 255 where b >= 0 (v is; the rounding is monotonic), so that
+ * min(d, 255) changes nothing: the usual group, whose baselines are all
+ * >= 0, skips it (its comparison and select are the longest link of the
+ * chain from the loads to the stores); any other, with a negative or NaN
+ * baseline, takes it.
+ */
 static inline __attribute__((always_inline))
 unsigned int dense_group(const struct dense_pass *c, unsigned int j,
 			 struct m4 on, struct m4 hd, const struct m4 *place,
 			 v2di *tfw, v2di *trw, const bool bin, const bool held)
 {
-	const unsigned int rel = dense_pair(c, j, on.lo, hd.lo, place->lo,
-					    tfw, trw, bin, held);
+	const uint32_t r = load_le32(c->vals + j);	/* one load, 4 bytes */
+	const v2df raw0 = { c->vtab[r & 0xff], c->vtab[(r >> 8) & 0xff] };
+	const v2df raw1 = { c->vtab[(r >> 16) & 0xff], c->vtab[r >> 24] };
+	v2df b0, b1;
+	v2di pos;
 
-	return rel | dense_pair(c, j + 2, on.hi, hd.hi, place->hi, tfw, trw,
-				bin, held) << 2;
+	memcpy(&b0, c->baseline + j, sizeof(b0));
+	memcpy(&b1, c->baseline + j + 2, sizeof(b1));
+	pos = (b0 >= c->zero) & (b1 >= c->zero);
+	if (pos[0] & pos[1])
+		return dense_pair(c, j, raw0, b0, on.lo, hd.lo, place->lo,
+				  tfw, trw, bin, held, false) |
+		       dense_pair(c, j + 2, raw1, b1, on.hi, hd.hi, place->hi,
+				  tfw, trw, bin, held, false) << 2;
+	return dense_pair(c, j, raw0, b0, on.lo, hd.lo, place->lo,
+			  tfw, trw, bin, held, true) |
+	       dense_pair(c, j + 2, raw1, b1, on.hi, hd.hi, place->hi,
+			  tfw, trw, bin, held, true) << 2;
 }
 
 /*
@@ -342,18 +386,6 @@ void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
 
 PROC_DENSE_FORMS(dense_portable, dense_portable_body)
 
-
-/* Eight bytes of @p as a little-endian word: byte i is bits 8i..8i+7 */
-static inline uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
 
 /*
  * Slots (bit o) whose raw value differs from the last check's, eight
