@@ -9,17 +9,23 @@
  * NEON on aarch64 and to pairs of scalars elsewhere, with no intrinsic
  * and no #ifdef, on either byte order (a lane is an index, not a memory
  * offset).  Two lanes because both SSE2 and NEON have 128-bit registers:
- * a wider type is split by the compiler into the same operations, and
- * gcc 12 turns a select on it into scalar code.  Each vector operation is
- * the scalar statement's (dense_slot(), taxel.c's taxel_slow()) per lane,
- * in the same order, with -ffp-contract=off: the same doubles, bit for
- * bit.  C has no vector ?:, so a select is the bitwise (b ^ (m & (a ^ b)))
- * on the comparison's lane mask, and min(d, 255) is that select on d <
- * 255, the comparison the scalar form makes.  What is not arithmetic on
- * doubles stays scalar: the raw bytes become doubles through a table, and
- * the 64-slot masks are words; the touch masks are gathered as vectors
- * (a constant bit per lane) and reduced to a word once per 64 slots.
- * docs/PERFORMANCE.md (round 7) has the figures and what was dropped.
+ * gcc 12 splits a wider type into the same operations but makes scalar
+ * code of a select on it.  Each vector operation is the scalar
+ * statement's (dense_slot(), taxel.c's taxel_slow()) per lane, in the
+ * same order, with -ffp-contract=off: the same doubles, bit for bit.  C
+ * has no vector ?:, so a select is the bitwise b ^ (m & (a ^ b)) on the
+ * comparison's lane mask.  What is not arithmetic on doubles stays
+ * scalar: the raw bytes become doubles through a table, and the 64-slot
+ * masks are words; the touch masks are gathered as vectors (a constant
+ * bit per lane) and reduced to a word once per 64 slots.
+ *
+ * On x86-64 the pass is bound by the latency of each slot's chain from
+ * its loads to its stores more than by its instruction count (the 2-lane
+ * form has about twice the AVX2 form's instructions per slot, so fewer
+ * slots in flight): what shortens the chain pays even at the price of
+ * instructions, such as testing a group's baselines to skip min(d, 255)
+ * (dense_group()).  docs/PERFORMANCE.md (round 7) has the figures and
+ * what was tried and dropped.
  */
 #include <string.h>
 
@@ -288,9 +294,11 @@ unsigned int dense_group(const struct dense_pass *c, unsigned int j,
  * patch.  This is the portable form: a group of 4 slots at a time
  * (dense_group()), only the groups of triangles with tactile taxels (the
  * others' outputs stay 0), in three loops per 64-slot word: the groups of
- * four plain slots (no select: the commonest), the others, and those with
- * held slots (the hold's arithmetic only there); dense_avx2.c and
- * dense_avx512.c compute the same doubles four and eight at a time.
+ * four plain slots (the selects on the plain-slot mask fold away), the
+ * others, and those with held slots (the hold's arithmetic only there);
+ * the touched slots' binarized values are stored after the loops, from
+ * the masks; dense_avx2.c and dense_avx512.c compute the same doubles
+ * four and eight at a time.
  */
 static inline __attribute__((always_inline))
 void dense_portable_body(struct dense_io *io, const bool bin, const bool hold)
