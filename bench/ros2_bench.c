@@ -4,7 +4,7 @@
  * and against Cyclone DDS alone (bench/ros2-bench runs it; docs/PERFORMANCE.md)
  *
  *	ros2_bench --socket SKIND_SOCK --domain D --namespace NS
- *	           --bridge-pid PID [--seconds S]
+ *	           --bridge-pid PID [--seconds S] [--bare wakeup|timer]
  *
  * One process, one run, one machine, while skind publishes (skinsim's
  * ring files) and skin-ros2-bridge follows it:
@@ -17,9 +17,16 @@
  *            same sample, found on the socket by its stamp (the frame
  *            time moved to CLOCK_REALTIME: moved back here);
  *  - bare:   a child process writes, per part, a TactileState of the same
- *            size at the same rate on a topic of its own, with the bridge's
- *            QoS, its write time in the stamp; the same reader QoS takes
- *            it: latency = take - write.  Cyclone alone, the same size.
+ *            size on a topic of its own, with the bridge's QoS, its write
+ *            time in the stamp; the same reader QoS takes it: latency =
+ *            take - write.  Cyclone alone, the same size.  It writes when
+ *            the bridge does: on each of skind's `samples` lines, the part
+ *            the line names (--bare wakeup, the default), so that its
+ *            round meets the same busy moment (skind fanning out, the
+ *            socket subscriber and the bridge running); --bare timer
+ *            writes every part every 50 ms on its own clock instead, in
+ *            the quiet between skind's publications, where a round costs
+ *            a third to a half of one in the busy moment.
  *
  * and the bridge's CPU time (utime + stime of /proc/PID/stat) over the
  * run, per full-body sample (every part published once) and as a share of
@@ -53,7 +60,8 @@ static struct {
 	unsigned int domain;
 	int bridge_pid;
 	double seconds;
-} o = { .ns = "/skin", .seconds = 20 };
+	bool bare_on_wakeup;
+} o = { .ns = "/skin", .seconds = 20, .bare_on_wakeup = true };
 
 struct rec {
 	uint16_t part;
@@ -124,7 +132,46 @@ static dds_entity_t reader(dds_entity_t pp, const char *topic)
 	return r;
 }
 
-/* The bare publisher: every part's size, every 50 ms, until killed. */
+static void bare_write(dds_entity_t w, struct ros2_msg_part *m, const float *zeros)
+{
+	uint64_t t = bench_now_ns();
+	ros2_time st = { (int32_t)(t / 1000000000), (uint32_t)(t % 1000000000) };
+
+	ros2_msg_fill_values(m, &st, zeros);
+	dds_write(w, &m->values);
+}
+
+/*
+ * The bare publisher woken as the bridge is: by skind's `samples` lines,
+ * one write of the part each line names.  Its rounds then happen in the
+ * same moments of skind's cycle as the bridge's (skind fanning out, the
+ * socket subscriber reading), not in the quiet between them.
+ */
+static void bare_on_wakeups(const dds_entity_t *w, struct ros2_msg_part *m, const float *zeros)
+{
+	char why[256];
+	const char *line;
+	int err, rc;
+	struct skin_client *c = skin_client_connect(o.sock, &err);
+
+	if (!c || skin_client_command(c, "subscribe samples all", NULL, NULL, why, sizeof(why)))
+		_exit(1);
+	while ((rc = skin_client_read_line(c, &line, -1)) >= 0) {
+		const char *sp;
+		int p;
+
+		if (rc == 0 || strncmp(line, "sample ", 7))
+			continue;
+		sp = strchr(line + 7, ' ');
+		p = sp ? part_index(line + 7, (size_t)(sp - line - 7)) : -1;
+		if (p >= 0)
+			bare_write(w[p], &m[p], zeros);
+	}
+	_exit(1);
+}
+
+/* The bare publisher: every part's size, every 50 ms (or on skind's
+ * wakeups), until killed. */
 static void bare_publish(void)
 {
 	dds_entity_t pp = dds_create_participant(o.domain, NULL, NULL), w[MAX_PARTS];
@@ -141,16 +188,13 @@ static void bare_publish(void)
 						   part_taxels[i], 0))
 			_exit(1);
 	}
+	if (o.bare_on_wakeup)
+		bare_on_wakeups(w, m, zeros);
 	for (;;) {
 		next += 50000000;
 		bench_sleep_until(next);
-		for (i = 0; i < n_parts; i++) {
-			uint64_t t = bench_now_ns();
-			ros2_time st = { (int32_t)(t / 1000000000), (uint32_t)(t % 1000000000) };
-
-			ros2_msg_fill_values(&m[i], &st, zeros);
-			dds_write(w[i], &m[i].values);
-		}
+		for (i = 0; i < n_parts; i++)
+			bare_write(w[i], &m[i], zeros);
 	}
 }
 
@@ -203,6 +247,7 @@ int main(int argc, char **argv)
 		{ "namespace", required_argument, NULL, 'n' },
 		{ "bridge-pid", required_argument, NULL, 'p' },
 		{ "seconds", required_argument, NULL, 't' },
+		{ "bare", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct skin_client *c;
@@ -216,13 +261,14 @@ int main(int argc, char **argv)
 	pid_t child;
 	int err, opt;
 
-	while ((opt = getopt_long(argc, argv, "s:d:n:p:t:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:d:n:p:t:b:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': o.sock = optarg; break;
 		case 'd': o.domain = (unsigned int)atoi(optarg); break;
 		case 'n': o.ns = optarg; break;
 		case 'p': o.bridge_pid = atoi(optarg); break;
 		case 't': o.seconds = atof(optarg); break;
+		case 'b': o.bare_on_wakeup = strcmp(optarg, "timer") != 0; break;
 		default: return 2;
 		}
 	}
