@@ -154,8 +154,14 @@ static void bare_on_wakeups(const dds_entity_t *w, struct ros2_msg_part *m, cons
 	int err, rc;
 	struct skin_client *c = skin_client_connect(o.sock, &err);
 
-	if (!c || skin_client_command(c, "subscribe samples all", NULL, NULL, why, sizeof(why)))
+	if (!c) {
+		fprintf(stderr, "ros2_bench: bare publisher: skind: %s\n", strerror(-err));
 		_exit(1);
+	}
+	if (skin_client_command(c, "subscribe samples all", NULL, NULL, why, sizeof(why))) {
+		fprintf(stderr, "ros2_bench: bare publisher: subscribe: %s\n", why);
+		_exit(1);
+	}
 	while ((rc = skin_client_read_line(c, &line, -1)) >= 0) {
 		const char *sp;
 		int p;
@@ -167,6 +173,7 @@ static void bare_on_wakeups(const dds_entity_t *w, struct ros2_msg_part *m, cons
 		if (p >= 0)
 			bare_write(w[p], &m[p], zeros);
 	}
+	fprintf(stderr, "ros2_bench: bare publisher: skind's socket: %s\n", strerror(-rc));
 	_exit(1);
 }
 
