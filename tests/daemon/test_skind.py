@@ -706,6 +706,76 @@ def t_shm_flood(env):
         assert d.stop() == 0, d.log()[-3000:]
 
 
+@case("hostile: the kernel refuses skind a descriptor (ETOOMANYREFS); the client is told, then served")
+def t_shm_etoomanyrefs(env):
+    if os.geteuid() != 0:
+        raise Skip("needs root to run skind and another process as its user")
+    import array
+    import resource
+    # Another process of skind's user puts more descriptors in flight than
+    # skind's RLIMIT_NOFILE and never lets them be read: the kernel counts
+    # them per user (user->unix_inflight) and refuses skind's next sendmsg()
+    # of a descriptor with ETOOMANYREFS, while skind's own bounds (per
+    # client, per user, in all) are nowhere near.
+    d = Daemon(env, side="refs", user=(65534, 65534), nofile=256)
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(ready_r)
+            os.close(go_w)
+            # the kernel checks the sender's own limit: the hog's is higher
+            resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            a, b = socket.socketpair()
+            fds = array.array("i", [os.open("/dev/null", os.O_RDONLY) for _ in range(200)])
+            for _ in range(3):          # 600 in flight, unread
+                a.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+            os.write(ready_w, b"r")
+            os.read(go_r, 1)            # until told: then all of it is freed
+        finally:
+            os._exit(0)
+    os.close(ready_w)
+    os.close(go_r)
+    try:
+        assert os.read(ready_r, 1) == b"r", "the process holding descriptors did not start"
+        assert wait_for(lambda: int(d.status()["attached"]) == 3, 10), d.log()[-2000:]
+        before = int(d.status()["shm_refused"])
+
+        def one_shm():
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.connect(d.sock)
+                s.sendall(b"shm\nstatus\n")
+                data, _, fds = shm_replies(s, 2, timeout=5)
+                for fd in fds:
+                    os.close(fd)
+                return data, len(fds)
+
+        data, n = one_shm()
+        # the reply at the head of the queue became the error; the
+        # connection goes on (the status after it is answered)
+        assert data.startswith(b"error too-many-descriptors "), data[:200]
+        assert n == 0, n
+        assert b"\nstatus " in data and data.endswith(b"ok\n"), data[-200:]
+        assert int(d.status()["shm_refused"]) == before + 1, d.status()
+        os.write(go_w, b"g")
+        os.waitpid(pid, 0)
+        pid = 0
+        # the budget back: the same request is served, with its descriptor
+        # (the kernel frees the hog's descriptors when its sockets close)
+        assert wait_for(lambda: one_shm()[1] == 1, 5), one_shm()
+    finally:
+        if pid:
+            os.write(go_w, b"g")
+            os.waitpid(pid, 0)
+        os.close(go_w)
+        os.close(ready_r)
+        assert d.stop() == 0, d.log()[-3000:]
+
+
 @case("calibrate and set: refused without rights, allowed for the admin group")
 def t_auth(env):
     if os.geteuid() != 0:
