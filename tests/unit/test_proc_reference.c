@@ -378,6 +378,13 @@ static void reference_zero_up(void **state)
  * The forms of the dense pass a test compares (proc-isa.h), as the state
  * of its cmocka case: each is compared with the portable form, which
  * every CPU runs; a form this CPU lacks is reported skipped, not passed.
+ * skip() leaves the case at once (a longjmp): a case that sets the
+ * run_hash() flags (hash_contacts, press_ramp, toggle_bin) and clears
+ * them at its end calls isa_wanted() before setting them, else a skipped
+ * case leaves them set for the cases after it (press_ramp made
+ * run_reference()'s presses ramp out, so "skind's default mode" counted
+ * 5,285 touched instead of 5,326 on a CPU without AVX-512: aarch64, or an
+ * x86-64 with AVX2 alone).
  */
 static enum skin_proc_isa isa_avx2 = SKIN_PROC_ISA_AVX2;
 static enum skin_proc_isa isa_avx512 = SKIN_PROC_ISA_AVX512;
@@ -625,6 +632,7 @@ static void contacts_identical(void **state)
 	};
 	unsigned int i;
 
+	(void)isa_wanted(state);	/* skip before setting the flags */
 	hash_contacts = true;
 	for (i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
 		char what[32];
@@ -731,6 +739,7 @@ static void holds_paths_identical(void **state)
 	};
 	unsigned int i, faulty;
 
+	(void)isa_wanted(state);	/* skip before setting the flags */
 	hash_contacts = true;
 	press_ramp = true;
 	for (faulty = 0; faulty < 2; faulty++)
@@ -762,6 +771,7 @@ static void binarization_switched(void **state)
 	};
 	unsigned int i;
 
+	(void)isa_wanted(state);	/* skip before setting the flags */
 	toggle_bin = true;
 	press_ramp = true;
 	for (i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
