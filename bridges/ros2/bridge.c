@@ -301,6 +301,9 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 		log_info("skind went away (%s): waiting for it",
 			 strerror(-s->reason));
 		break;
+	case SKIN_FOLLOW_STATE:
+		/* no new sample: a TactileState has no field for the rest */
+		break;
 	}
 }
 

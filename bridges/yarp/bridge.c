@@ -404,6 +404,9 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 	case SKIN_FOLLOW_DETACHED:
 		detached(b, s->reason);
 		break;
+	case SKIN_FOLLOW_STATE:
+		/* no new sample: skinManager's ports carry samples only */
+		break;
 	}
 }
 

@@ -18,8 +18,11 @@
  * Delivery is latest-state, as the shared memory is: a wakeup makes the
  * follower look at every part's sequence number and copy each part that
  * changed, so a dropped or coalesced wakeup loses nothing but
- * intermediate publications; the copy's head says how many there were
- * (skin_shm_part.samples counts every publication).
+ * intermediate publications; the copy's head says how many samples there
+ * were (skin_shm_part.samples).  A copy that holds a new sample is a
+ * SAMPLE; one in which only the part's state changed (a patch attached or
+ * detached, a calibration started, or no sample yet) is a STATE, so that
+ * a program forwarding samples sends each one once.
  *
  *	struct skin_follow *f;
  *	int err = skin_follow_new(&f, NULL);           (NULL: defaults)
@@ -63,23 +66,32 @@ enum skin_follow_event {
 	/* Connected and mapped an object: the parts (their names, sizes,
 	 * order) may differ from the last object's.  @s->map is valid,
 	 * @s->part and @s->block are not.  Every part that has published
-	 * follows as a SAMPLE in the same dispatch: its current state. */
+	 * follows in the same dispatch, as a SAMPLE (its newest sample,
+	 * which the last attachment may have delivered already) or, before
+	 * its first sample, as a STATE. */
 	SKIN_FOLLOW_ATTACHED,
-	/* Part @s->part has a new publication: @s->block is a consistent
-	 * copy (skin_shm_values(s->map, s->part, s->block) ...). */
+	/* Part @s->part has a new sample: @s->block is a consistent copy
+	 * (skin_shm_values(s->map, s->part, s->block) ...) whose
+	 * skin_shm_part.samples moved since the last SAMPLE. */
 	SKIN_FOLLOW_SAMPLE,
 	/* skind went away, reloaded or stopped beating: the parts of the
 	 * last ATTACHED are gone.  @s->map is NULL.  An ATTACHED follows
 	 * when skind is back (after -ETIMEDOUT: the same object, once the
 	 * heartbeat moves again). */
 	SKIN_FOLLOW_DETACHED,
+	/* Part @s->part was published without a new sample: its state,
+	 * patches_attached or lost_frames changed.  @s->block is a
+	 * consistent copy; its values, raw values and contacts are those of
+	 * the last SAMPLE (skind's placeholders, noLoad and 0, while
+	 * skin_shm_part.samples is 0). */
+	SKIN_FOLLOW_STATE,
 };
 
 /**
  * struct skin_follow_sample - what an event is about
  * @map: the mapped object (NULL for DETACHED)
- * @part: index of the part in @map (SAMPLE only)
- * @block: the copy of the part's block (SAMPLE only)
+ * @part: index of the part in @map (SAMPLE and STATE only)
+ * @block: the copy of the part's block (SAMPLE and STATE only)
  * @reason: DETACHED only: -ECONNRESET (socket closed), -ESTALE (object
  *	retired: a reload or a stop), -ETIMEDOUT (heartbeat stopped)
  */

@@ -189,7 +189,9 @@ struct skin_shm_part_desc {
 /**
  * struct skin_shm_part - the head of a part's block; guarded by @seq
  * @seq: the seqlock (odd while skind writes the block)
- * @samples: publications of the part since skind started
+ * @samples: samples of the part published since skind started; a
+ *	publication of a state change alone (a patch attached or detached,
+ *	a calibration started) leaves it
  * @frame_ts_ns: CLOCK_MONOTONIC time of the last CAN frame of the newest
  *	board sample (the driver's timestamp)
  * @publish_ns: CLOCK_MONOTONIC time at which skind published the block

@@ -9,7 +9,8 @@
  *	HANDSHAKE  connected, `shm` and `subscribe samples all` sent
  *	           together, their replies not all read yet
  *	ATTACHED   mapped and subscribed: every dispatch copies the parts
- *	           whose sequence number moved
+ *	           whose sequence number moved; a copy whose sample count
+ *	           moved is a SAMPLE, any other a STATE
  *	STALLED    attached, but the heartbeat stopped (DETACHED -ETIMEDOUT
  *	           told); the connection and the mapping are kept, and an
  *	           ATTACHED follows if it beats again
@@ -27,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,6 +39,13 @@
 
 enum follow_state { WAITING, HANDSHAKE, ATTACHED, STALLED };
 
+/* A part's last copy; zero since ATTACHED: nothing delivered yet. */
+struct seen {
+	uint64_t seq;			/* its seqlock's value */
+	uint64_t samples;		/* its sample count, when a SAMPLE */
+	bool sampled;			/* a SAMPLE was delivered */
+};
+
 struct skin_follow {
 	char *socket;			/* NULL: skin_client_connect()'s default */
 	unsigned int retry_ms;
@@ -46,7 +55,7 @@ struct skin_follow {
 	unsigned int replies;		/* HANDSHAKE: final lines still due */
 	bool told;			/* ATTACHED said, no DETACHED since */
 	struct skin_shm_map map;	/* map.base: mapped */
-	uint64_t *seen;			/* per part: the seq last delivered */
+	struct seen *seen;		/* per part: what was last delivered */
 	void *copy;			/* one part's block, the largest */
 };
 
@@ -144,7 +153,8 @@ static void emit(struct skin_follow *f, skin_follow_fn fn, void *data,
 	struct skin_follow_sample s = {
 		.map = ev == SKIN_FOLLOW_DETACHED ? NULL : &f->map,
 		.part = part,
-		.block = ev == SKIN_FOLLOW_SAMPLE ? f->copy : NULL,
+		.block = ev == SKIN_FOLLOW_SAMPLE || ev == SKIN_FOLLOW_STATE ?
+			 f->copy : NULL,
 		.reason = reason,
 	};
 
@@ -224,20 +234,36 @@ static int handshake_line(struct skin_follow *f, const char *line)
 	return 0;			/* an event before the replies: none due */
 }
 
-/* Copy each part whose sequence number moved; SAMPLE for each copy. */
+/*
+ * Copy each part whose sequence number moved: a SAMPLE when its sample
+ * count moved since the last SAMPLE, else a STATE.  skind also publishes
+ * a part when only its state changes (a patch attached or detached, a
+ * calibration started) and before its first sample; a bridge that sent
+ * each of those on as a sample would repeat the last one, or send the
+ * noLoad placeholder as if a board had.
+ */
 static int scan(struct skin_follow *f, skin_follow_fn fn, void *data)
 {
 	unsigned int i, n = skin_shm_n_parts(&f->map);
+	const struct skin_shm_part *h;
 	int samples = 0;
 
 	for (i = 0; i < n; i++) {
+		struct seen *sn = &f->seen[i];
 		uint64_t seq = skin_shm_seq(&f->map, i);
 
-		if (seq == f->seen[i] || seq < 2)
+		if (seq == sn->seq || seq < 2)
 			continue;	/* nothing new, or never published */
 		if (skin_shm_read_part(&f->map, i, f->copy, READ_TRIES) < 0)
 			continue;	/* busy: the next wakeup takes it */
-		f->seen[i] = skin_shm_head(f->copy)->seq;
+		h = skin_shm_head(f->copy);
+		sn->seq = h->seq;
+		if (!h->samples || (sn->sampled && h->samples == sn->samples)) {
+			emit(f, fn, data, SKIN_FOLLOW_STATE, i, 0);
+			continue;
+		}
+		sn->samples = h->samples;
+		sn->sampled = true;
 		emit(f, fn, data, SKIN_FOLLOW_SAMPLE, i, 0);
 		samples++;
 	}

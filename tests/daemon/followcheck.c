@@ -10,6 +10,7 @@
  *	attached pid P generation G instance I parts NAME,NAME...
  *	detached ECONNRESET|ESTALE|ETIMEDOUT
  *	sample PART SAMPLES FRAME_TS_NS PUBLISH_NS      (every SAMPLE)
+ *	state PART SAMPLES state STATE attached N       (every STATE)
  *
  * and for PART, after its sample line, the copy as skind's socket would
  * print the same publication (docs/PROTOCOL.md), so that a test compares
@@ -19,8 +20,9 @@
  *	contacts PART SAMPLES (TAXEL ...) (TAXEL ...) ...
  *
  * "end samples N" after SECONDS or at SIGTERM.  What breaks the header's contract (an
- * event out of order, a SAMPLE with no copy, a part's publications going
- * backwards within one object) prints "error WHAT" and exits 1.
+ * event out of order, a SAMPLE with no copy, a SAMPLE whose sample count
+ * did not move since the last within one attachment, a STATE whose did)
+ * prints "error WHAT" and exits 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -159,6 +161,20 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 		w->attached = false;
 		printf("detached %s\n", reason_name(s->reason));
 		break;
+	case SKIN_FOLLOW_STATE:
+		if (!w->attached || !s->map || !s->block ||
+		    s->part >= skin_shm_n_parts(s->map)) {
+			fail(w, "STATE while detached, or without its copy");
+			break;
+		}
+		h = skin_shm_head(s->block);
+		if (h->seq & 1 || h->samples != w->last[s->part])
+			fail(w, "a torn copy, or a STATE whose sample count moved");
+		printf("state %s %llu state 0x%x attached %u\n",
+		       skin_shm_part(s->map, s->part)->name,
+		       (unsigned long long)h->samples, h->state,
+		       h->patches_attached);
+		break;
 	case SKIN_FOLLOW_SAMPLE:
 		if (!w->attached || !s->map || !s->block ||
 		    s->part >= skin_shm_n_parts(s->map)) {
@@ -166,8 +182,8 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 			break;
 		}
 		h = skin_shm_head(s->block);
-		if (h->seq & 1 || h->samples < w->last[s->part])
-			fail(w, "a torn copy, or publications going backwards");
+		if (h->seq & 1 || !h->samples || h->samples <= w->last[s->part])
+			fail(w, "a torn copy, or a SAMPLE that holds no new sample");
 		w->last[s->part] = h->samples;
 		w->samples++;
 		printf("sample %s %llu %llu %llu\n", skin_shm_part(s->map, s->part)->name,

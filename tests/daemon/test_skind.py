@@ -1742,6 +1742,45 @@ def t_follow_coalesce(env):
         f.stop()
 
 
+@case("follower: a publication without a new sample (detach, attach, calibrate) is a STATE, never a SAMPLE")
+def t_follow_state(env):
+    d = env.daemon
+    f = Follower(d.sock, "pad")
+    removed = False
+    try:
+        f.following(d)
+        env.feed.cmd("pause")
+        # what skind drained after the pause comes as samples; then quiet
+        n = -1
+        while n != f.mark():
+            n = f.mark()
+            time.sleep(0.3)
+        last = [int(l.split()[2]) for l in f.lines() if l.startswith("sample pad ")][-1]
+        mark = f.mark()
+        env.feed.cmd("remove pad")
+        removed = True
+        f.wait(r"^state pad %d state 0x[0-9a-f]+ attached 0$" % last, mark, 5)
+        with d.client() as c:
+            reply = c.command("calibrate pad")
+        calibrating = f.wait(r"^state pad %d state 0x[0-9a-f]*[4-7cdef] attached 0$" % last,
+                             f.after, 5)
+        env.feed.cmd("restore pad")
+        removed = False
+        f.wait(r"^state pad %d state 0x[0-9a-f]+ attached 1$" % last, f.after, 5)
+        # nothing new from the board: its state moved, no sample came
+        assert not [l for l in f.lines(mark) if l.startswith(("sample pad ", "taxels pad "))], \
+            (reply, calibrating, f.lines(mark))
+        env.feed.cmd("resume")
+        first = f.wait(r"^sample pad ", f.after, 5)
+        assert int(first.split()[2]) > last, (last, first)
+    finally:
+        env.feed.cmd("resume")
+        if removed:
+            env.feed.cmd("restore pad")
+        f.stop()
+    d.ready()
+
+
 @case("follower: skind absent at start, then SIGTERM: attaches when it appears, DETACHED ESTALE")
 def t_follow_absent(env):
     d = env.daemon

@@ -599,6 +599,74 @@ def t_stop(s):
 NETNS = ("skinros2a%d" % os.getpid(), "skinros2b%d" % os.getpid())
 
 
+# --- session "silent": the hand's board sends nothing for its first 10 s ------
+
+SILENT_S = 10
+
+
+class Silent:
+    """skind attaches the hand's ring before its first frame: it publishes
+    the part (attached, calibrating) with no sample in it, the raw values
+    at noLoad as placeholders.  The bridge must not send those on."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="ros2-silent.")
+        self.truth = os.path.join(self.dir, "truth")
+        scn = os.path.join(self.dir, "silent.scn")
+        with open(scn, "w") as f:
+            f.write("seed 3\nduration %ds\n" % (SILENT_S + 4))
+            for t in range(16):
+                f.write("at 0s fault dead vcan0:14 triangle %d for %ds\n" % (t, SILENT_S))
+        self.stack = Stack(scenario=scn, truth=self.truth)
+        self.sub = Sub(self.dir, parts=("left_hand",))
+
+    def close(self):
+        if getattr(self, "sub", None):
+            self.sub.stop()
+        if self.stack:
+            self.stack.close()
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def hand_samples(stack):
+    with stack.client() as c:
+        for line in c.command("parts"):
+            ev = skin_client.parse_event(line)
+            if ev.get("type") == "part" and ev["name"] == "left_hand":
+                return int(ev["samples"])
+    raise AssertionError("skind has no part left_hand")
+
+
+@case("a part with no sample yet (attached, calibrating) publishes nothing; then the board's own bytes", "silent")
+def t_silent(s):
+    for leaf in ("values", "raw"):
+        topic = "%s/left_hand/%s" % (NS, leaf)
+        assert wait_for(lambda: s.sub.matched("default", topic) == 1, 15, 0.1), \
+            "%s never matched: %s" % (topic, s.stack.bridge.log())
+    # skind publishes the part again, still without a sample
+    with s.stack.client() as c:
+        reply = c.command("calibrate left_hand")
+    time.sleep(1.0)
+    assert hand_samples(s.stack) == 0, \
+        "the board spoke before the check (a machine slower than %d s allows)" % SILENT_S
+    got = s.sub.samples(None, "%s/left_hand/raw" % NS) + s.sub.samples(None, values_topic("left_hand"))
+    assert not got, "published with no sample from the board (%s): %s" % (reply, [w[:12] for w in got[:2]])
+    assert wait_for(lambda: s.stack.sim.p.poll() is not None, SILENT_S + 20, 0.2), "skinsim still runs"
+    time.sleep(0.5)
+    frames = set()
+    with open(s.truth) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "frame" and w[1] == "left_hand" and w[5] != "0000":
+                frames.add(tuple(int(w[-1][i:i + 2], 16) for i in range(0, len(w[-1]), 2)))
+    got = s.sub.samples("default", "%s/left_hand/raw" % NS)
+    assert len(got) > 20, "%d raw samples once the board spoke" % len(got)
+    for w in got:
+        v = tuple(int(x) for x in parse_state(w)["values"])
+        assert v in frames, "a raw sample that the board never sent: %s..." % (v[:8],)
+
+
 class Netns:
     """Two network namespaces joined by a veth pair: the bridge in the
     first, the subscriber in the second, DDS discovery by multicast over
@@ -656,7 +724,7 @@ def t_netns(s):
         sub.stop()
 
 
-SESSIONS = {"demo": Demo, "faults": Faults, "netns": Netns}
+SESSIONS = {"demo": Demo, "faults": Faults, "silent": Silent, "netns": Netns}
 
 
 def main():
