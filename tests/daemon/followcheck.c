@@ -142,6 +142,28 @@ static void print_copy(struct watch *w, const struct skin_shm_map *m,
 	printf("\n");
 }
 
+/* The head of a SAMPLE's or STATE's copy, or NULL (said) when the event
+ * came detached, without its copy, or torn. */
+static const struct skin_shm_part *part_copy(struct watch *w,
+					     const struct skin_follow_sample *s,
+					     const char *ev)
+{
+	char why[80];
+
+	if (!w->attached || !s->map || !s->block ||
+	    s->part >= skin_shm_n_parts(s->map)) {
+		snprintf(why, sizeof(why), "%s while detached, or without its copy", ev);
+		fail(w, why);
+		return NULL;
+	}
+	if (skin_shm_head(s->block)->seq & 1) {
+		snprintf(why, sizeof(why), "%s with a torn copy", ev);
+		fail(w, why);
+		return NULL;
+	}
+	return skin_shm_head(s->block);
+}
+
 static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 		     const struct skin_follow_sample *s, void *data)
 {
@@ -162,28 +184,22 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 		printf("detached %s\n", reason_name(s->reason));
 		break;
 	case SKIN_FOLLOW_STATE:
-		if (!w->attached || !s->map || !s->block ||
-		    s->part >= skin_shm_n_parts(s->map)) {
-			fail(w, "STATE while detached, or without its copy");
+		h = part_copy(w, s, "STATE");
+		if (!h)
 			break;
-		}
-		h = skin_shm_head(s->block);
-		if (h->seq & 1 || h->samples != w->last[s->part])
-			fail(w, "a torn copy, or a STATE whose sample count moved");
+		if (h->samples != w->last[s->part])
+			fail(w, "a STATE whose sample count moved");
 		printf("state %s %llu state 0x%x attached %u\n",
 		       skin_shm_part(s->map, s->part)->name,
 		       (unsigned long long)h->samples, h->state,
 		       h->patches_attached);
 		break;
 	case SKIN_FOLLOW_SAMPLE:
-		if (!w->attached || !s->map || !s->block ||
-		    s->part >= skin_shm_n_parts(s->map)) {
-			fail(w, "SAMPLE while detached, or without its copy");
+		h = part_copy(w, s, "SAMPLE");
+		if (!h)
 			break;
-		}
-		h = skin_shm_head(s->block);
-		if (h->seq & 1 || !h->samples || h->samples <= w->last[s->part])
-			fail(w, "a torn copy, or a SAMPLE that holds no new sample");
+		if (!h->samples || h->samples <= w->last[s->part])
+			fail(w, "a SAMPLE that holds no new sample");
 		w->last[s->part] = h->samples;
 		w->samples++;
 		printf("sample %s %llu %llu %llu\n", skin_shm_part(s->map, s->part)->name,
