@@ -66,9 +66,9 @@ enum skin_follow_event {
 	/* Connected and mapped an object: the parts (their names, sizes,
 	 * order) may differ from the last object's.  @s->map is valid,
 	 * @s->part and @s->block are not.  Every part that has published
-	 * follows in the same dispatch, as a SAMPLE (its newest sample,
-	 * which the last attachment may have delivered already) or, before
-	 * its first sample, as a STATE. */
+	 * follows in the same dispatch, as a SAMPLE when its newest sample
+	 * was not delivered yet, else as a STATE (before its first sample,
+	 * or after a stall of the same object). */
 	SKIN_FOLLOW_ATTACHED,
 	/* Part @s->part has a new sample: @s->block is a consistent copy
 	 * (skin_shm_values(s->map, s->part, s->block) ...) whose

@@ -317,6 +317,7 @@ static int read_lines(struct skin_follow *f)
 int skin_follow_dispatch(struct skin_follow *f, skin_follow_fn fn, void *data)
 {
 	uint64_t now;
+	unsigned int i;
 	int r;
 
 	if (f->state == WAITING) {
@@ -359,8 +360,10 @@ int skin_follow_dispatch(struct skin_follow *f, skin_follow_fn fn, void *data)
 	}
 	f->state = ATTACHED;
 	if (!f->told) {
-		/* new, or beating again: every part's state follows */
-		memset(f->seen, 0, skin_shm_n_parts(&f->map) * sizeof(*f->seen));
+		/* new, or beating again: every part's state follows; after a
+		 * stall, one whose sample was delivered comes as a STATE */
+		for (i = 0; i < skin_shm_n_parts(&f->map); i++)
+			f->seen[i].seq = 0;
 		f->told = true;
 		emit(f, fn, data, SKIN_FOLLOW_ATTACHED, 0, 0);
 	}

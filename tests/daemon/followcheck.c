@@ -21,7 +21,7 @@
  *
  * "end samples N" after SECONDS or at SIGTERM.  What breaks the header's contract (an
  * event out of order, a SAMPLE with no copy, a SAMPLE whose sample count
- * did not move since the last within one attachment, a STATE whose did)
+ * did not move since the last within one object, a STATE whose did)
  * prints "error WHAT" and exits 1.
  */
 #define _GNU_SOURCE
@@ -39,6 +39,8 @@ struct watch {
 	const char *part;		/* printed in full, or NULL */
 	bool attached;
 	uint64_t *last;			/* per part: samples last seen */
+	uint64_t instance;		/* of the object @last is about */
+	unsigned int n_parts;
 	unsigned long samples;
 	bool failed;
 };
@@ -83,11 +85,17 @@ static void print_attached(struct watch *w, const struct skin_shm_map *m)
 {
 	unsigned int i, n = skin_shm_n_parts(m);
 
-	free(w->last);
-	w->last = calloc(n ? n : 1, sizeof(*w->last));
-	if (!w->last) {
-		fail(w, "out of memory");
-		return;
+	/* the same object after a stall: its samples go on from where
+	 * they were, none is delivered again */
+	if (!w->last || m->hdr->instance != w->instance || n != w->n_parts) {
+		free(w->last);
+		w->last = calloc(n ? n : 1, sizeof(*w->last));
+		if (!w->last) {
+			fail(w, "out of memory");
+			return;
+		}
+		w->instance = m->hdr->instance;
+		w->n_parts = n;
 	}
 	printf("attached pid %u generation %llu instance %016llx parts ",
 	       m->hdr->pid, (unsigned long long)m->hdr->generation,

@@ -1672,7 +1672,7 @@ def t_follow_reload(env):
             fh.write(good[:good.index("[part left_forearm]")])
         d.p.send_signal(signal.SIGHUP)
         f.wait(r"^attached pid %d generation %d .* parts pad$" % (d.p.pid, g + 1), mark, 10)
-        seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+        seen = [l for l in f.lines(mark) if not l.startswith(("sample", "state"))]
         assert seen[:2] == ["detached ESTALE", seen[1]] and seen[1].startswith("attached"), seen
         f.wait(r"^sample pad ", f.after, 5)
         # and back, the forearm after the pad
@@ -1681,9 +1681,12 @@ def t_follow_reload(env):
             fh.write(good)
         d.p.send_signal(signal.SIGHUP)
         f.wait(r"^attached pid %d generation %d .* parts pad,left_forearm$" % (d.p.pid, g + 2), mark, 10)
-        seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+        seen = [l for l in f.lines(mark) if not l.startswith(("sample", "state"))]
         assert seen[0] == "detached ESTALE" and len(seen) == 2, seen
         f.wait(r"^sample left_forearm ", f.after, 5)
+        # the new object's parts come as a STATE each before their first
+        # sample (skind publishes them attached): followcheck fails a
+        # SAMPLE with no sample in it
     finally:
         with open(d.config, "w") as fh:
             fh.write(good)
@@ -1713,7 +1716,9 @@ def t_follow_stop(env):
         f.wait(r"^attached pid %d generation %s " % (d.p.pid, d.status()["generation"]), mark, 5)
         print("# follower: ATTACHED %.2f s after SIGCONT" % (time.monotonic() - t0))
         f.wait(r"^sample pad ", f.after, 5)
-        seen = [l for l in f.lines(mark) if not l.startswith("sample")]
+        # (followcheck fails a sample delivered twice: none of those
+        # before the stall comes again)
+        seen = [l for l in f.lines(mark) if not l.startswith(("sample", "state"))]
         assert seen[0].startswith("attached ") and len(seen) == 1, seen
     finally:
         f.stop()
