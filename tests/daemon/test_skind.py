@@ -118,6 +118,14 @@ class Feed:
             self.p.wait()
 
 
+def become(uid, gid, groups=()):
+    """In a child forked by a test running as root: that user and group,
+    with @groups as its only supplementary groups."""
+    os.setgroups(list(groups))
+    os.setgid(gid)
+    os.setuid(uid)
+
+
 class Daemon:
     """skind.  side=NAME: a second one beside the suite's, with its own
     directory (socket, shm, state) under the test directory; user=(uid,
@@ -151,9 +159,7 @@ class Daemon:
                 import resource
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
             if user:
-                os.setgroups([])
-                os.setgid(user[1])
-                os.setuid(user[0])
+                become(user[0], user[1])
         self.p = subprocess.Popen(self.args, stdout=self.logf, stderr=subprocess.STDOUT,
                                   preexec_fn=child if (user or nofile) else None,
                                   env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"))
@@ -625,9 +631,7 @@ def as_uid(uid, fn):
     if pid == 0:
         try:
             os.close(r)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            become(uid, uid)
             try:
                 out = {"ok": fn()}
             except Exception as e:
@@ -727,9 +731,7 @@ def t_shm_etoomanyrefs(env):
             os.close(go_w)
             # the kernel checks the sender's own limit: the hog's is higher
             resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
-            os.setgroups([])
-            os.setgid(65534)
-            os.setuid(65534)
+            become(65534, 65534)
             a, b = socket.socketpair()
             fds = array.array("i", [os.open("/dev/null", os.O_RDONLY) for _ in range(200)])
             for _ in range(3):          # 600 in flight, unread
@@ -790,9 +792,7 @@ def t_auth(env):
         if pid == 0:
             try:
                 os.close(r)
-                os.setgroups(groups)
-                os.setgid(65534)
-                os.setuid(65534)
+                become(65534, 65534, groups)
                 with d.client() as c:
                     try:
                         c.command(cmd)
