@@ -6,8 +6,11 @@
  * principal axes of a point set (Jacobi rotations on its 3x3 covariance),
  * the axis a curved sheet wraps around (from its normals, or searched over
  * the half sphere from its positions alone), the circle of its
- * cross-section and the unrolling.  Parts have at most a few hundred
- * taxels and are flattened once per model, so clarity beats speed here.
+ * cross-section and the unrolling.  Parts are flattened once per model,
+ * but skind does it on its event loop at start and on each reload (its
+ * evdev devices), for parts of up to 1,344 taxels: the axis search, the
+ * only costly step, skips the work a direction cannot win
+ * (bench/flatten_bench, docs/PERFORMANCE.md "Flattening").
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,13 +18,6 @@
 #include <string.h>
 
 #include <skin/flatten.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* Jacobi rotations on a symmetric 3x3 matrix: a becomes diagonal (the
  * eigenvalues), the columns of v the eigenvectors. */
@@ -255,6 +251,13 @@ struct unroll {
 	double span;		/* radians of the circle the points cover */
 };
 
+/* The arrays of an unrolling, for n points: allocated once per search. */
+struct scratch {
+	double (*xy)[2];	/* n: the cross-section's coordinates */
+	double *phi;		/* n: the angles around its circle */
+	double *lo, *hi;	/* n + 1: widest_gap()'s buckets */
+};
+
 /*
  * The cross-section of the points across axis @a (unit): a right-handed
  * basis e1, e2 of it (e1 x e2 = a), the points' coordinates in it (@xy),
@@ -305,6 +308,66 @@ static int cross_section(const double (*p)[3], unsigned int n, const double a[3]
 }
 
 /*
+ * The widest gap between the angles @phi[0..n) (atan2's, in [-pi, pi])
+ * around the circle, and in *end the angle that closes it: what sorting
+ * them and looking at each neighbour's gap in turn, the wrap-around last,
+ * gives (the first widest), in O(n).  n + 1 buckets of equal width are
+ * narrower than the widest gap (the n gaps make a whole turn), so it lies
+ * between two non-empty buckets, from the highest angle of one to the
+ * lowest of the next; bucket numbers rise with the angle, so those two
+ * are neighbours in sorted order.  The search calls this for every
+ * direction it tries: sorting there cost a third of its time.
+ */
+static double widest_gap(const double *phi, unsigned int n, struct scratch *s,
+			 double *end)
+{
+	double w = 2 * M_PI / (n + 1), gap = -1, first = 0, prev = 0;
+	unsigned int i, b;
+	bool any = false;
+
+	for (b = 0; b <= n; b++) {
+		s->lo[b] = INFINITY;
+		s->hi[b] = -INFINITY;
+	}
+	for (i = 0; i < n; i++) {
+		b = (unsigned int)((phi[i] + M_PI) / w);
+		if (b > n)
+			b = n;
+		if (phi[i] < s->lo[b])
+			s->lo[b] = phi[i];
+		if (phi[i] > s->hi[b])
+			s->hi[b] = phi[i];
+	}
+	for (b = 0; b <= n; b++) {
+		if (s->lo[b] > s->hi[b])
+			continue;	/* empty */
+		if (!any) {
+			first = s->lo[b];
+			any = true;
+		} else if (s->lo[b] - prev > gap) {
+			gap = s->lo[b] - prev;
+			*end = s->lo[b];
+		}
+		prev = s->hi[b];
+	}
+	if (first + 2 * M_PI - prev > gap) {
+		gap = first + 2 * M_PI - prev;
+		*end = first + 2 * M_PI;
+	}
+	return gap;
+}
+
+/* The angles of the cross-section's points around its centre @c. */
+static void angles(const double (*xy)[2], unsigned int n, const double c[2],
+		   double *phi)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		phi[i] = atan2(xy[i][1] - c[1], xy[i][0] - c[0]);
+}
+
+/*
  * Unroll about axis @a: x = arc length around the cross-section's circle
  * from the middle of the covered arc (the seam in the widest gap), y =
  * height along @a from the mean.  Seen from outside the circle, unless
@@ -312,33 +375,24 @@ static int cross_section(const double (*p)[3], unsigned int n, const double a[3]
  */
 static int unroll_about(const double (*p)[3], const double (*normals)[3],
 			unsigned int n, const double a[3], double (*out)[2],
-			double *phi, double *sorted, struct unroll *u)
+			struct scratch *s, struct unroll *u)
 {
-	double e1[3], e2[3], c[2], mean_a = 0, outward = 0, gap = -1, start = 0;
+	double e1[3], e2[3], c[2], mean_a = 0, outward = 0, start = 0;
 	unsigned int i;
 
 	if (cross_section(p, n, a, e1, e2, out, c, u))
 		return -1;
+	angles((const double (*)[2])out, n, c, s->phi);
 	for (i = 0; i < n; i++) {
 		double x = out[i][0] - c[0], y = out[i][1] - c[1];
 
-		phi[i] = sorted[i] = atan2(y, x);
 		mean_a += dot3(p[i], a) / n;
 		if (normals)
 			outward += dot3(normals[i], e1) * x + dot3(normals[i], e2) * y;
 	}
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	u->span = 2 * M_PI - widest_gap(s->phi, n, s, &start);
 	for (i = 0; i < n; i++) {
-		double next = i + 1 < n ? sorted[i + 1] : sorted[0] + 2 * M_PI;
-
-		if (next - sorted[i] > gap) {
-			gap = next - sorted[i];
-			start = next;
-		}
-	}
-	u->span = 2 * M_PI - gap;
-	for (i = 0; i < n; i++) {
-		double d = fmod(phi[i] - start + 4 * M_PI, 2 * M_PI);
+		double d = fmod(s->phi[i] - start + 4 * M_PI, 2 * M_PI);
 
 		if (d > u->span + 1e-12)	/* rounding at the seam */
 			d = u->span;
@@ -354,14 +408,21 @@ static int unroll_about(const double (*p)[3], const double (*normals)[3],
  * The misfit of unrolling about @a, or infinity when the points do not
  * cover half a turn of a circle across it: without normals to tell, only
  * a sheet wrapped that far (an arm's cover) is unrolled; a cupped palm or
- * a torso's front looks more like itself projected on a plane.
+ * a torso's front looks more like itself projected on a plane.  Infinity
+ * too when the misfit is @bound or more: the search keeps a direction
+ * only if it fits better than the best so far, and the circle's misfit
+ * (O(n)) is known before the angles and their gap.
  */
 static double axis_misfit(const double (*p)[3], unsigned int n, const double a[3],
-			  double (*tmp)[2], double *phi, double *sorted)
+			  double bound, struct scratch *s)
 {
+	double e1[3], e2[3], c[2], end;
 	struct unroll u;
 
-	if (unroll_about(p, NULL, n, a, tmp, phi, sorted, &u) || u.span < M_PI)
+	if (cross_section(p, n, a, e1, e2, s->xy, c, &u) || !(u.misfit < bound))
+		return INFINITY;
+	angles((const double (*)[2])s->xy, n, c, s->phi);
+	if (2 * M_PI - widest_gap(s->phi, n, s, &end) < M_PI)
 		return INFINITY;
 	return u.misfit;
 }
@@ -373,7 +434,7 @@ static double axis_misfit(const double (*p)[3], unsigned int n, const double a[3
  * halves its step down to 0.1 mrad.  Infinity when no direction fits.
  */
 static double best_axis(const double (*p)[3], unsigned int n, double a[3],
-			double (*tmp)[2], double *phi, double *sorted)
+			struct scratch *s)
 {
 	double mean[3], ax[3][3], best = INFINITY, step;
 	unsigned int i, k;
@@ -392,7 +453,7 @@ static double best_axis(const double (*p)[3], unsigned int n, double a[3],
 			d[1] = r * sin(th);
 			d[2] = z;
 		}
-		f = axis_misfit(p, n, d, tmp, phi, sorted);
+		f = axis_misfit(p, n, d, best, s);
 		if (f < best) {
 			best = f;
 			memcpy(a, d, sizeof(d));
@@ -414,7 +475,7 @@ static double best_axis(const double (*p)[3], unsigned int n, double a[3],
 			len = sqrt(dot3(d, d));
 			for (k = 0; k < 3; k++)
 				d[k] /= len;
-			f = axis_misfit(p, n, d, tmp, phi, sorted);
+			f = axis_misfit(p, n, d, best, s);
 			if (f < best) {
 				best = f;
 				memcpy(a, d, sizeof(d));
@@ -431,30 +492,33 @@ static double best_axis(const double (*p)[3], unsigned int n, double a[3],
 int skin_flatten_cylinder(const double (*p)[3], const double (*normals)[3],
 			  unsigned int n, double (*out)[2], double *radius)
 {
-	double *phi, *sorted, (*tmp)[2], a[3];
+	struct scratch s;
 	struct unroll u;
+	double a[3];
 	int rc = -1;
 
 	if (n < 3)
 		return -1;
-	phi = malloc(n * sizeof(*phi));
-	sorted = malloc(n * sizeof(*sorted));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!phi || !sorted || !tmp)
+	s.xy = malloc(n * sizeof(*s.xy));
+	s.phi = malloc(n * sizeof(*s.phi));
+	s.lo = malloc((n + 1) * sizeof(*s.lo));
+	s.hi = malloc((n + 1) * sizeof(*s.hi));
+	if (!s.xy || !s.phi || !s.lo || !s.hi)
 		goto out;
 	if (wrap_axis(normals, n, a)) {
-		rc = unroll_about(p, normals, n, a, out, phi, sorted, &u);
-	} else if (best_axis(p, n, a, tmp, phi, sorted) <= 0.15) {
+		rc = unroll_about(p, normals, n, a, out, &s, &u);
+	} else if (best_axis(p, n, a, &s) <= 0.15) {
 		/* normals that say nothing: the axis from the positions
 		 * alone, the skin on the outside */
-		rc = unroll_about(p, NULL, n, a, out, phi, sorted, &u);
+		rc = unroll_about(p, NULL, n, a, out, &s, &u);
 	}
 	if (!rc)
 		*radius = u.r;
 out:
-	free(phi);
-	free(sorted);
-	free(tmp);
+	free(s.xy);
+	free(s.phi);
+	free(s.lo);
+	free(s.hi);
 	return rc;
 }
 
