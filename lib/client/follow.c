@@ -28,7 +28,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,11 +38,11 @@
 
 enum follow_state { WAITING, HANDSHAKE, ATTACHED, STALLED };
 
-/* A part's last copy; zero since ATTACHED: nothing delivered yet. */
+/* What was delivered of a part of the mapped object (zeroed with it). */
 struct seen {
-	uint64_t seq;			/* its seqlock's value */
-	uint64_t samples;		/* its sample count, when a SAMPLE */
-	bool sampled;			/* a SAMPLE was delivered */
+	uint64_t seq;			/* the last copy's seqlock value; 0
+					 * at ATTACHED: copy it again */
+	uint64_t samples;		/* the last SAMPLE's count; 0: none */
 };
 
 struct skin_follow {
@@ -258,12 +257,11 @@ static int scan(struct skin_follow *f, skin_follow_fn fn, void *data)
 			continue;	/* busy: the next wakeup takes it */
 		h = skin_shm_head(f->copy);
 		sn->seq = h->seq;
-		if (!h->samples || (sn->sampled && h->samples == sn->samples)) {
+		if (!h->samples || h->samples == sn->samples) {
 			emit(f, fn, data, SKIN_FOLLOW_STATE, i, 0);
 			continue;
 		}
 		sn->samples = h->samples;
-		sn->sampled = true;
 		emit(f, fn, data, SKIN_FOLLOW_SAMPLE, i, 0);
 		samples++;
 	}
