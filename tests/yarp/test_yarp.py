@@ -232,6 +232,9 @@ def comp_values_equal_skind():
                 break
     s.close()
     matched = 0
+    seqs = [parse_values(line)[0] for line in lines]
+    # one message per sample: the envelope's count never repeats
+    assert all(a < b for a, b in zip(seqs, seqs[1:])), seqs
     for line in lines:
         seq, t, vals = parse_values(line)
         assert len(vals) == 192, "%d values" % len(vals)
