@@ -114,8 +114,8 @@ static int build_part(struct skind_skin *s, unsigned int i,
 /*
  * The part's taxels on a plane, once per build, never on the real-time
  * path.  Flattening 3D positions can take tens of milliseconds (the search
- * for the axis of positions whose normals say nothing: 55 ms for a leg's
- * 1,344 taxels, 0.3 s for the whole body of etc/skind-full-body.conf), so
+ * for the axis of positions whose normals say nothing: 8 ms for a leg's
+ * 1,344 taxels, 48 ms for the whole body of etc/skind-full-body.conf), so
  * it is done only for the evdev devices; a flattened layout is only read.
  * Without any position (a layout alone) or memory, none: the contacts
  * have no flat position and evdev counts taxels along x.
