@@ -39,11 +39,13 @@ def case(fn):
 def name_server_port():
     """A free port for yarpserver whose ports stay below the kernel's
     ephemeral range.  The name server hands its clients port numbers
-    from its own + 2 to its own + 9999 (YARP's serversql), which every
-    port then binds; one the kernel has meanwhile given an outgoing
-    connection as its local port cannot be bound, and `yarp read` exits
-    at once ("address conflict").  YARP's default, 10000, is below the
-    range; a port the kernel picks (bind to 0) is inside it."""
+    from its own + 2 to its own + 9999, in turn (YARP's serversql), which
+    every port then binds.  One the kernel has meanwhile given an
+    outgoing connection, or skin-yarp's (bound by the kernel, registered
+    by number, which the allocator does not mark as taken), cannot be
+    bound: `yarp read` exits at once ("address conflict"), and a `yarp
+    connect` to its name may reach skin-yarp itself.  YARP's default,
+    10000, is below the range; a port the kernel picks is inside it."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
         low = int(f.read().split()[0])
     top = low - 10000
