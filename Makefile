@@ -17,38 +17,43 @@
 #   make -C /lib/modules/$KVER/build M=$PWD
 # (Kbuild, not this file, is what Kbuild reads.)
 
-KVER ?= $(shell scripts/kver amd64 2>/dev/null)
+# The running kernel when its headers are there (a robot PC), else
+# Debian 12's stock kernel (a test machine: make check installs it).
+KVER ?= $(shell k=$$(uname -r); [ -d /lib/modules/$$k/build ] && echo $$k || scripts/kver amd64 2>/dev/null)
 
-.PHONY: all deps module userspace check fuzz demo checkpatch clean
+.PHONY: all module userspace check fuzz demo checkpatch clean
 .PHONY: install uninstall deb
+.PHONY: deps-build deps-run deps-deb deps-test
 
 all: module userspace
 
-# Installs the Debian packages the build and the tests need, when one is
-# missing (needs root then).
-deps:
-	@scripts/install-deps --check 2>/dev/null || scripts/install-deps
+# The Debian packages each purpose needs, installed when one is missing
+# (needs root then): building and installing pull no test toolchain
+# (scripts/install-deps says what each holds).
+deps-build deps-run deps-deb deps-test:
+	@scripts/install-deps --check $(@:deps-%=%) 2>/dev/null || scripts/install-deps $(@:deps-%=%)
 
-module: deps
-	scripts/build-module $(or $(KVER),$(shell scripts/kver amd64))
+module: deps-build
+	@[ -n "$(KVER)" ] || { echo "make: no kernel headers: install linux-headers-$$(uname -r), or give KVER=" >&2; exit 1; }
+	scripts/build-module $(KVER)
 
-userspace: deps
+userspace: deps-build
 	@[ -f build/meson/build.ninja ] || meson setup build/meson
 	ninja -C build/meson
 
-check: deps
+check: deps-test
 	scripts/check
 
 # make check runs them for seconds; this is the long run: 10 M executions
 # per harness (FUZZ_RUNS), each capped at 2 hours (FUZZ_SECONDS); about
 # 2 h 30 min to 3 h 30 min on a 2-core machine (docs/TESTING.md).
-fuzz: deps
+fuzz: deps-test
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} FUZZ_SECONDS=$${FUZZ_SECONDS:-7200} tests/fuzz/run
 
-demo: deps
+demo: deps-test
 	scripts/demo
 
-checkpatch: deps
+checkpatch: deps-test
 	scripts/checkpatch
 
 clean:
@@ -59,11 +64,11 @@ clean:
 
 # DESTDIR, PREFIX and the other directories reach scripts/install through
 # the environment (make exports command-line variables).
-install: deps
+install: deps-build deps-run
 	scripts/install install
 
 uninstall:
 	scripts/install uninstall
 
-deb: deps
+deb: deps-deb
 	scripts/build-deb
