@@ -10,11 +10,11 @@
  *    (the file lives on the tmpfs of /run; group-readable by the socket's
  *    group), or
  *  - as a file descriptor skind passes over its socket (the `shm` command,
- *    SCM_RIGHTS; docs/PROTOCOL.md), opened O_RDONLY, so the mapping cannot
- *    be made writable.
+ *    SCM_RIGHTS; /usr/share/doc/skin/PROTOCOL.md), opened O_RDONLY, so
+ *    the mapping cannot be made writable.
  *
  * Layout (all offsets from the start of the object, little endian, natural
- * alignment; docs/DAEMON.md draws it):
+ * alignment; /usr/share/doc/skin/DAEMON.md draws it):
  *
  *	struct skin_shm_header             at 0
  *	struct skin_shm_part_desc[n_parts] at header_size, part_desc_size apart
