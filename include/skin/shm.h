@@ -221,9 +221,11 @@ struct skin_shm_part {
  * @cop: centre of pressure, metres, link frame (NaN when no taxel of
  *	the contact has a position)
  * @force: -0.05 x taxels x pressure x normal (skinManager's estimate)
- * @moment: 0 (skinManager's)
+ * @moment: cop x force, the force's moment about the link's origin in
+ *	the link frame (0 in compat mode, as skinManager's)
  * @geo: geometric centre, metres, link frame
- * @normal: pressure-weighted normal (not re-normalised, as skinManager)
+ * @normal: pressure-weighted normal, of length 1 (in compat mode not
+ *	re-normalised, as skinManager's)
  * @pressure: mean published value of its taxels
  * @flat: pressure-weighted position in the part's flattened layout (its
  *	flat unit; NaN when unknown)
