@@ -10,7 +10,7 @@
 #   make checkpatch / make clean
 #   make install    DKMS module source, skinctl, udev rules, units, config,
 #                   man pages (DESTDIR, PREFIX; docs/INSTALL.md)
-#   make deb        Debian packages skin and skin-dkms in build/deb/
+#   make deb        Debian packages skin, skin-dkms, skin-ros2 in build/deb/
 #   make uninstall
 #
 # Out of tree the module also builds the kernel's own way:

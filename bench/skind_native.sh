@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # skind's hop to its clients natively, on ring files (docs/PERFORMANCE.md,
-# "skind", "The follower"): tests/daemon/ringfeed writes one board's ring
+# "skind", "Natively, on ring files"): tests/daemon/ringfeed writes one board's ring
 # file every PERIOD_MS, skind (build/meson, not sanitised) reads it, and
 # bench/skind_bench --ifname none measures, in one process and one run,
 # from each publication's PUBLISH_NS to a socket subscriber (`taxels`), a

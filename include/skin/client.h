@@ -2,9 +2,9 @@
 /*
  * skin/client.h - talk to skind: its socket and its shared memory
  *
- * The socket (docs/PROTOCOL.md): one command per line, a reply of data
- * lines ending with "ok ..." or "error CODE TEXT"; subscriptions add
- * event lines, which have the form of data lines.
+ * The socket (/usr/share/doc/skin/PROTOCOL.md): one command per line, a
+ * reply of data lines ending with "ok ..." or "error CODE TEXT";
+ * subscriptions add event lines, which have the form of data lines.
  *
  *	int err;
  *	struct skin_client *c = skin_client_connect(NULL, &err);

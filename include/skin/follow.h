@@ -9,11 +9,11 @@
  *
  * A follower holds one connection to skind's socket, subscribed to
  * `samples` (a short event line per publication: the wakeup, nothing
- * else; docs/PROTOCOL.md), and the shared memory skind passed over it
- * (`shm`), from which it copies each part under its seqlock.  When skind
- * goes away (its socket closes, the object is retired, the heartbeat
- * stops) the follower says so and connects again by itself, every
- * @retry_ms, for as long as it lives.
+ * else; /usr/share/doc/skin/PROTOCOL.md), and the shared memory skind
+ * passed over it (`shm`), from which it copies each part under its
+ * seqlock.  When skind goes away (its socket closes, the object is
+ * retired, the heartbeat stops) the follower says so and connects again by
+ * itself, every @retry_ms, for as long as it lives.
  *
  * Delivery is latest-state, as the shared memory is: a wakeup makes the
  * follower look at every part's sequence number and copy each part that

@@ -10,11 +10,11 @@
  *    (the file lives on the tmpfs of /run; group-readable by the socket's
  *    group), or
  *  - as a file descriptor skind passes over its socket (the `shm` command,
- *    SCM_RIGHTS; docs/PROTOCOL.md), opened O_RDONLY, so the mapping cannot
- *    be made writable.
+ *    SCM_RIGHTS; /usr/share/doc/skin/PROTOCOL.md), opened O_RDONLY, so
+ *    the mapping cannot be made writable.
  *
  * Layout (all offsets from the start of the object, little endian, natural
- * alignment; docs/DAEMON.md draws it):
+ * alignment; /usr/share/doc/skin/DAEMON.md draws it):
  *
  *	struct skin_shm_header             at 0
  *	struct skin_shm_part_desc[n_parts] at header_size, part_desc_size apart
@@ -221,9 +221,11 @@ struct skin_shm_part {
  * @cop: centre of pressure, metres, link frame (NaN when no taxel of
  *	the contact has a position)
  * @force: -0.05 x taxels x pressure x normal (skinManager's estimate)
- * @moment: 0 (skinManager's)
+ * @moment: cop x force, the force's moment about the link's origin in
+ *	the link frame (0 in compat mode, as skinManager's)
  * @geo: geometric centre, metres, link frame
- * @normal: pressure-weighted normal (not re-normalised, as skinManager)
+ * @normal: pressure-weighted normal, of length 1 (in compat mode not
+ *	re-normalised, as skinManager's)
  * @pressure: mean published value of its taxels
  * @flat: pressure-weighted position in the part's flattened layout (its
  *	flat unit; NaN when unknown)

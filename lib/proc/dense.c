@@ -24,8 +24,8 @@
  * form has about twice the AVX2 form's instructions per slot, so fewer
  * slots in flight): what shortens the chain pays even at the price of
  * instructions, such as testing a group's baselines to skip min(d, 255)
- * (dense_group()).  docs/PERFORMANCE.md (round 7) has the figures and
- * what was tried and dropped.
+ * (dense_group()).  docs/PERFORMANCE.md ("Instruction sets") has the
+ * figures; the commits that wrote this form, what was tried and dropped.
  */
 #include <string.h>
 

@@ -416,7 +416,7 @@ def t_contacts(s):
     got = [parse_contacts(w) for w in s.sub.samples("default", "%s/left_forearm/contacts" % NS)]
     nonempty = [c for c in got if c]
     assert len(nonempty) > 20, "%d messages with contacts" % len(nonempty)
-    matched = 0
+    matched = turning = 0
     for cs in nonempty:
         e = sock.get((cs[0]["stamp"] + 500000) // 1000000)
         if e is None:
@@ -431,7 +431,18 @@ def t_contacts(s):
                                  ("moment", "moment")):
                 for a, b in zip(c[ours], k[theirs]):
                     assert close(a, b, 1e-8), "%s %s: %r vs %r" % (c["name"], ours, c[ours], k[theirs])
+            # wrench.torque is the force's moment about the link's origin,
+            # CoP x force (docs/ROS2.md), not skinManager's 0
+            p, f = c["cop"], c["force"]
+            if any(math.isnan(x) for x in p):
+                continue    # a contact without a position: no lever arm
+            cross = (p[1] * f[2] - p[2] * f[1], p[2] * f[0] - p[0] * f[2], p[0] * f[1] - p[1] * f[0])
+            scale = math.sqrt(sum(x * x for x in p) * sum(x * x for x in f))
+            for a, b in zip(c["moment"], cross):
+                assert abs(a - b) <= 1e-9 * scale, "%s torque %r, CoP x force %r" % (c["name"], c["moment"], cross)
+            turning += any(c["moment"])
     assert matched >= 0.9 * len(nonempty), "%d of %d matched" % (matched, len(nonempty))
+    assert turning, "every contact's torque is 0"
 
 
 @case("contacts lie where skinsim pressed (ground truth, 15 mm)", "demo")

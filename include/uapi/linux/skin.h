@@ -9,7 +9,8 @@
  * an mmap()able ring of frames, read(), poll() and the ioctls below.
  *
  * Patches are created and configured through configfs, in
- * /sys/kernel/config/skin/NAME/ (see Documentation in docs/UAPI.md).
+ * /sys/kernel/config/skin/NAME/ (UAPI.md of skin's documentation,
+ * /usr/share/doc/skin, describes both).
  */
 #ifndef _UAPI_LINUX_SKIN_H
 #define _UAPI_LINUX_SKIN_H
