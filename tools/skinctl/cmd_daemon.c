@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -285,6 +286,7 @@ static void progress_init(struct cal_progress *p, struct skin_client *c,
 static void progress_show(struct cal_progress *p, double elapsed)
 {
 	unsigned int i, least = UINT_MAX, attached = 0, boards = 0;
+	struct winsize ws;
 	char line[256];
 	int n;
 
@@ -319,6 +321,10 @@ static void progress_show(struct cal_progress *p, double elapsed)
 		n += snprintf(line + n, sizeof(line) - (size_t)n,
 			      ", %u of %u boards attached", attached, boards);
 	snprintf(line + n, sizeof(line) - (size_t)n, " (do not touch the skin)");
+	/* one row: a wrapped line would not be redrawn in place by \r */
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 1 &&
+	    strlen(line) >= ws.ws_col)
+		line[ws.ws_col - 1] = '\0';
 	fprintf(stderr, "\r%s\033[K", line);
 	fflush(stderr);
 	p->shown = true;
