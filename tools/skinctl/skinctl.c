@@ -104,8 +104,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help")) {
 		c = argc == 3 ? find(argv[2]) : NULL;
 		if (!c) {
-			fprintf(stderr, "skinctl help: %s '%s'\n",
-				argc == 3 ? "no command" : "one command, not", argv[2]);
+			if (argc == 3)
+				fprintf(stderr, "skinctl help: no command '%s'\n", argv[2]);
+			else
+				fprintf(stderr, "skinctl help: one COMMAND\n");
 			usage(stderr);
 			return 2;
 		}
