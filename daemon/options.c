@@ -53,7 +53,10 @@ static void usage(FILE *fp)
 "      --mlock              lock memory (mlockall) for real-time use\n"
 "  -v, --verbose            debug messages\n"
 "      --log-prefix         \"<N>\" priority prefixes on stderr\n"
-"  -h, --help\n", SKIN_SHM_PATH);
+"  -h, --help               this text, then exit\n"
+"      --version            \"skind VERSION\", then exit\n"
+"\n"
+"Exit status: 2 for a bad command line.\n", SKIN_SHM_PATH);
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned int min,
@@ -77,7 +80,7 @@ enum {
 	OPT_SHM = 256, OPT_STATE, OPT_CONFIGFS, OPT_ADMIN, OPT_MAX_CLIENTS,
 	OPT_MAX_LINE, OPT_QUEUE, OPT_MAX_RATE, OPT_CMD_RATE, OPT_NO_EVDEV,
 	OPT_NO_CREATE, OPT_CREATE, OPT_MLOCK, OPT_LOG_PREFIX, OPT_MAX_USER,
-	OPT_IDLE,
+	OPT_IDLE, OPT_VERSION,
 };
 
 int options_parse(struct skind_options *o, int argc, char **argv)
@@ -104,6 +107,7 @@ int options_parse(struct skind_options *o, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "log-prefix", no_argument, NULL, OPT_LOG_PREFIX },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -189,6 +193,7 @@ int options_parse(struct skind_options *o, int argc, char **argv)
 		case 'v': o->log_level = LOG_DEBUG; break;
 		case OPT_LOG_PREFIX: o->log_prefix = true; break;
 		case 'h': usage(stdout); exit(0);
+		case OPT_VERSION: puts("skind " SKIN_VERSION); exit(0);
 		default: usage(stderr); return -1;
 		}
 	}

@@ -52,7 +52,7 @@
 
 #include "options.h"
 
-#define SKIND_VERSION		"0.1.0"
+#define SKIND_VERSION		SKIN_VERSION	/* meson.build's, -D */
 #define SKIND_PROTOCOL_VERSION	1
 #define SKIND_HEARTBEAT_MS	500	/* skin_shm_header.heartbeat_ms */
 

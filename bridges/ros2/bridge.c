@@ -333,7 +333,8 @@ static void usage(FILE *f)
 		"                     defaults when that file does not exist)\n"
 		"  -s, --socket PATH  skind's socket (overrides the configuration)\n"
 		"      --check        check the configuration and exit\n"
-		"  -h, --help\n");
+		"  -h, --help         this text, then exit\n"
+		"      --version      \"skin-ros2-bridge VERSION\", then exit\n");
 }
 
 int main(int argc, char **argv)
@@ -343,6 +344,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "check", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *socket_path = NULL;
@@ -361,6 +363,7 @@ int main(int argc, char **argv)
 		case 's': socket_path = optarg; break;
 		case 'k': check = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': puts("skin-ros2-bridge " SKIN_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -32,10 +32,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skin-yarp [-c CONFIG] [-s SOCKET] [--check]\n"
+		"Serve skind's parts as YARP ports, as skinManager does.\n\n"
 		"  -c, --config FILE   skin-yarp.conf (default " DEFAULT_CONFIG
 		"; a missing default file means the defaults)\n"
 		"  -s, --socket PATH   skind's socket (default $SKIN_SOCKET, else /run/skin/skind.sock)\n"
-		"      --check         read the configuration, find the name server, exit\n");
+		"      --check         read the configuration, find the name server, exit\n"
+		"  -h, --help          this text, then exit\n"
+		"      --version       \"skin-yarp VERSION\", then exit\n");
 }
 
 int main(int argc, char **argv)
@@ -45,6 +48,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "check", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *sock = NULL;
@@ -69,6 +73,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			puts("skin-yarp " SKIN_VERSION);
 			return 0;
 		default:
 			usage(stderr);

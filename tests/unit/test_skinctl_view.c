@@ -89,6 +89,18 @@ static const char *spaces(unsigned int n)
 	return b;
 }
 
+/* how many times @needle is in @s */
+static unsigned int count(const char *s, const char *needle)
+{
+	unsigned int n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
 static void text_frame_exact(void **state)
 {
 	static const double v[6] = { 0, 200, 40, 0, 0, 0 };
@@ -155,6 +167,19 @@ static void text_contact_mark(void **state)
 		 "flat layout (skinGui units), 1 taxel without a position not shown | q quits\n",
 		 spaces(33), spaces(5), spaces(43), spaces(33), spaces(11));
 	assert_string_equal(b.p, want);
+
+	/* the live view's line ends: the last line has no newline, so a
+	 * frame as tall as the terminal does not scroll it */
+	o.eol = "\033[K\n";
+	o.last_eol = "\033[K";
+	assert_int_equal(render(&b, &l, &f, &o), 0);
+	assert_int_equal(count(b.p, "\n"), 5);
+	assert_int_equal(count(b.p, "\033[K\n"), 5);
+	assert_true(strlen(b.p) > 10 &&
+		    !strcmp(b.p + strlen(b.p) - 10, "q quits\033[K"));
+	assert_true(!strncmp(b.p, "demo  sample 8", 14));
+	o.eol = NULL;
+	o.last_eol = NULL;
 
 	/* a frame too small to draw is refused, not cut */
 	o.cols = 15;

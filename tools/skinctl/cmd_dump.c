@@ -255,6 +255,7 @@ int cmd_dump(int argc, char **argv)
 			printf("usage: skinctl dump [--read] [-n COUNT] [--timeout MS] [--all] DEVICE\n");
 			return 0;
 		default:
+			fprintf(stderr, "usage: skinctl dump [--read] [-n COUNT] [--timeout MS] [--all] DEVICE\n");
 			return 2;
 		}
 	}

@@ -207,7 +207,9 @@ static int live(struct view_source *s, const struct view_layout *l,
 {
 	static const char enter[] = "\033[?1049h\033[?25l\033[H\033[2J";
 	static const char leave[] = "\033[0m\033[?25h\033[?1049l";
-	struct view_text_opts to = { .eol = "\033[K\n", .hint = "q quits" };
+	struct view_text_opts to = {
+		.eol = "\033[K\n", .last_eol = "\033[K", .hint = "q quits",
+	};
 	struct sigaction sa, old_int, old_term, old_hup, old_winch;
 	struct termios tio, saved;
 	bool raw = false, drawn = false;

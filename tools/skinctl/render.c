@@ -519,7 +519,7 @@ int view_render_text(FILE *out, const struct view_layout *l,
 	}
 	caption_text(line, sizeof(line), l, f, o->hint);
 	put_cut(out, line, cols);
-	fputs(eol, out);
+	fputs(o->last_eol ? o->last_eol : eol, out);
 	free(grid);
 	return ferror(out) ? -1 : 0;
 }

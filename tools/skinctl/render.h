@@ -98,6 +98,10 @@ struct view_text_opts {
 	unsigned int cols, rows;	/* the whole frame; >= 16 x 4 */
 	enum view_color color;
 	const char *eol;		/* NULL: "\n" */
+	/* after the last line (the caption), NULL: eol.  A live view ends
+	 * it without a newline: on the screen's last row one would scroll
+	 * the frame up a line, and its status line off the top */
+	const char *last_eol;
 	const char *hint;		/* appended to the caption, or NULL */
 };
 

@@ -9,11 +9,16 @@
 #ifndef SKINCTL_H
 #define SKINCTL_H
 
+#include <stdbool.h>
+
 struct skinctl_cmd {
 	const char *name;
 	const char *args;	/* usage after the name */
 	const char *help;	/* one line */
 	int (*run)(int argc, char **argv);
+	/* parses --help itself (a usage of its own); else skinctl.c answers
+	 * it with the table's line */
+	bool own_help;
 };
 
 int cmd_layout(int argc, char **argv);

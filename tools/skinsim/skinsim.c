@@ -60,7 +60,8 @@ static const char usage[] =
 "                        those the geometry has\n"
 "      --epoch SEC       --log: timestamps start at SEC (default: now)\n"
 "  -v, --verbose         say what the boards are told, once per command\n"
-"  -h, --help\n"
+"  -h, --help            this text, then exit\n"
+"      --version         \"skinsim VERSION\", then exit\n"
 "\n"
 "Exit status: 0 done; 1 bad input or a failure (said on stderr); 2 usage.\n";
 
@@ -214,7 +215,7 @@ static int parse_time(const char *s, uint64_t *out)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CLASS = 256, OPT_RING_FRAMES, OPT_ALL, OPT_EPOCH, OPT_LIST,
-	       OPT_RING, OPT_LOG, OPT_REPLAY, OPT_CAN };
+	       OPT_RING, OPT_LOG, OPT_REPLAY, OPT_CAN, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },
@@ -233,6 +234,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "can", no_argument, NULL, OPT_CAN },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long u;
@@ -291,6 +293,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case OPT_VERSION:
+			puts("skinsim " SKIN_VERSION);
 			exit(0);
 		case OPT_CLASS:
 			if (strcmp(optarg, "3") && strcmp(optarg, "4")) {
@@ -403,8 +408,8 @@ int main(int argc, char **argv)
 
 	n = parse_options(argc, argv, &o);
 	if (n) {
-		if (n == -2)
-			fprintf(stderr, "Try 'skinsim --help'.\n");
+		if (n == -2)	/* a usage error, said: the usage, as every program */
+			fputs(usage, stderr);
 		return n == -2 ? 2 : 1;
 	}
 	signal(SIGINT, on_signal);
