@@ -88,7 +88,7 @@ def _typed(ev: Dict[str, Any]) -> Dict[str, Any]:
         ev["contacts"] = [c if isinstance(c, Contact) else _contact(c)
                           for c in ev["contacts"]]
     if "values" in ev:
-        ev["values"] = np.array(ev["values"], dtype=np.float32)
+        ev["values"] = np.array(ev["values"], dtype=np.float64)
     if "touched" in ev:
         ev["touched"] = np.array(ev["touched"], dtype=np.intp)
     if "thresholds" in ev:
