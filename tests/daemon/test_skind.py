@@ -430,7 +430,7 @@ def t_thresholds(env):
             again = skin.parse_event(c.command("thresholds left_forearm")[0])["thresholds"]
         finally:
             c.command("set add_threshold 7")
-    assert again == thr, "thresholds moved with add_threshold"
+    assert np.array_equal(again, thr), "thresholds moved with add_threshold"
     # before its first calibration a part has none: "()", not lib/proc's floor
     d2 = Daemon(env, side="uncalibrated", cal=30)
     try:
