@@ -1150,8 +1150,9 @@ def t_stuck(env):
 
 
 @case("shm readers never see torn data with the writer at full rate")
-def t_torn(env):
-    # a fresh daemon on 1 ms rings, ringfeed writing back to back
+def fast_feed(env):
+    """A fresh daemon on 1 ms rings, ringfeed writing uniform frames (all
+    192 values of a board's frame equal) back to back."""
     env.daemon.stop()
     env.feed.stop()
     for f in os.listdir(env.rings):
@@ -1161,6 +1162,23 @@ def t_torn(env):
     d.ready()
     env.feed.cmd("uniform on")
     env.feed.cmd("full on")
+    return d
+
+
+def slow_feed(env):
+    """Back to the suite's daemon and rings."""
+    env.feed.cmd("full off")
+    env.feed.cmd("uniform off")
+    env.feed.stop()
+    env.daemon.stop()
+    for f in os.listdir(env.rings):
+        os.unlink(os.path.join(env.rings, f))
+    env.feed = Feed(env.rings)
+    env.start(["--admin-group", "daemon"]).ready()
+
+
+def t_torn(env):
+    d = fast_feed(env)
     try:
         res = subprocess.run([SHMCHECK, d.shm, "pad", "3", "2"], capture_output=True,
                              env=dict(os.environ, SHMCHECK_DUMP="1"), text=True, timeout=30)
@@ -1176,14 +1194,48 @@ def t_torn(env):
         print("# the same without the seqlock (shows the check can see tearing): %s" % out.strip())
         assert served(d) < 5
     finally:
-        env.feed.cmd("full off")
-        env.feed.cmd("uniform off")
-    env.feed.stop()
-    env.daemon.stop()
-    for f in os.listdir(env.rings):
-        os.unlink(os.path.join(env.rings, f))
-    env.feed = Feed(env.rings)
-    env.start(["--admin-group", "daemon"]).ready()
+        slow_feed(env)
+
+
+def torn_slices(raw):
+    """How many 192-value slices (a board's frame) of @raw are not uniform."""
+    b = raw.reshape(-1, 192)
+    return int(np.count_nonzero((b != b[:, :1]).any(axis=1)))
+
+
+@case("the Python package: no torn snapshot while skind publishes at full rate")
+def t_python_torn(env):
+    d = fast_feed(env)
+    try:
+        with skin.Shm(d.shm) as shm:
+            reads = torn = backwards = unarmed = 0
+            seqs, last = set(), 0
+            # skind publishes every period_ms (20): 150 in 3 s
+            end = time.monotonic() + 3.0
+            while time.monotonic() < end:
+                snap = shm.snapshot("left_forearm")
+                if snap.samples < last:
+                    backwards += 1
+                last = snap.samples
+                if not reads and torn_slices(snap.raw):
+                    unarmed += 1        # frames from before "uniform on"
+                    continue
+                reads += 1
+                seqs.add(snap.seq)
+                torn += torn_slices(snap.raw) > 0
+            # the same from the live view, without the seqlock: shows
+            # whether a Python reader can see tearing here at all
+            live, loose = shm.view("left_forearm"), 0
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                loose += torn_slices(live.raw.copy()) > 0
+            del live
+        print("# python: reads %d torn %d backwards %d publications %d unarmed %d; "
+              "unlocked torn %d" % (reads, torn, backwards, len(seqs), unarmed, loose))
+        assert reads > 500 and len(seqs) > 100, (reads, len(seqs))
+        assert torn == 0 and backwards == 0, (torn, backwards)
+    finally:
+        slow_feed(env)
 
 
 # --- life cycle -------------------------------------------------------------------
