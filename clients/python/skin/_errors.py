@@ -17,8 +17,13 @@ class NotRunning(Error, ConnectionError):
     """skind is not there: no socket or shm file, or a socket file nobody
     listens on (a skind that died without socket activation)."""
 
-    def __init__(self, path: str, absent: bool = True) -> None:
-        if absent:
+    def __init__(self, path: str, absent: bool = True, shm: bool = False) -> None:
+        if absent and shm:
+            # the object is made by skind, which skind.socket starts on
+            # its first connection, not on an open() of the object
+            why = ("skind is not running: no %s (skind.socket starts it on a "
+                   "connection: skin.Client().shm() maps the object through it)" % path)
+        elif absent:
             why = "skind is not running: no %s (systemctl start skind.socket)" % path
         else:
             why = ("skind is not running: nobody listens on %s "

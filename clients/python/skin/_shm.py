@@ -247,7 +247,7 @@ class Shm:
             try:
                 fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
             except FileNotFoundError:
-                raise NotRunning(self.path) from None
+                raise NotRunning(self.path, shm=True) from None
             except PermissionError:
                 raise PermissionDenied(self.path) from None
         try:
