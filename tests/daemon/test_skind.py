@@ -2172,7 +2172,6 @@ def t_python_view(env):
         assert wait_for(lambda: live.values[9] == 0), live.values[9]
     # closing with views alive: they keep the mapping, the Shm is closed
     assert shm.closed and live.seq() % 2 == 0
-    del live
 
 
 @case("the Python package: enums, context managers, its own clear errors")
