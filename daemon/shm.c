@@ -372,7 +372,7 @@ void shm_retire(struct skind_skin *s, bool unlink_name)
 	s->shm_ro_fd = -1;
 }
 
-/* The layout other languages read (clients/python/skin_client.py). */
+/* The layout other languages read (clients/python/skin/_shm.py). */
 _Static_assert(sizeof(struct skin_shm_header) == 88, "shm header ABI");
 _Static_assert(sizeof(struct skin_shm_part_desc) == 104, "shm part descriptor ABI");
 _Static_assert(sizeof(struct skin_shm_part) == 72, "shm part head ABI");

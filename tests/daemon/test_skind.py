@@ -9,7 +9,7 @@ FOLLOWCHECK, SKINCTL, SKIN_SOURCE_ROOT.  Prints TAP: one "ok N - name" or
 cannot run here (it raises Skip): counted as skipped, not passed, by
 tests/daemon/run.  Every case runs against real processes: ringfeed writes ring files
 with the driver's own writer, skind reads them, the clients are real
-sockets (and the Python client of clients/python).
+sockets (and the Python package of clients/python).
 
 Usage: test_skind.py [GLOB]     only the cases whose name matches
 """
@@ -35,10 +35,13 @@ import time
 import traceback
 import xml.etree.ElementTree as ET
 
+import numpy as np
+
 SRC = os.environ.get("SKIN_SOURCE_ROOT",
                      os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+# the package of this tree, never an installed one
 sys.path.insert(0, os.path.join(SRC, "clients", "python"))
-import skin_client  # noqa: E402
+import skin  # noqa: E402
 
 SKIND = os.environ.get("SKIND", os.path.join(SRC, "build/meson/daemon/skind"))
 RINGFEED = os.environ.get("RINGFEED", os.path.join(SRC, "build/meson/tests/daemon/ringfeed"))
@@ -176,21 +179,21 @@ class Daemon:
             return f.read()
 
     def client(self, timeout=10):
-        return skin_client.Client(self.sock, timeout=timeout)
+        return skin.Client(self.sock, timeout=timeout)
 
     def status(self):
         with self.client() as c:
-            return skin_client.parse_event(c.command("status")[0])
+            return skin.parse_event(c.command("status")[0])
 
     def parts(self):
         with self.client() as c:
-            return [skin_client.parse_event(l) for l in c.command("parts")]
+            return [skin.parse_event(l) for l in c.command("parts")]
 
     def ready(self, calibrated=2):
         def ok():
             try:
                 s = self.status()
-            except ConnectionRefusedError:
+            except skin.NotRunning:
                 return False    # a dead skind's socket file, ours not bound yet
             return s["attached"] == s["patches"] and int(s["calibrated"]) >= calibrated
         if not wait_for(ok, 10):
@@ -236,8 +239,8 @@ class Env:
 
 
 def contacts_of(client, part):
-    ev = skin_client.parse_event(client.command("contacts " + part)[0])
-    return sorted(sorted(c["taxels"]) for c in ev["contacts"])
+    ev = skin.parse_event(client.command("contacts " + part)[0])
+    return sorted(sorted(c.taxels.tolist()) for c in ev["contacts"])
 
 
 def expect_contacts(d, part, want, timeout=5):
@@ -266,11 +269,11 @@ def case(name):
 def t_start(env):
     d = env.daemon
     s = d.status()
-    assert s["parts"] == "2" and s["patches"] == "3" and s["attached"] == "3", s
-    assert s["calibrated"] == "2", s
+    assert s["parts"] == 2 and s["patches"] == 3 and s["attached"] == 3, s
+    assert s["calibrated"] == 2, s
     parts = {p["name"]: p for p in d.parts() if p["type"] == "part"}
     assert parts["pad"]["state"] == "running" and int(parts["pad"]["samples"]) > 0
-    assert parts["left_forearm"]["taxels"] == "384"
+    assert parts["left_forearm"]["taxels"] == 384
 
 
 @case("help names every command of the protocol")
@@ -363,7 +366,7 @@ def t_params(env):
             try:
                 c.command(bad)
                 raise AssertionError("accepted: " + bad)
-            except skin_client.SkindError as e:
+            except skin.CommandError as e:
                 assert e.code == code, (bad, e.line)
         c.command("set add_threshold 7")
 
@@ -392,13 +395,13 @@ def t_thresholds(env):
     with d.client() as c:
         bottle = c.command("thresholds left_forearm")
         assert len(bottle) == 1 and bottle[0].startswith("thresholds left_forearm "), bottle[:1]
-        ev = skin_client.parse_event(bottle[0])
+        ev = skin.parse_event(bottle[0])
         thr = ev["thresholds"]
         assert len(thr) == 384, len(thr)
         c.command("format json")
         j = json.loads(c.command("thresholds left_forearm")[0])
         assert j["type"] == "thresholds" and j["part"] == "left_forearm", j
-        assert j["state"] == "running" and j["thresholds"] == thr, (j["state"], j["thresholds"][:8])
+        assert j["state"] == "running" and j["thresholds"] == thr.tolist(), (j["state"], j["thresholds"][:8])
         for bad, code in (("thresholds", "usage"), ("thresholds a b", "usage"),
                           ("thresholds nosuch", "no-such-part")):
             c.send(bad)
@@ -425,10 +428,10 @@ def t_thresholds(env):
     with d.client() as c:
         c.command("set add_threshold 20")
         try:
-            again = skin_client.parse_event(c.command("thresholds left_forearm")[0])["thresholds"]
+            again = skin.parse_event(c.command("thresholds left_forearm")[0])["thresholds"]
         finally:
             c.command("set add_threshold 7")
-    assert again == thr, "thresholds moved with add_threshold"
+    assert np.array_equal(again, thr), "thresholds moved with add_threshold"
     # before its first calibration a part has none: "()", not lib/proc's floor
     d2 = Daemon(env, side="uncalibrated", cal=30)
     try:
@@ -455,7 +458,7 @@ def t_subscribe(env):
                     line = cl.read_line()
                 except socket.timeout:
                     continue
-                ev = skin_client.parse_event(line)
+                ev = skin.parse_event(line)
                 if cl is a:
                     assert ev["type"] == "contacts" and ev["part"] == "pad", line
                     na += 1
@@ -493,7 +496,7 @@ def t_subscribe_samples(env):
         for line in got_a:
             w = line.split(" ")
             assert len(w) == 5 and w[0] == "sample" and w[1] == "pad", line
-            ev = skin_client.parse_event(line)
+            ev = skin.parse_event(line)
             assert ev["sample"] > last and 0 < ev["frame_ts_ns"] <= ev["publish_ns"], line
             last = ev["sample"]
         # every publication: the part publishes at 50 Hz
@@ -533,14 +536,14 @@ def t_shm_name(env):
     d = env.daemon
     env.feed.cmd("press pad 60 2 3")
     expect_contacts(d, "pad", [[2, 3]])
-    shm = skin_client.Shm(d.shm)
+    shm = skin.Shm(d.shm)
     try:
-        assert [p["name"] for p in shm.parts] == ["pad", "left_forearm"]
-        s = shm.read_part("pad")
-        assert s["touched"] == [2, 3], s["touched"]
-        assert [sorted(c["taxels"]) for c in s["contacts"]] == [[2, 3]], s["contacts"]
-        assert s["samples"] > 0 and s["frame_ts_ns"] > 0 and s["publish_ns"] >= s["frame_ts_ns"]
-        assert s["state"] & 3 == 3, s["state"]     # attached, calibrated
+        assert [p.name for p in shm.parts] == ["pad", "left_forearm"]
+        s = shm.snapshot("pad")
+        assert s.touched.tolist() == [2, 3], s.touched
+        assert [sorted(c.taxels.tolist()) for c in s.contacts] == [[2, 3]], s.contacts
+        assert s.samples > 0 and s.frame_ts_ns > 0 and s.publish_ns >= s.frame_ts_ns
+        assert s.state & 3 == 3, s.state     # attached, calibrated
         assert not shm.retired()
     finally:
         shm.close()
@@ -562,8 +565,8 @@ def t_shm_fd(env):
             raise AssertionError("a writable mapping of the passed fd was allowed")
         except PermissionError:
             pass
-        shm = skin_client.Shm(fd=fd)
-        assert shm.n_parts == 2 and shm.read_part("pad")["samples"] > 0
+        shm = skin.Shm(fd=fd)
+        assert shm.n_parts == 2 and shm.snapshot("pad").samples > 0
         shm.close()
 
 
@@ -798,7 +801,7 @@ def t_auth(env):
                     try:
                         c.command(cmd)
                         out = "ok"
-                    except skin_client.SkindError as e:
+                    except skin.CommandError as e:
                         out = e.code
                 os.write(w, out.encode())
             finally:
@@ -983,7 +986,7 @@ def t_many(env):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(d.sock)
             socks.append(s)
-        ln = skin_client.parse_event(good.command("status")[0])
+        ln = skin.parse_event(good.command("status")[0])
         assert int(ln["refused"]) + int(ln.get("refused_user", 0)) > 0, ln
         assert int(ln["clients"]) <= 64, ln
         # a refused connection got one line saying why
@@ -999,7 +1002,7 @@ def t_many(env):
     def settled():
         try:
             return int(d.status()["clients"]) <= 2
-        except skin_client.SkindError:
+        except skin.CommandError:
             return False        # still full: refused
     assert wait_for(settled, 5)
     assert good.command("status")
@@ -1028,7 +1031,7 @@ def t_slowloris(env):
             out = []
             for _ in range(5):
                 try:
-                    with skin_client.Client(d.sock, timeout=3) as c:
+                    with skin.Client(d.sock, timeout=3) as c:
                         out.append(c.command("status")[0].split()[0])
                 except Exception as e:
                     out.append("%s: %s" % (type(e).__name__, e))
@@ -1036,7 +1039,7 @@ def t_slowloris(env):
             return out
         out = as_uid(1, another_user)
         assert out.get("ok") == ["status"] * 5, out
-        st = skin_client.parse_event(quiet.command("status")[0])
+        st = skin.parse_event(quiet.command("status")[0])
         print("# uid 1 served 5 of 5; status: clients %s refused %s refused_user %s" %
               (st["clients"], st["refused"], st.get("refused_user")))
         assert int(st["refused_user"]) > 0, st
@@ -1056,7 +1059,7 @@ def t_slowloris(env):
             if data.startswith(b"error timeout ") or data.startswith(b"error too-many-clients "):
                 closed += 1
         took = time.monotonic() - t0
-        st = skin_client.parse_event(quiet.command("status")[0])
+        st = skin.parse_event(quiet.command("status")[0])
         print("# %d of 64 closed within %.1f s; timeouts %s" % (closed, took, st.get("timeouts")))
         assert closed == 64, closed
         assert 10 <= took < 20 and int(st["timeouts"]) > 0, (took, st)
@@ -1125,13 +1128,13 @@ def t_stuck(env):
     d = env.daemon
     stuck = d.client()
     stuck.command("subscribe taxels all")
-    before = skin_client.Shm(d.shm)
-    s0 = before.read_part("pad")["samples"]
+    before = skin.Shm(d.shm)
+    s0 = before.snapshot("pad").samples
     # its socket buffer, then its queue fill up: events are dropped
     assert wait_for(lambda: int(d.status()["drops"]) > 0, 20), d.status()
     # the pipeline went on at its rate, the others were served
     time.sleep(1)
-    s1 = before.read_part("pad")["samples"]
+    s1 = before.snapshot("pad").samples
     before.close()
     assert s1 - s0 > 50, (s0, s1)
     assert served(d) < 3
@@ -1148,8 +1151,9 @@ def t_stuck(env):
 
 
 @case("shm readers never see torn data with the writer at full rate")
-def t_torn(env):
-    # a fresh daemon on 1 ms rings, ringfeed writing back to back
+def fast_feed(env):
+    """A fresh daemon on 1 ms rings, ringfeed writing uniform frames (all
+    192 values of a board's frame equal) back to back."""
     env.daemon.stop()
     env.feed.stop()
     for f in os.listdir(env.rings):
@@ -1159,6 +1163,23 @@ def t_torn(env):
     d.ready()
     env.feed.cmd("uniform on")
     env.feed.cmd("full on")
+    return d
+
+
+def slow_feed(env):
+    """Back to the suite's daemon and rings."""
+    env.feed.cmd("full off")
+    env.feed.cmd("uniform off")
+    env.feed.stop()
+    env.daemon.stop()
+    for f in os.listdir(env.rings):
+        os.unlink(os.path.join(env.rings, f))
+    env.feed = Feed(env.rings)
+    env.start(["--admin-group", "daemon"]).ready()
+
+
+def t_torn(env):
+    d = fast_feed(env)
     try:
         res = subprocess.run([SHMCHECK, d.shm, "pad", "3", "2"], capture_output=True,
                              env=dict(os.environ, SHMCHECK_DUMP="1"), text=True, timeout=30)
@@ -1174,14 +1195,48 @@ def t_torn(env):
         print("# the same without the seqlock (shows the check can see tearing): %s" % out.strip())
         assert served(d) < 5
     finally:
-        env.feed.cmd("full off")
-        env.feed.cmd("uniform off")
-    env.feed.stop()
-    env.daemon.stop()
-    for f in os.listdir(env.rings):
-        os.unlink(os.path.join(env.rings, f))
-    env.feed = Feed(env.rings)
-    env.start(["--admin-group", "daemon"]).ready()
+        slow_feed(env)
+
+
+def torn_slices(raw):
+    """How many 192-value slices (a board's frame) of @raw are not uniform."""
+    b = raw.reshape(-1, 192)
+    return int(np.count_nonzero((b != b[:, :1]).any(axis=1)))
+
+
+@case("the Python package: no torn snapshot while skind publishes at full rate")
+def t_python_torn(env):
+    d = fast_feed(env)
+    try:
+        with skin.Shm(d.shm) as shm:
+            reads = torn = backwards = unarmed = 0
+            seqs, last = set(), 0
+            # skind publishes every period_ms (20): 150 in 3 s
+            end = time.monotonic() + 3.0
+            while time.monotonic() < end:
+                snap = shm.snapshot("left_forearm")
+                if snap.samples < last:
+                    backwards += 1
+                last = snap.samples
+                if not reads and torn_slices(snap.raw):
+                    unarmed += 1        # frames from before "uniform on"
+                    continue
+                reads += 1
+                seqs.add(snap.seq)
+                torn += torn_slices(snap.raw) > 0
+            # the same from the live view, without the seqlock: shows
+            # whether a Python reader can see tearing here at all
+            live, loose = shm.view("left_forearm"), 0
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                loose += torn_slices(live.raw.copy()) > 0
+            del live
+        print("# python: reads %d torn %d backwards %d publications %d unarmed %d; "
+              "unlocked torn %d" % (reads, torn, backwards, len(seqs), unarmed, loose))
+        assert reads > 500 and len(seqs) > 100, (reads, len(seqs))
+        assert torn == 0 and backwards == 0, (torn, backwards)
+    finally:
+        slow_feed(env)
 
 
 # --- life cycle -------------------------------------------------------------------
@@ -1206,7 +1261,7 @@ def t_reload(env):
     d = env.daemon
     sub = d.client()
     sub.command("subscribe contacts pad")
-    old = skin_client.Shm(d.shm)
+    old = skin.Shm(d.shm)
     with open(d.config) as f:
         text = f.read()
     with open(d.config, "w") as f:
@@ -1227,12 +1282,12 @@ def t_reload(env):
             break
     jsub.close()
     assert sub.read_line().startswith("contacts pad "), "events after the reload"
-    assert d.status()["generation"] == "2"
+    assert d.status()["generation"] == 2
     with d.client() as c:
         assert c.command("get add_threshold")[0].split()[2] in ("8", "8.0")
     assert old.retired()
     old.close()
-    new = skin_client.Shm(d.shm)
+    new = skin.Shm(d.shm)
     assert new.generation == 2 and not new.retired()
     new.close()
     sub.close()
@@ -1311,7 +1366,7 @@ def t_reload_fifo(env):
             "no verdict on the reload: " + log()[-500:]
         assert fifo + ": is a FIFO, not a regular file" in log(), log()[-500:]
         with d.client(timeout=3) as c:
-            s = skin_client.parse_event(c.command("status")[0])
+            s = skin.parse_event(c.command("status")[0])
         assert s["generation"] == gen, s
     except Exception:
         d.stop(signal.SIGKILL)     # stuck in open(): the next case starts a new one
@@ -1428,7 +1483,7 @@ def t_kill9(env):
     assert "calibrating" not in log(), log()
     # running at once, although a calibration would take 30 s
     d2.ready()
-    assert d2.status()["calibrated"] == "2"
+    assert d2.status()["calibrated"] == 2
 
 
 class Lines:
@@ -1571,7 +1626,7 @@ def collect(sock, kinds, part, seconds):
     """The socket's event lines of @kinds for @part over @seconds, by kind
     and publication number."""
     got = {k: {} for k in kinds}
-    with skin_client.Client(sock, timeout=10) as c:
+    with skin.Client(sock, timeout=10) as c:
         for k in kinds:
             c.command("subscribe %s %s" % (k, part))
         c.sock.settimeout(0.1)
@@ -1617,8 +1672,8 @@ def t_follow_equal(env):
         cboth = sorted(set(got["contacts"]) & set(mine["contacts"]))
         assert len(cboth) >= 20, len(cboth)
         for n in cboth:
-            ev = skin_client.parse_event(got["contacts"][n])
-            want = sorted(sorted(c["taxels"]) for c in ev["contacts"])
+            ev = skin.parse_event(got["contacts"][n])
+            want = sorted(sorted(c.taxels.tolist()) for c in ev["contacts"])
             have = sorted(sorted(int(t) for t in g.split()) for g in
                           re.findall(r"\(([^)]*)\)", mine["contacts"][n]))
             assert want == have, (n, want, have)
@@ -1852,7 +1907,7 @@ def t_activation(env):
         p = subprocess.Popen(args, stdout=lf, stderr=subprocess.STDOUT)
         try:
             assert wait_for(lambda: os.path.exists(sock), 5)
-            with skin_client.Client(sock, timeout=10) as c:
+            with skin.Client(sock, timeout=10) as c:
                 assert c.command("status")[0].startswith("status ")
             assert "listening on the socket systemd passed" in open(logp).read()
         finally:
@@ -1902,7 +1957,7 @@ def t_view(env):
     env.feed.cmd("press pad 60 5 6")
     expect_contacts(d, "pad", [[5, 6]])
     with d.client() as c:
-        cid = skin_client.parse_event(c.command("contacts pad")[0])["contacts"][0]["id"]
+        cid = skin.parse_event(c.command("contacts pad")[0])["contacts"][0].id
     # through the socket's descriptor
     r = subprocess.run([SKINCTL, "view", "pad", "--config", d.config, "--once", "--no-color",
                         "--size", "100x16"], env=e, capture_output=True, text=True, timeout=10)
@@ -2006,16 +2061,250 @@ def t_flatten(env):
             caption.startswith(m.group(1) + ", "), (caption, m.group(1))
 
 
-@case("the Python client: command line, socket and shm")
+def py_env():
+    """The environment of a Python child: the package of this tree."""
+    tree = os.path.join(SRC, "clients", "python")
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=tree + (os.pathsep + path if path else ""))
+
+
+def py_run(args, timeout=20, **kw):
+    return subprocess.run([sys.executable] + args, env=py_env(), capture_output=True,
+                          text=True, timeout=timeout, **kw)
+
+
+def no_traceback(r, what):
+    """A clear error: exit status 1, one line on stderr, no traceback."""
+    assert r.returncode == 1, (what, r)
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, (what, r.stderr)
+
+
+def as_taxels_line(snap):
+    """A snapshot as the socket's `taxels` line (docs/PROTOCOL.md), %.4g."""
+    return "taxels %s %d %d %d (%s) (%s)" % (
+        snap.part.name, snap.samples, snap.frame_ts_ns, snap.publish_ns,
+        " ".join("%.4g" % v for v in snap.values.tolist()),
+        " ".join(str(t) for t in snap.touched.tolist()))
+
+
+@case("the Python package: python3 -m skin, socket and shm")
 def t_python(env):
     d = env.daemon
-    cli = os.path.join(SRC, "clients/python/skin_client.py")
-    r = subprocess.run([sys.executable, cli, "--socket", d.sock, "parts"],
-                       capture_output=True, text=True, timeout=10)
+    r = py_run(["-m", "skin", "--socket", d.sock, "parts"])
     assert r.returncode == 0 and r.stdout.startswith("part pad "), r
-    r = subprocess.run([sys.executable, cli, "--shm-path", d.shm, "shm", "pad"],
-                       capture_output=True, text=True, timeout=10)
+    r = py_run(["-m", "skin", "--shm-path", d.shm, "shm", "pad"])
     assert r.returncode == 0 and json.loads(r.stdout)["part"] == "pad", r
+    assert set(json.loads(r.stdout)["state"]) >= {"attached", "calibrated"}, r.stdout
+    r = py_run(["-m", "skin", "--socket", d.sock, "bogus"])
+    assert r.returncode == 1 and r.stderr.startswith("error unknown-command "), r
+    # imported from the tree, not from an installed copy
+    r = py_run(["-c", "import skin; print(skin.__file__)"])
+    assert r.stdout.strip() == os.path.join(SRC, "clients", "python", "skin", "__init__.py"), r
+
+
+@case("the Python package: snapshots equal the socket's lines of the same sample")
+def t_python_equal(env):
+    d = env.daemon
+    env.feed.cmd("press pad 60 5 6")
+    expect_contacts(d, "pad", [[5, 6]])
+    got, mine, contacts = {}, {}, {}
+    with d.client() as c, c.shm() as shm:
+        c.subscribe("taxels", "pad")
+        c.subscribe("contacts", "pad")
+        c.sock.settimeout(0.002)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 2.0:
+            snap = shm.snapshot("pad")
+            mine[snap.samples] = snap
+            try:
+                while True:
+                    line = c.read_line()
+                    w = line.split(" ", 3)
+                    if w[0] == "taxels":
+                        got[int(w[2])] = line
+                    elif w[0] == "contacts":
+                        contacts[int(w[2])] = skin.parse_event(line)
+            except socket.timeout:
+                pass
+    env.feed.cmd("release pad")
+    both = sorted(set(got) & set(mine))
+    # the socket has every publication (50 Hz), the loop the newest at
+    # each turn: most of them, on a loaded machine too
+    assert len(both) >= 20, (len(got), len(mine), len(both))
+    for n in both:
+        assert as_taxels_line(mine[n]) == got[n], (n, as_taxels_line(mine[n])[:200], got[n][:200])
+        assert mine[n].values.dtype == np.float32 and mine[n].values.shape == (mine[n].part.n_taxels,)
+    pressed = [n for n in both if mine[n].touched.tolist() == [5, 6]]
+    assert pressed, "the press was seen"
+    cboth = sorted(set(contacts) & set(mine))
+    assert len(cboth) >= 20, len(cboth)
+    for n in cboth:
+        want = sorted((c.id, sorted(c.taxels.tolist())) for c in contacts[n]["contacts"])
+        have = sorted((c.id, sorted(c.taxels.tolist())) for c in mine[n].contacts)
+        assert want == have, (n, want, have)
+        for a, b in zip(sorted(contacts[n]["contacts"], key=lambda c: c.id),
+                        sorted(mine[n].contacts, key=lambda c: c.id)):
+            assert np.allclose(a.geo, b.geo, rtol=1e-3, atol=1e-6), (a.geo, b.geo)
+            assert (a.body_part, a.skin_part, a.link) == (b.body_part, b.skin_part, b.link)
+    assert [n for n in cboth if mine[n].contacts], "a contact was seen"
+
+
+@case("the Python package: live views of the mapping, copy_values() under the seqlock")
+def t_python_view(env):
+    d = env.daemon
+    with skin.Shm(d.shm) as shm:
+        live = shm.view("pad")
+        assert not live.values.flags.writeable and live.values.dtype == np.float32
+        # one publication's values: equal to a snapshot of the same sequence
+        for _ in range(200):
+            seq, vals = live.copy_values()
+            snap = shm.snapshot("pad")
+            if snap.seq == seq:
+                break
+        assert snap.seq == seq and seq % 2 == 0, (snap.seq, seq)
+        assert np.array_equal(vals, snap.values)
+        out = np.empty(shm.part("pad").n_taxels, dtype=np.float32)
+        assert live.copy_values(out)[1] is out
+        # the same array object follows skind's publications: a view
+        env.feed.cmd("press pad 60 9")
+        assert wait_for(lambda: live.values[9] > 0 and live.flags[9] & skin.TaxelFlag.TOUCHED), \
+            live.values[9]
+        env.feed.cmd("release pad")
+        assert wait_for(lambda: live.values[9] == 0), live.values[9]
+    # closing with views alive: they keep the mapping, the Shm is closed
+    assert shm.closed and live.seq() % 2 == 0
+
+
+@case("the Python package: enums, context managers, its own clear errors")
+def t_python_api(env):
+    d = env.daemon
+    with d.client() as c:
+        parts = [p for p in c.parts() if p["type"] == "part"]
+        assert parts[0]["state"] is skin.RunState.RUNNING and parts[0]["state"] == "running", parts
+        with c.shm() as shm:
+            snap = shm.snapshot("left_forearm")
+            assert isinstance(snap.state, skin.PartState), snap.state
+            assert skin.PartState.ATTACHED in snap.state and skin.PartState.CALIBRATED in snap.state
+            assert skin.PartState.CALIBRATING not in snap.state, snap.state
+            assert shm.check() is skin.Liveness.LIVE
+            assert shm.part("left_forearm").n_taxels == 384 and len(snap.values) == 384
+            try:
+                shm.snapshot("nosuch")
+                raise AssertionError("a snapshot of no part")
+            except KeyError:
+                pass
+        assert shm.closed
+        try:
+            c.command("bogus")
+            raise AssertionError("no CommandError")
+        except skin.CommandError as e:
+            assert e.code == "unknown-command" and isinstance(e, skin.Error), e
+        assert c.command("status")[0].startswith("status ")
+    assert c.closed and c.fileno() == -1
+    # skind absent: no socket, or nobody listening on it
+    gone = os.path.join(env.dir, "absent.sock")
+    try:
+        skin.Client(gone)
+        raise AssertionError("connected to nothing")
+    except skin.NotRunning as e:
+        assert str(e) == "skind is not running: no %s (systemctl start skind.socket)" % gone, e
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(os.path.join(env.dir, "dead.sock"))     # bound, never listening
+    try:
+        skin.Client(os.path.join(env.dir, "dead.sock"))
+        raise AssertionError("connected to a socket nobody listens on")
+    except skin.NotRunning as e:
+        assert "nobody listens on" in str(e), e
+    finally:
+        dead.close()
+        os.unlink(os.path.join(env.dir, "dead.sock"))
+    try:
+        skin.Shm(os.path.join(env.dir, "absent.shm"))
+        raise AssertionError("mapped nothing")
+    except skin.NotRunning as e:
+        assert "absent.shm" in str(e), e
+    for args in (["-m", "skin", "--socket", gone, "status"],
+                 ["-m", "skin", "--shm-path", os.path.join(env.dir, "absent.shm"), "shm"],
+                 [os.path.join(SRC, "clients/python/examples/plot_taxel.py"), "--socket", gone,
+                  "pad", "3"]):
+        r = py_run(args)
+        no_traceback(r, args)
+        assert "skind is not running: no " in r.stderr, r.stderr
+    # a user outside the socket's group: told so, in one line
+    closed = os.path.join(env.dir, "closed")
+    os.mkdir(closed)
+    lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lsock.bind(os.path.join(closed, "s.sock"))
+    lsock.listen(1)
+    os.chmod(os.path.join(closed, "s.sock"), 0o600)
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:        # the package is imported already: no file to read
+        try:
+            os.close(rfd)
+            become(65534, 65534)
+            try:
+                skin.Client(os.path.join(closed, "s.sock"))
+                msg = "connected"
+            except skin.PermissionDenied as e:
+                msg = "PermissionDenied " + str(e)
+            except BaseException as e:
+                msg = repr(e)
+            os.write(wfd, msg.encode())
+        finally:
+            os._exit(0)
+    os.close(wfd)
+    with os.fdopen(rfd, "rb") as f:
+        msg = f.read().decode()
+    os.waitpid(pid, 0)
+    lsock.close()
+    assert msg == ("PermissionDenied no permission to open %s: skind's clients are the members "
+                   "of group skin (adduser $USER skin, then log in again)"
+                   % os.path.join(closed, "s.sock")), msg
+
+
+@case("the Python package: the example plots a taxel over time")
+def t_python_example(env):
+    d = env.daemon
+    example = os.path.join(SRC, "clients/python/examples/plot_taxel.py")
+    env.feed.cmd("press pad 60 4")
+    expect_contacts(d, "pad", [[4]])
+    r = py_run([example, "--socket", d.sock, "--seconds", "1.5", "--print", "pad", "4"])
+    env.feed.cmd("release pad")
+    assert r.returncode == 0, r
+    rows = [l.split() for l in r.stdout.splitlines()]
+    # 50 Hz for 1.5 s: most of the 75 samples, on a loaded machine too
+    assert len(rows) >= 30, r.stdout
+    times = [float(w[0]) for w in rows]
+    assert times == sorted(times) and times[0] == 0.0, times
+    assert all(float(w[1]) > 0 and w[2:] == ["touched"] for w in rows[:5]), rows[:5]
+    r = py_run([example, "--socket", d.sock, "--seconds", "0.5", "pad", "999"])
+    no_traceback(r, "taxel out of range")
+    assert "part pad has taxels 0.." in r.stderr, r.stderr
+    if py_run(["-c", "import matplotlib"]).returncode != 0:
+        png = os.path.join(env.dir, "taxel.png")
+        r = py_run([example, "--socket", d.sock, "--seconds", "0.5", "--out", png, "pad", "4"])
+        no_traceback(r, "--out without matplotlib")
+        assert "needs matplotlib" in r.stderr and not os.path.exists(png), r.stderr
+
+
+@case("the Python package: the example draws the taxel into a PNG (matplotlib)")
+def t_python_png(env):
+    d = env.daemon
+    if py_run(["-c", "import matplotlib"]).returncode != 0:
+        raise Skip("no matplotlib for %s (python3-matplotlib)" % sys.executable)
+    example = os.path.join(SRC, "clients/python/examples/plot_taxel.py")
+    png = os.path.join(env.dir, "taxel.png")
+    env.feed.cmd("press pad 60 4")
+    expect_contacts(d, "pad", [[4]])
+    r = py_run([example, "--socket", d.sock, "--seconds", "1", "--out", png, "pad", "4"])
+    env.feed.cmd("release pad")
+    assert r.returncode == 0 and re.match(r"^%s: \d+ samples$" % re.escape(png), r.stdout), r
+    with open(png, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", head
+    width, height = struct.unpack(">II", head[16:24])
+    assert (width, height) == (800, 300), (width, height)
 
 
 @case("--log-prefix: <N> priorities on stderr")

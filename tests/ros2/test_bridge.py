@@ -32,8 +32,9 @@ import traceback
 
 SRC = os.environ.get("SKIN_SOURCE_ROOT",
                      os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+# the package of this tree, never an installed one
 sys.path.insert(0, os.path.join(SRC, "clients", "python"))
-import skin_client  # noqa: E402
+import skin  # noqa: E402
 
 BUILD = os.path.join(SRC, "build/meson")
 SKIND = os.environ.get("SKIND", os.path.join(BUILD, "daemon/skind"))
@@ -249,13 +250,13 @@ class Stack:
         return self.bridge
 
     def client(self):
-        return skin_client.Client(self.sock, timeout=10)
+        return skin.Client(self.sock, timeout=10)
 
     def calibrated(self, n=2, timeout=15):
         def ok():
             try:
                 with self.client() as c:
-                    s = skin_client.parse_event(c.command("status")[0])
+                    s = skin.parse_event(c.command("status")[0])
                 return int(s["calibrated"]) >= n
             except OSError:
                 return False
@@ -290,7 +291,7 @@ class SocketLog:
                 line = self.c.read_line()
                 if line is None:
                     break
-                ev = skin_client.parse_event(line)
+                ev = skin.parse_event(line)
                 if ev.get("type") in ("taxels", "contacts"):
                     self.events.append(ev)
         except (OSError, ValueError):
@@ -422,15 +423,16 @@ def t_contacts(s):
         if e is None:
             continue
         matched += 1
-        want = {"contact_%d" % k["id"]: k for k in e["contacts"]}
+        want = {"contact_%d" % k.id: k for k in e["contacts"]}
         assert sorted(want) == sorted(c["name"] for c in cs), (sorted(want), [c["name"] for c in cs])
         for c in cs:
             k = want[c["name"]]
             assert c["frame"] == "l_forearm_dh_frame"
             for ours, theirs in (("cop", "cop"), ("normal", "normal"), ("force", "force"),
                                  ("moment", "moment")):
-                for a, b in zip(c[ours], k[theirs]):
-                    assert close(a, b, 1e-8), "%s %s: %r vs %r" % (c["name"], ours, c[ours], k[theirs])
+                for a, b in zip(c[ours], getattr(k, theirs)):
+                    assert close(a, b, 1e-8), "%s %s: %r vs %r" % (c["name"], ours, c[ours],
+                                                                   getattr(k, theirs))
             # wrench.torque is the force's moment about the link's origin,
             # CoP x force (docs/ROS2.md), not skinManager's 0
             p, f = c["cop"], c["force"]
@@ -643,7 +645,7 @@ class Silent:
 def hand_samples(stack):
     with stack.client() as c:
         for line in c.command("parts"):
-            ev = skin_client.parse_event(line)
+            ev = skin.parse_event(line)
             if ev.get("type") == "part" and ev["name"] == "left_hand":
                 return int(ev["samples"])
     raise AssertionError("skind has no part left_hand")
