@@ -36,9 +36,9 @@ grep -q '"PRIORITY":"[0-7]"' /tmp/journal.json || fail "no skind message with a 
 grep -Eq '"(PATCH|PART)":"[^"]+"' /tmp/journal.json || fail "no skind message with a PATCH= or PART= field"
 echo "ok: structured fields: $(grep -Eo '"(PATCH|PART)":"[^"]+"' /tmp/journal.json | sort -u | head -n 3 | tr '\n' ' ')"
 
-# a robot program on the installed package: the C example built with
-# skin.pc against libskin, as alice.  (The Python client is python3-skin,
-# which needs numpy: the image has none, so the daemon layer tests it.)
+# robot programs on the installed packages: the C example built with
+# skin.pc against libskin, and the Python package (python3-skin), both as
+# alice
 zcat -f "$(ls /usr/share/doc/skin/examples/skin-example.c* | head -n 1)" >/tmp/skin-example.c
 cc -Wall -Wextra -Werror /tmp/skin-example.c $(pkg-config --cflags --libs skin) -o /tmp/skin-example ||
 	fail "the C example does not build against the package (pkg-config skin)"
@@ -46,6 +46,17 @@ runuser -u alice -- /tmp/skin-example >/tmp/example.out || { cat /tmp/example.ou
 grep '^status version ' /tmp/example.out || fail "the C example printed no status"
 nparts=$(awk '$1 == "status" { for (i = 1; i < NF; i++) if ($i == "parts") print $(i + 1) }' /tmp/example.out)
 expect_eq "parts the C example read from the shm" "$(grep -c '^part ' /tmp/example.out)" "$nparts"
+runuser -u alice -- python3 -m skin status | grep '^status version ' ||
+	fail "python3 -m skin status"
+runuser -u alice -- python3 -c '
+import skin
+with skin.Client() as c, c.shm() as shm:
+    for p in shm.parts:
+        s = shm.snapshot(p.name)
+        print("part", p.name, s.samples, s.values.dtype, s.values.shape[0])
+' >/tmp/py.out || { cat /tmp/py.out; fail "the Python package could not read the shm"; }
+cat /tmp/py.out
+expect_eq "parts the Python package read from the shm" "$(grep -c '^part ' /tmp/py.out)" "$nparts"
 
 # a hung skind (SIGSTOP) misses its watchdog: systemd kills and restarts it
 pid=$(unit_prop skind.service MainPID)

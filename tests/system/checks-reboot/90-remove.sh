@@ -5,7 +5,7 @@
 
 modprobe -r skin 2>/dev/null || true
 export DEBIAN_FRONTEND=noninteractive
-apt-get purge -y skin skin-dkms
+apt-get purge -y skin skin-dkms python3-skin
 [ -z "$(dkms status skin)" ] || fail "dkms still has: $(dkms status skin)"
 # (for every kernel: DKMS built it for two)
 left=$(ls /lib/modules/*/updates/dkms/skin.ko* 2>/dev/null || true)
@@ -14,7 +14,8 @@ modinfo skin >/dev/null 2>&1 && fail "modinfo still finds skin"
 expect_eq "skind.socket after purge" "$(systemctl is-active skind.socket || true)" inactive
 expect_eq "skind.service after purge" "$(systemctl is-active skind.service || true)" inactive
 for f in /lib/udev/rules.d/60-skin.rules /usr/lib/sysusers.d/skin.conf /usr/bin/skinctl \
-	/usr/sbin/skind /lib/systemd/system/skind.socket /run/skin/skind.sock /etc/skin/skind.conf; do
+	/usr/sbin/skind /lib/systemd/system/skind.socket /run/skin/skind.sock /etc/skin/skind.conf \
+	/usr/lib/python3/dist-packages/skin/__init__.py; do
 	[ ! -e "$f" ] || fail "$f left after purge"
 done
 echo "ok: purged"

@@ -17,6 +17,6 @@ rm -f /tmp/apt.status
 } 2>&1 | awk -W interactive '{ getline u <"/proc/uptime"; close("/proc/uptime"); split(u, t, " ")
 	printf "[%6.1f] %s\n", t[1], $0; fflush() }'
 expect_eq "apt-get install's exit status" "$(cat /tmp/apt.status)" 0
-for p in skin skin-dkms; do
+for p in skin skin-dkms python3-skin; do
 	expect_eq "$p installed" "$(dpkg-query -W -f='${Status}' $p)" "install ok installed"
 done
