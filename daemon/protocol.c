@@ -27,6 +27,7 @@
 #include <skin/proc.h>
 
 #include "client.h"
+#include "bus.h"
 #include "clock.h"
 #include "pipeline.h"
 #include "protocol.h"
@@ -549,6 +550,22 @@ static void cmd_help(struct client *c, int argc, char **argv)
 	reply_ok(c, NULL);
 }
 
+/* A bus the patches use, as rtnetlink said last (bus.h). */
+static void bus_line(struct client *c, const struct skind_bus *b)
+{
+	char name[JSON_NAME_SIZE];
+
+	if (json(c))
+		reply_line(c, "{\"type\":\"bus\",\"name\":\"%s\",\"link\":\"%s\",\"bitrate\":%u,"
+			   "\"configured\":%u,\"state\":\"%s\"}",
+			   json_str(name, sizeof(name), b->name), bus_link_name(b->link),
+			   b->bitrate, b->configured, bus_state_name(b));
+	else
+		reply_line(c, "bus %s link %s bitrate %u configured %u state %s",
+			   b->name, bus_link_name(b->link), b->bitrate, b->configured,
+			   bus_state_name(b));
+}
+
 static void cmd_status(struct client *c, int argc, char **argv)
 {
 	struct skind *d = c->srv->d;
@@ -592,6 +609,8 @@ static void cmd_status(struct client *c, int argc, char **argv)
 			   c->srv->refused, c->srv->total_drops, d->rt_overloads,
 			   c->srv->fds_refused, d->opt.max_user_clients,
 			   c->srv->refused_user, c->srv->timeouts, c->admin);
+	for (i = 0; i < d->n_buses; i++)
+		bus_line(c, &d->buses[i]);
 	reply_ok(c, NULL);
 }
 
@@ -623,18 +642,20 @@ static void part_lines(struct client *c, struct skind_part *p)
 			reply_line(c, "{\"type\":\"patch\",\"part\":\"%s\",\"name\":\"%s\",\"bus\":\"%s\","
 				   "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
 				   ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
-				   ",\"skipped\":%" PRIu64 "}",
+				   ",\"skipped\":%" PRIu64 ",\"silent\":%s}",
 				   json_str(name, sizeof(name), p->name),
 				   json_str(pname, sizeof(pname), pt->name),
 				   json_str(bus, sizeof(bus), pt->ifname), pt->address,
 				   pt->attached ? "true" : "false", pt->frames,
-				   pt->lost, pt->partial, pt->skipped);
+				   pt->lost, pt->partial, pt->skipped,
+				   pt->silent ? "true" : "false");
 		else
 			reply_line(c, "patch %s %s bus %s address %d %s frames %" PRIu64
-				   " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64,
+				   " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64
+				   " silent %d",
 				   p->name, pt->name, pt->ifname, pt->address,
 				   pt->attached ? "attached" : "detached", pt->frames,
-				   pt->lost, pt->partial, pt->skipped);
+				   pt->lost, pt->partial, pt->skipped, pt->silent);
 	}
 }
 

@@ -189,8 +189,8 @@ def parse_event(line):
         return ev
     ev = {"type": words[0]}
     rest = line.split()[1:]
-    if words[0] in ("status", "part", "patch"):
-        if words[0] in ("part",):
+    if words[0] in ("status", "part", "patch", "bus"):
+        if words[0] in ("part", "bus"):
             ev["name"], rest = rest[0], rest[1:]
         elif words[0] == "patch":
             ev["part"], ev["name"], rest = rest[0], rest[1], rest[2:]
