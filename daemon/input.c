@@ -17,7 +17,9 @@
  *    new inode) or removed is detached and the new one attached.
  *
  * Missing patches are looked for when the directory changes (inotify) and
- * once a second.
+ * once a second; a missing directory is looked for once a second too, but
+ * said with a back-off.  A board whose attached ring gets no frame is
+ * named silent once (input_check_silent(), from the status timer).
  */
 #define _GNU_SOURCE
 #include <dirent.h>

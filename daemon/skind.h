@@ -23,8 +23,8 @@
  *   input.h -> pipeline.h -> shm.h (and the part's snapshot) -> fanout.h
  *     -> server.h / protocol.h (the socket), evdev.h
  *
- * with skin.h (build, reload), options.h, configfs.h, status.h, clock.h,
- * log.h and cleanup.h beside it.  The only calls against the data's
+ * with skin.h (build, reload), options.h, configfs.h, status.h, bus.h
+ * (the CAN buses, rtnetlink), clock.h, log.h and cleanup.h beside it.  The only calls against the data's
  * direction are commands about the processing (protocol.c's calibrate,
  * get and set reach pipeline.c and lib/proc).
  *

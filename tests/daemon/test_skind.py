@@ -277,7 +277,7 @@ def t_help(env):
     with env.daemon.client() as c:
         lines = c.command("help")
     names = {l.split()[1] for l in lines}
-    for cmd in ("help", "status", "parts", "contacts", "taxels", "thresholds", "subscribe",
+    for cmd in ("help", "status", "buses", "parts", "contacts", "taxels", "thresholds", "subscribe",
                 "calibrate", "get", "set", "format", "shm"):
         assert cmd in names, (cmd, names)
 
@@ -878,7 +878,7 @@ def json_sweep(d, names, live, bad_words):
                 return
     try:
         reply(b"format json")
-        for cmd in (b"help", b"status", b"parts", b"contacts", b"get", b"get add_threshold",
+        for cmd in (b"help", b"status", b"buses", b"parts", b"contacts", b"get", b"get add_threshold",
                     b"set add_threshold 7", b"shm", b"unsubscribe"):
             reply(cmd)
         for n in names:
@@ -1248,7 +1248,7 @@ def t_ring_dir_backoff(env):
         d.stop()
 
 
-@case("the buses: a missing interface and one that is no CAN are said once, by name, and in status")
+@case("the buses: a missing interface and one that is no CAN are said once, by name; status and buses show them")
 def t_bus(env):
     rings = os.path.join(env.dir, "bus-rings")
     os.mkdir(rings)
@@ -1266,17 +1266,18 @@ def t_bus(env):
         assert wait_for(lambda: missing in d.log() and not_can in d.log(), 5), d.log()
         time.sleep(2.5)     # asked again every second: said once all the same
         assert d.log().count(missing) == 1 and d.log().count(not_can) == 1, d.log()
+        st = d.status()
+        assert st["buses"] == "2" and st["buses_ok"] == "0", st
         with d.client() as c:
-            lines = c.command("status")
-            buses = {e["name"]: e for e in map(skin_client.parse_event, lines)
-                     if e["type"] == "bus"}
-            assert lines[0].startswith("status "), lines
+            lines = c.command("buses")
+            buses = {e["name"]: e for e in map(skin_client.parse_event, lines)}
+            assert len(lines) == 2 and len(buses) == 2, lines
             assert buses["lo"] == {"type": "bus", "name": "lo", "link": "not-can", "bitrate": "0",
                                    "configured": "500000", "state": "none"}, buses
             assert buses["skintest9"]["link"] == "missing", buses
             assert buses["skintest9"]["configured"] == "1000000", buses
             c.command("format json")
-            js = [json.loads(l) for l in c.command("status")]
+            js = [json.loads(l) for l in c.command("buses")]
             assert {"type": "bus", "name": "skintest9", "link": "missing", "bitrate": 0,
                     "configured": 1000000, "state": "none"} in js, js
         # a reload keeps what was said
