@@ -17,7 +17,9 @@
  *    new inode) or removed is detached and the new one attached.
  *
  * Missing patches are looked for when the directory changes (inotify) and
- * once a second.
+ * once a second; a missing directory is looked for once a second too, but
+ * said with a back-off.  A board whose attached ring gets no frame is
+ * named silent once (input_check_silent(), from the status timer).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -31,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bus.h"
 #include "clock.h"
 #include "input.h"
 #include "log.h"
@@ -39,6 +42,9 @@
 #include "status.h"
 
 #define RESCAN_NS	1000000000ull
+#define SILENT_NS	1000000000ull	/* no frame for 1 s: silent */
+#define DIR_SAY_FIRST_NS	10000000000ull	/* 10 s */
+#define DIR_SAY_MAX_NS		600000000000ull	/* 10 min */
 
 /*
  * At most a ring's worth per wakeup, and at most the patch's budget per
@@ -148,6 +154,7 @@ static void detach(struct skind_patch *pt, const char *why)
 	pt->source = sd_event_source_disable_unref(pt->source);
 	skin_ring_map_close(&pt->ring);
 	pt->attached = false;
+	pt->silent = false;	/* "detached" says more */
 	pt->part->attached--;
 	pt->part->state &= ~SKIN_SHM_PART_ATTACHED;
 	log_field(LOG_NOTICE, "PATCH", pt->name, "%s: patch %s (%s:%d) detached: %s",
@@ -274,6 +281,8 @@ static void try_attach(struct skind *d, const char *path, const struct stat *st)
 	sd_event_source_set_description(pt->source, pt->name);
 	pt->attached = true;
 	pt->attaches++;
+	pt->heard_frames = pt->frames;
+	pt->heard_ns = clock_monotonic_ns();
 	pt->lost = pt->ring.lost;
 	pt->part->attached++;
 	if (pt->part->attached == pt->part->n_patches)
@@ -351,6 +360,59 @@ void input_attach_all(struct skind *d)
 	status_update(d);
 }
 
+/*
+ * A board is silent when its attached ring got no frame for a second (or
+ * four of its periods, if longer): its bus is down or at another bitrate,
+ * the board is unpowered or unplugged.  Said once, by board, address and
+ * bus, and again when it is heard again.
+ */
+void input_check_silent(struct skind *d)
+{
+	struct skind_skin *s = d->skin;
+	uint64_t now = clock_monotonic_ns();
+	unsigned int i, k;
+
+	for (i = 0; s && i < s->n_parts; i++)
+		for (k = 0; k < s->parts[i].n_patches; k++) {
+			struct skind_patch *pt = &s->parts[i].patches[k];
+			uint64_t quiet = 4 * pt->period_ns;
+			unsigned int id;
+			const struct skind_bus *b;
+			char why[64] = "", buf[32];
+			const char *t;
+
+			if (!pt->attached)
+				continue;
+			id = (unsigned int)pt->ring.ctrl->cls << 8 |
+			     (unsigned int)pt->address << 4;
+			if (pt->frames != pt->heard_frames) {
+				if (pt->silent)
+					log_field(LOG_NOTICE, "PATCH", pt->name,
+						  "board %d (0x%03x) on %s is heard again after %.1f s: %s gets its frames",
+						  pt->address, id, pt->ifname,
+						  (double)(now - pt->heard_ns) / 1e9,
+						  s->parts[i].name);
+				pt->heard_frames = pt->frames;
+				pt->heard_ns = now;
+				pt->silent = false;
+				continue;
+			}
+			if (quiet < SILENT_NS)
+				quiet = SILENT_NS;
+			if (pt->silent || now - pt->heard_ns < quiet)
+				continue;
+			pt->silent = true;
+			b = bus_find(d, pt->ifname);
+			t = b ? bus_trouble(b, buf, sizeof(buf)) : NULL;
+			if (t)
+				snprintf(why, sizeof(why), " (bus %s: %s)", pt->ifname, t);
+			log_field(LOG_WARNING, "PATCH", pt->name,
+				  "board %d (0x%03x) on %s is silent: %s has had no frame from it for %.1f s%s",
+				  pt->address, id, pt->ifname, s->parts[i].name,
+				  (double)(now - pt->heard_ns) / 1e9, why);
+		}
+}
+
 void input_detach_skin(struct skind_skin *s)
 {
 	unsigned int i, k;
@@ -370,22 +432,6 @@ void input_detach_skin(struct skind_skin *s)
 		}
 }
 
-static int on_rescan(sd_event_source *s, uint64_t usec, void *data)
-{
-	struct skind *d = data;
-
-	input_attach_all(d);
-	if (!d->inotify) {
-		/* the directory may exist now (module loaded, skinsim started) */
-		input_stop(d);
-		input_start(d);
-		return 0;
-	}
-	sd_event_source_set_time(s, usec + RESCAN_NS / 1000);
-	sd_event_source_set_enabled(s, SD_EVENT_ON);
-	return 0;
-}
-
 static int on_inotify(sd_event_source *s, const struct inotify_event *ev,
 		      void *data)
 {
@@ -401,7 +447,37 @@ static int on_inotify(sd_event_source *s, const struct inotify_event *ev,
 	return 0;
 }
 
-int input_start(struct skind *d)
+/*
+ * The ring directory is missing (the module is not loaded, skinsim has not
+ * started): said once, then again after 10 s, 20 s, 40 s ... and every
+ * 10 minutes at most, while the rescan keeps looking every second, so it
+ * is found at once and the journal is not filled meanwhile.
+ */
+static void dir_missing(struct skind *d, int err)
+{
+	uint64_t now = clock_monotonic_ns();
+
+	if (!d->ring_dir_missing_ns) {
+		d->ring_dir_missing_ns = now;
+		d->ring_dir_gap_ns = DIR_SAY_FIRST_NS;
+		d->ring_dir_say_ns = now + d->ring_dir_gap_ns;
+		log_warn("%s: %s: the skin module is not loaded (modprobe skin), or the ring files are not written yet; looking for it every second",
+			 d->opt.ring_dir, strerror(err));
+		return;
+	}
+	if (now < d->ring_dir_say_ns)
+		return;
+	log_warn("%s: still missing after %llu s (the skin module is not loaded?)",
+		 d->opt.ring_dir,
+		 (unsigned long long)((now - d->ring_dir_missing_ns) / 1000000000ull));
+	d->ring_dir_gap_ns *= 2;
+	if (d->ring_dir_gap_ns > DIR_SAY_MAX_NS)
+		d->ring_dir_gap_ns = DIR_SAY_MAX_NS;
+	d->ring_dir_say_ns = now + d->ring_dir_gap_ns;
+}
+
+/* Watch the ring directory; 0, or its error (said, as dir_missing() says). */
+static int watch_dir(struct skind *d)
 {
 	int r;
 
@@ -409,12 +485,38 @@ int input_start(struct skind *d)
 				 IN_CREATE | IN_ATTRIB | IN_MOVED_TO | IN_CLOSE_WRITE |
 				 IN_ONLYDIR, on_inotify, d);
 	if (r < 0) {
-		log_info("%s: %s; looking for it every second", d->opt.ring_dir,
-			 strerror(-r));
 		d->inotify = NULL;
-	} else {
-		sd_event_source_set_priority(d->inotify, SKIND_PRIO_HOUSEKEEPING);
+		dir_missing(d, -r);
+		return r;
 	}
+	sd_event_source_set_priority(d->inotify, SKIND_PRIO_HOUSEKEEPING);
+	if (d->ring_dir_missing_ns) {
+		log_notice("%s: found after %llu s", d->opt.ring_dir,
+			   (unsigned long long)((clock_monotonic_ns() -
+						 d->ring_dir_missing_ns) / 1000000000ull));
+		d->ring_dir_missing_ns = 0;
+	}
+	return 0;
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct skind *d = data;
+
+	/* the directory may exist now (module loaded, skinsim started) */
+	if (!d->inotify)
+		watch_dir(d);
+	input_attach_all(d);
+	sd_event_source_set_time(s, usec + RESCAN_NS / 1000);
+	sd_event_source_set_enabled(s, SD_EVENT_ON);
+	return 0;
+}
+
+int input_start(struct skind *d)
+{
+	int r;
+
+	watch_dir(d);
 	r = sd_event_add_time_relative(d->event, &d->rescan, CLOCK_MONOTONIC,
 				       RESCAN_NS / 1000, 0, on_rescan, d);
 	if (r < 0)

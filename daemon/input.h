@@ -18,6 +18,8 @@ int input_start(struct skind *d);
 void input_stop(struct skind *d);
 /* Attach every configured patch whose ring is there and not yet read. */
 void input_attach_all(struct skind *d);
+/* Say which boards went silent or were heard again (the status timer). */
+void input_check_silent(struct skind *d);
 /* Stop reading a skin's rings (it is being replaced or freed). */
 void input_detach_skin(struct skind_skin *s);
 

@@ -22,6 +22,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "bus.h"
 #include "clock.h"
 #include "configfs.h"
 #include "evdev.h"
@@ -42,6 +43,9 @@ static int on_status(sd_event_source *s, uint64_t usec, void *data)
 	struct skind *d = data;
 
 	status_update(d);
+	input_check_silent(d);
+	/* the kernel announces no change of a CAN error state: ask */
+	bus_refresh(d);
 	/* what the real-time path only counted */
 	if (d->rt_overloads != d->rt_overloads_logged) {
 		log_warn("input overloaded: paused %llu times in the last second so that clients are served (%llu in all); frames waited in the rings",
@@ -121,7 +125,7 @@ static int setup_only(struct skind *d)
 
 int main(int argc, char **argv)
 {
-	struct skind d = { 0 };
+	struct skind d = { .bus_fd = -1 };
 	struct skin_error err;
 	int r, ret = 1;
 
@@ -181,6 +185,11 @@ int main(int argc, char **argv)
 		log_err("input: %s", strerror(-r));
 		goto out;
 	}
+	r = bus_start(&d);
+	if (r < 0) {
+		log_err("buses: %s", strerror(-r));
+		goto out;
+	}
 	r = sd_event_add_time_relative(d.event, &d.status_timer, CLOCK_MONOTONIC,
 				       STATUS_PERIOD_US, 0, on_status, d.skin ? &d : NULL);
 	if (r >= 0) {
@@ -208,6 +217,7 @@ int main(int argc, char **argv)
 		log_err("event loop: %s", strerror(-r));
 out:
 	input_stop(&d);
+	bus_stop(&d);
 	/* retired before the sockets close: a client that sees its socket
 	 * close then finds the object retired, and takes it for a stop, not
 	 * a crash (skin/follow.h's -ESTALE, not -ECONNRESET) */

@@ -27,6 +27,7 @@
 #include <skin/proc.h>
 
 #include "client.h"
+#include "bus.h"
 #include "clock.h"
 #include "pipeline.h"
 #include "protocol.h"
@@ -549,12 +550,28 @@ static void cmd_help(struct client *c, int argc, char **argv)
 	reply_ok(c, NULL);
 }
 
+/* A bus the patches use, as rtnetlink said last (bus.h). */
+static void bus_line(struct client *c, const struct skind_bus *b)
+{
+	char name[JSON_NAME_SIZE];
+
+	if (json(c))
+		reply_line(c, "{\"type\":\"bus\",\"name\":\"%s\",\"link\":\"%s\",\"bitrate\":%u,"
+			   "\"configured\":%u,\"state\":\"%s\"}",
+			   json_str(name, sizeof(name), b->name), bus_link_name(b->link),
+			   b->bitrate, b->configured, bus_state_name(b));
+	else
+		reply_line(c, "bus %s link %s bitrate %u configured %u state %s",
+			   b->name, bus_link_name(b->link), b->bitrate, b->configured,
+			   bus_state_name(b));
+}
+
 static void cmd_status(struct client *c, int argc, char **argv)
 {
 	struct skind *d = c->srv->d;
 	struct skind_skin *s = d->skin;
-	unsigned int i, attached = 0, calibrated = 0;
-	char version[JSON_SIZE(sizeof(SKIND_VERSION))];
+	unsigned int i, attached = 0, calibrated = 0, buses_ok = 0;
+	char version[JSON_SIZE(sizeof(SKIND_VERSION))], buf[32];
 	double up = (double)(clock_monotonic_ns() - d->start_ns) / 1e9;
 
 	(void)argc;
@@ -563,6 +580,9 @@ static void cmd_status(struct client *c, int argc, char **argv)
 		attached += s->parts[i].attached;
 		calibrated += !!(s->parts[i].state & SKIN_SHM_PART_CALIBRATED);
 	}
+	for (i = 0; i < d->n_buses; i++)
+		buses_ok += d->buses[i].link != BUS_LINK_UNKNOWN &&
+			    !bus_trouble(&d->buses[i], buf, sizeof(buf));
 	if (json(c))
 		reply_line(c, "{\"type\":\"status\",\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,"
 			   "\"generation\":%" PRIu64 ",\"uptime_s\":%.3f,\"parts\":%u,"
@@ -570,7 +590,7 @@ static void cmd_status(struct client *c, int argc, char **argv)
 			   "\"max_clients\":%u,\"refused\":%" PRIu64 ",\"drops\":%" PRIu64
 			   ",\"overloads\":%" PRIu64 ",\"shm_refused\":%" PRIu64
 			   ",\"max_user_clients\":%u,\"refused_user\":%" PRIu64
-			   ",\"timeouts\":%" PRIu64 ",\"admin\":%s}",
+			   ",\"timeouts\":%" PRIu64 ",\"admin\":%s,\"buses\":%u,\"buses_ok\":%u}",
 			   json_str(version, sizeof(version), SKIND_VERSION),
 			   SKIND_PROTOCOL_VERSION, (int)getpid(),
 			   d->generation, up, s->n_parts, calibrated, s->n_patches,
@@ -578,20 +598,33 @@ static void cmd_status(struct client *c, int argc, char **argv)
 			   c->srv->refused, c->srv->total_drops, d->rt_overloads,
 			   c->srv->fds_refused, d->opt.max_user_clients,
 			   c->srv->refused_user, c->srv->timeouts,
-			   c->admin ? "true" : "false");
+			   c->admin ? "true" : "false", d->n_buses, buses_ok);
 	else
 		reply_line(c, "status version %s protocol %d pid %d generation %" PRIu64
 			   " uptime_s %.3f parts %u calibrated %u patches %u attached %u"
 			   " clients %u max_clients %u refused %" PRIu64 " drops %" PRIu64
 			   " overloads %" PRIu64 " shm_refused %" PRIu64
 			   " max_user_clients %u refused_user %" PRIu64 " timeouts %" PRIu64
-			   " admin %d",
+			   " admin %d buses %u buses_ok %u",
 			   SKIND_VERSION, SKIND_PROTOCOL_VERSION, (int)getpid(),
 			   d->generation, up, s->n_parts, calibrated, s->n_patches,
 			   attached, c->srv->n_clients, d->opt.max_clients,
 			   c->srv->refused, c->srv->total_drops, d->rt_overloads,
 			   c->srv->fds_refused, d->opt.max_user_clients,
-			   c->srv->refused_user, c->srv->timeouts, c->admin);
+			   c->srv->refused_user, c->srv->timeouts, c->admin,
+			   d->n_buses, buses_ok);
+	reply_ok(c, NULL);
+}
+
+static void cmd_buses(struct client *c, int argc, char **argv)
+{
+	struct skind *d = c->srv->d;
+	unsigned int i;
+
+	(void)argc;
+	(void)argv;
+	for (i = 0; i < d->n_buses; i++)
+		bus_line(c, &d->buses[i]);
 	reply_ok(c, NULL);
 }
 
@@ -623,18 +656,20 @@ static void part_lines(struct client *c, struct skind_part *p)
 			reply_line(c, "{\"type\":\"patch\",\"part\":\"%s\",\"name\":\"%s\",\"bus\":\"%s\","
 				   "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
 				   ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
-				   ",\"skipped\":%" PRIu64 "}",
+				   ",\"skipped\":%" PRIu64 ",\"silent\":%s}",
 				   json_str(name, sizeof(name), p->name),
 				   json_str(pname, sizeof(pname), pt->name),
 				   json_str(bus, sizeof(bus), pt->ifname), pt->address,
 				   pt->attached ? "true" : "false", pt->frames,
-				   pt->lost, pt->partial, pt->skipped);
+				   pt->lost, pt->partial, pt->skipped,
+				   pt->silent ? "true" : "false");
 		else
 			reply_line(c, "patch %s %s bus %s address %d %s frames %" PRIu64
-				   " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64,
+				   " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64
+				   " silent %d",
 				   p->name, pt->name, pt->ifname, pt->address,
 				   pt->attached ? "attached" : "detached", pt->frames,
-				   pt->lost, pt->partial, pt->skipped);
+				   pt->lost, pt->partial, pt->skipped, pt->silent);
 	}
 }
 
@@ -965,6 +1000,7 @@ static void cmd_quit(struct client *c, int argc, char **argv)
 static const struct command commands[] = {
 	{ "help", "", "this list", false, cmd_help },
 	{ "status", "", "the daemon: version, parts, patches, clients", false, cmd_status },
+	{ "buses", "", "each CAN bus the patches use: link, bitrate, error state", false, cmd_buses },
 	{ "parts", "[PART]", "each part and its patches: state and counters", false, cmd_parts },
 	{ "contacts", "[PART]", "the latest contacts of a part (or every part)", false, cmd_contacts },
 	{ "taxels", "PART", "the latest compensated values and touched taxels of a part", false, cmd_taxels },

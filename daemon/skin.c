@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "skin_core.h"
+#include "bus.h"
 #include "configfs.h"
 #include "evdev.h"
 #include "input.h"
@@ -264,6 +265,7 @@ int skind_skin_reload(struct skind *d)
 	if (d->opt.create_patches)
 		configfs_create_patches(&d->opt, s);
 	input_attach_all(d);
+	bus_configure(d);
 	log_notice("reloaded: %u parts, %u patches", s->n_parts, s->n_patches);
 	return 0;
 }

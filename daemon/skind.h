@@ -23,8 +23,8 @@
  *   input.h -> pipeline.h -> shm.h (and the part's snapshot) -> fanout.h
  *     -> server.h / protocol.h (the socket), evdev.h
  *
- * with skin.h (build, reload), options.h, configfs.h, status.h, clock.h,
- * log.h and cleanup.h beside it.  The only calls against the data's
+ * with skin.h (build, reload), options.h, configfs.h, status.h, bus.h
+ * (the CAN buses, rtnetlink), clock.h, log.h and cleanup.h beside it.  The only calls against the data's
  * direction are commands about the processing (protocol.c's calibrate,
  * get and set reach pipeline.c and lib/proc).
  *
@@ -76,6 +76,7 @@
 #define SKIND_MAX_CONTACTS	64
 
 struct skind;
+struct skind_bus;
 struct skind_part;
 struct skind_evdev;
 struct skind_server;
@@ -110,6 +111,12 @@ struct skind_patch {
 	uint64_t skipped;		/* frames over budget, not processed */
 	uint64_t attaches;
 	uint64_t last_ts_ns;
+
+	/* silence (input.c, housekeeping): frames and time when it was last
+	 * heard; silent once said so */
+	uint64_t heard_frames;
+	uint64_t heard_ns;
+	bool silent;
 };
 
 /* The event lines of a part's latest publication, per kind and format:
@@ -221,6 +228,17 @@ struct skind {
 	sd_event_source *rt_resume;
 	sd_event_source *rescan;	/* timer: attach missing patches */
 	sd_event_source *inotify;	/* the ring directory */
+	/* the ring directory missing (input.c): since when, and when the
+	 * journal hears it again (a back-off, not every rescan) */
+	uint64_t ring_dir_missing_ns;
+	uint64_t ring_dir_say_ns;
+	uint64_t ring_dir_gap_ns;
+	/* the CAN buses the patches use (bus.c) */
+	struct skind_bus *buses;
+	unsigned int n_buses;
+	int bus_fd;			/* rtnetlink, -1 none */
+	uint32_t bus_seq;		/* first sequence number of our requests */
+	sd_event_source *bus_source;
 	sd_event_source *status_timer;
 	sd_event_source *heartbeat;	/* timer: shm_heartbeat() */
 	char last_status[256];

@@ -21,6 +21,8 @@
  *	uniform on|off             all 192 values of a frame equal, a counter
  *	                           (readers can tell a torn copy)
  *	pause | resume             stop / restart writing frames
+ *	mute NAME | unmute NAME    stop / restart writing NAME's frames (a
+ *	                           silent board)
  *	remove NAME                unlink the ring file (the patch vanishes)
  *	restore NAME               create it again (a new inode, seq from 1)
  *	frames                     print "frames NAME N" per patch, then ok
@@ -60,6 +62,7 @@ struct feed {
 	uint64_t frames;
 	uint32_t rng;
 	bool removed;
+	bool muted;
 };
 
 static struct feed feeds[MAX_PATCHES];
@@ -119,7 +122,7 @@ static void write_frame(struct feed *f)
 	struct skin_frame *fr;
 	unsigned int i;
 
-	if (f->removed)
+	if (f->removed || f->muted)
 		return;
 	fr = skin_ring_begin(&f->ring);
 	fr->timestamp_ns = now_ns();
@@ -209,6 +212,14 @@ static int command(char *line)
 	}
 	if (!strcmp(argv[0], "resume")) {
 		paused = false;
+		return 1;
+	}
+	if (!strcmp(argv[0], "mute") && argc == 2 && (f = find(argv[1]))) {
+		f->muted = true;
+		return 0;
+	}
+	if (!strcmp(argv[0], "unmute") && argc == 2 && (f = find(argv[1]))) {
+		f->muted = false;
 		return 1;
 	}
 	if (!strcmp(argv[0], "remove") && argc == 2 && (f = find(argv[1]))) {

@@ -281,7 +281,7 @@ def t_help(env):
     with env.daemon.client() as c:
         lines = c.command("help")
     names = {l.split()[1] for l in lines}
-    for cmd in ("help", "status", "parts", "contacts", "taxels", "thresholds", "subscribe",
+    for cmd in ("help", "status", "buses", "parts", "contacts", "taxels", "thresholds", "subscribe",
                 "calibrate", "get", "set", "format", "shm"):
         assert cmd in names, (cmd, names)
 
@@ -882,7 +882,7 @@ def json_sweep(d, names, live, bad_words):
                 return
     try:
         reply(b"format json")
-        for cmd in (b"help", b"status", b"parts", b"contacts", b"get", b"get add_threshold",
+        for cmd in (b"help", b"status", b"buses", b"parts", b"contacts", b"get", b"get add_threshold",
                     b"set add_threshold 7", b"shm", b"unsubscribe"):
             reply(cmd)
         for n in names:
@@ -1254,6 +1254,96 @@ def t_reattach(env):
     f0 = int(patch("left_forearm.0")["frames"])
     assert wait_for(lambda: int(patch("left_forearm.0")["frames"]) > f0 + 10, 5)
     assert "detached: its ring was removed or replaced" in d.log()
+
+
+@case("a board that sends nothing is named once, by address and bus, and again when heard")
+def t_silent(env):
+    d = env.daemon
+    silent = "board 12 (0x4c0) on can1 is silent: left_forearm has had no frame from it"
+    heard = "board 12 (0x4c0) on can1 is heard again after"
+
+    def patch(name):
+        return [p for p in d.parts() if p["type"] == "patch" and p["name"] == name][0]
+    assert patch("left_forearm.1")["silent"] == 0
+    env.feed.cmd("mute lf1")
+    try:
+        assert wait_for(lambda: silent in d.log(), 5), d.log()[-800:]
+        assert patch("left_forearm.1")["silent"] == 1
+        time.sleep(2.5)     # still silent: not said again
+        assert d.log().count(silent) == 1, d.log()[-800:]
+        assert " is silent" not in d.log().replace(silent, ""), "only the muted board"
+        if not os.path.exists("/sys/class/net/can1"):
+            line = [l for l in d.log().splitlines() if silent in l][0]
+            assert line.endswith("(bus can1: missing)"), line
+    finally:
+        env.feed.cmd("unmute lf1")
+    assert wait_for(lambda: heard in d.log(), 5), d.log()[-800:]
+    assert patch("left_forearm.1")["silent"] == 0
+    time.sleep(1.5)
+    assert d.log().count(heard) == 1 and d.log().count(silent) == 1, d.log()[-800:]
+
+
+@case("the ring directory missing: said once, again after 10 s, and found when it comes")
+def t_ring_dir_backoff(env):
+    missing = os.path.join(env.dir, "no-rings-yet")
+    d = Daemon(env, extra=["-r", missing], side="nodir")
+    first = missing + ": No such file or directory: the skin module is not loaded"
+    again = missing + ": still missing after "
+    try:
+        time.sleep(6)
+        assert d.p.poll() is None, d.log()
+        # the rescan looks every second; the journal hears it once
+        assert d.log().count(first) == 1 and again not in d.log(), d.log()
+        assert wait_for(lambda: again in d.log(), 9), d.log()
+        time.sleep(2)
+        assert d.log().count(first) == 1 and d.log().count(again) == 1, d.log()
+        os.mkdir(missing)
+        assert wait_for(lambda: re.search(re.escape(missing) + r": found after 1\d s", d.log()), 5), \
+            d.log()
+    finally:
+        d.stop()
+
+
+@case("the buses: a missing interface and one that is no CAN are said once, by name; status and buses show them")
+def t_bus(env):
+    rings = os.path.join(env.dir, "bus-rings")
+    os.mkdir(rings)
+    feed = Feed(rings, ["pad:lo:1", "lf0:skintest9:13", "lf1:skintest9:12"])
+    config = os.path.join(env.dir, "bus.conf")
+    with open(config, "w") as f:
+        f.write(CONFIG.format(src=SRC, cal=0.5)
+                .replace("[bus can0]", "[bus lo]\nbitrate = 500000")
+                .replace("[bus can1]", "[bus skintest9]")
+                .replace("can0:", "lo:").replace("can1:", "skintest9:"))
+    d = Daemon(env, extra=["-r", rings], config=config, side="bus")
+    missing = "bus skintest9: no such interface"
+    not_can = "bus lo: not a CAN interface"
+    try:
+        assert wait_for(lambda: missing in d.log() and not_can in d.log(), 5), d.log()
+        time.sleep(2.5)     # asked again every second: said once all the same
+        assert d.log().count(missing) == 1 and d.log().count(not_can) == 1, d.log()
+        st = d.status()
+        assert st["buses"] == 2 and st["buses_ok"] == 0, st
+        with d.client() as c:
+            lines = c.command("buses")
+            buses = {e["name"]: e for e in map(skin.parse_event, lines)}
+            assert len(lines) == 2 and len(buses) == 2, lines
+            assert buses["lo"] == {"type": "bus", "name": "lo", "link": "not-can", "bitrate": 0,
+                                   "configured": 500000, "state": "none"}, buses
+            assert buses["skintest9"]["link"] == "missing", buses
+            assert buses["skintest9"]["configured"] == 1000000, buses
+            c.command("format json")
+            js = [json.loads(l) for l in c.command("buses")]
+            assert {"type": "bus", "name": "skintest9", "link": "missing", "bitrate": 0,
+                    "configured": 1000000, "state": "none"} in js, js
+        # a reload keeps what was said
+        d.p.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "reloaded:" in d.log(), 5), d.log()
+        time.sleep(1.5)
+        assert d.log().count(missing) == 1, d.log()
+    finally:
+        d.stop()
+        feed.stop()
 
 
 @case("SIGHUP reloads the configuration without dropping clients")

@@ -118,7 +118,8 @@ int cmd_status(int argc, char **argv)
 	if (!c)
 		return 1;
 	r = (o.json && run(c, "status", "format json")) ||
-	    run(c, "status", "status") || run(c, "status", "parts");
+	    run(c, "status", "status") || run(c, "status", "buses") ||
+	    run(c, "status", "parts");
 	skin_client_close(c);
 	return r;
 }

@@ -82,7 +82,7 @@ def parse_contacts_bottle(text: str) -> List[Contact]:
 
 def _typed(ev: Dict[str, Any]) -> Dict[str, Any]:
     """The arrays, contacts and state of an event as the package's types."""
-    if "state" in ev:
+    if "state" in ev and ev.get("type") != "bus":    # (a bus's is the CAN state's word)
         ev["state"] = _state(ev["state"])
     if ev.get("type") == "contacts" and isinstance(ev.get("contacts"), list):
         ev["contacts"] = [c if isinstance(c, Contact) else _contact(c)
@@ -120,8 +120,8 @@ def parse_event(line: str) -> Dict[str, Any]:
         return _typed(ev)
     ev = {"type": words[0]}
     rest = line.split()[1:]
-    if words[0] in ("status", "part", "patch"):
-        if words[0] == "part":
+    if words[0] in ("status", "part", "patch", "bus"):
+        if words[0] in ("part", "bus"):
             ev["name"], rest = rest[0], rest[1:]
         elif words[0] == "patch":
             ev["part"], ev["name"], rest = rest[0], rest[1], rest[2:]
