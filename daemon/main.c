@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 
 	if (options_parse(&d.opt, argc, argv) < 0)
 		return 2;
-	log_init(d.opt.log_level, d.opt.log_prefix);
+	log_init("skind", d.opt.log_level, d.opt.log_prefix);
 	if (d.opt.setup_only)
 		return setup_only(&d);
 

@@ -20,22 +20,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <systemd/sd-daemon.h>
 
 #include <skin/client.h>
 #include <skin/follow.h>
 
 #include "config.h"
 #include "dds.h"
+#include "follow_source.h"
+#include "log.h"
 #include "msg.h"
+#include "service.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-ros2.conf"
 #define STOP_TIMEOUT_S	3
@@ -59,32 +58,6 @@ struct bridge {
 	unsigned int n_index;
 	int verbose;
 };
-
-static volatile sig_atomic_t quit;
-
-static void bridge_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void bridge_log(int level, const char *fmt, ...)
-{
-	static const char *const names[] = { "emerg", "alert", "crit", "error",
-		"warning", "notice", "info", "debug" };
-	va_list ap;
-
-	/* journald reads the "<N>" prefix of a line on stderr as its
-	 * priority (systemd.exec: SyslogLevelPrefix) */
-	if (getenv("JOURNAL_STREAM"))
-		fprintf(stderr, "<%d>", level);
-	else
-		fprintf(stderr, "skin-ros2-bridge: %s: ", names[level & 7]);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-#define log_err(...)	bridge_log(3, __VA_ARGS__)
-#define log_warn(...)	bridge_log(4, __VA_ARGS__)
-#define log_info(...)	bridge_log(6, __VA_ARGS__)
 
 static void writer_delete(dds_entity_t *w)
 {
@@ -307,12 +280,6 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 	}
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	quit = 1;
-}
-
 static void on_stop_timeout(int sig)
 {
 	static const char msg[] = "skin-ros2-bridge: warning: DDS did not shut down in time: exiting without it\n";
@@ -349,14 +316,15 @@ int main(int argc, char **argv)
 	};
 	const char *config = NULL, *socket_path = NULL;
 	struct skin_follow_options fo = { 0 };
-	struct skin_follow *f = NULL;
+	struct follow_source *fs = NULL;
+	sd_event *e = NULL;
 	struct bridge b;
 	struct skin_error err;
-	struct sigaction sa;
 	bool check = false;
 	unsigned int i;
 	int o, rc;
 
+	log_init("skin-ros2-bridge", LOG_INFO, 0);
 	while ((o = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': config = optarg; break;
@@ -390,48 +358,34 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
+	rc = service_init(&e);
+	if (rc < 0) {
+		log_err("sd-event: %s", strerror(-rc));
+		ros2_config_free(&b.cfg);
+		return 1;
+	}
 	b.pp = dds_create_participant(b.cfg.domain_id, NULL, NULL);
 	if (b.pp < 0) {
 		log_err("DDS participant on domain %u: %s", b.cfg.domain_id,
 			dds_strretcode(b.pp));
+		sd_event_unref(e);
 		ros2_config_free(&b.cfg);
 		return 1;
 	}
 	fo.socket = socket_path ? socket_path :
 		    b.cfg.socket[0] ? b.cfg.socket : NULL;
-	rc = skin_follow_new(&f, &fo);
+	rc = follow_source_new(&fs, e, &fo, on_event, &b);
 	if (rc) {
 		log_err("following skind: %s", strerror(-rc));
 		goto out;
 	}
 	log_info("domain %u, namespace %s: following skind", b.cfg.domain_id,
 		 b.cfg.ns);
-	sd_notify(0, "READY=1");
-
-	while (!quit) {
-		struct pollfd p = { skin_follow_fd(f), POLLIN, 0 };
-
-		if (poll(&p, 1, skin_follow_timeout_ms(f)) < 0 && errno != EINTR) {
-			rc = -errno;
-			log_err("poll: %s", strerror(errno));
-			break;
-		}
-		rc = skin_follow_dispatch(f, on_event, &b);
-		if (rc < 0) {
-			log_err("following skind: %s", strerror(-rc));
-			break;
-		}
-		rc = 0;
-	}
-	sd_notify(0, "STOPPING=1");
+	service_ready(NULL);
+	rc = service_run(e);
 out:
-	skin_follow_free(f);
+	follow_source_free(fs);
+	sd_event_unref(e);
 	for (i = 0; i < b.n_parts; i++) {
 		part_drop(b.parts[i]);
 		free(b.parts[i]);

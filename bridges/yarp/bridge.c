@@ -12,6 +12,7 @@
 #include <skin/proc.h>
 
 #include "bridge.h"
+#include "log.h"
 
 static int64_t mono_to_real(void)
 {
@@ -70,7 +71,7 @@ static void on_registered(void *data, int err, const char *reply)
 	const char *name = data;
 
 	if (err && err != -ECANCELED)
-		fprintf(stderr, "skin-yarp: registering %s: %s\n", name, strerror(-err));
+		log_warn("registering %s: %s", name, strerror(-err));
 	(void)reply;
 }
 
@@ -97,7 +98,7 @@ static void on_check2(void *data, int err, const char *reply)
 
 	if (!err && (yn_parse_reg(reply, &reg) < 0 ||
 		     reg.port != yp_port_number(c->p))) {
-		fprintf(stderr, "skin-yarp: %s is not registered as ours (%.*s): registering it again\n",
+		log_notice("%s is not registered as ours (%.*s): registering it again",
 			yp_port_name(c->p), (int)strcspn(reply, "\r\n"), reply);
 		register_port(c->b, c->p);
 	}
@@ -161,7 +162,7 @@ static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
 	o.data = b;
 	r = yp_port_new(&p, b->e, &o);
 	if (r < 0) {
-		fprintf(stderr, "skin-yarp: port %s: %s\n", name, strerror(-r));
+		log_err("port %s: %s", name, strerror(-r));
 		return NULL;
 	}
 	b->ports[b->n_ports++] = p;
@@ -222,7 +223,7 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 	connect_configured(b);
 	sd_event_source_set_time_relative(b->events_timer, (uint64_t)b->period_ms * 1000);
 	sd_event_source_set_enabled(b->events_timer, SD_EVENT_ON);
-	fprintf(stderr, "skin-yarp: following skind (%u parts, every %u ms)\n", n,
+	log_info("following skind (%u parts, every %u ms)", n,
 		b->period_ms);
 }
 
@@ -230,7 +231,7 @@ static void detached(struct yb *b, int reason)
 {
 	b->map = NULL;
 	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
-	fprintf(stderr, "skin-yarp: skind went away (%s); waiting for it\n",
+	log_info("skind went away (%s); waiting for it",
 		strerror(-reason));
 }
 
@@ -410,55 +411,6 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 	}
 }
 
-static int follow_rearm(struct yb *b);
-
-static int on_follow_io(sd_event_source *s, int fd, uint32_t revents, void *data)
-{
-	struct yb *b = data;
-	int r;
-
-	(void)s;
-	(void)fd;
-	(void)revents;
-	r = skin_follow_dispatch(b->f, on_follow, b);
-	if (r < 0) {
-		fprintf(stderr, "skin-yarp: following skind: %s\n", strerror(-r));
-		return sd_event_exit(b->e, 1);
-	}
-	return follow_rearm(b);
-}
-
-static int on_follow_timer(sd_event_source *s, uint64_t usec, void *data)
-{
-	(void)s;
-	(void)usec;
-	return on_follow_io(NULL, -1, 0, data);
-}
-
-/* The follower's descriptor changes across reconnections, and it wants a
- * dispatch after its timeout at the latest. */
-static int follow_rearm(struct yb *b)
-{
-	int fd = skin_follow_fd(b->f), ms = skin_follow_timeout_ms(b->f), r;
-
-	if (fd != b->follow_fd) {
-		b->follow_io = sd_event_source_disable_unref(b->follow_io);
-		b->follow_fd = fd;
-		if (fd >= 0) {
-			r = sd_event_add_io(b->e, &b->follow_io, fd, EPOLLIN,
-					    on_follow_io, b);
-			if (r < 0)
-				return r;
-		}
-	}
-	if (ms < 0)
-		return sd_event_source_set_enabled(b->follow_timer, SD_EVENT_OFF);
-	r = sd_event_source_set_time_relative(b->follow_timer, (uint64_t)ms * 1000);
-	if (r < 0)
-		return r;
-	return sd_event_source_set_enabled(b->follow_timer, SD_EVENT_ONESHOT);
-}
-
 int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	   const char *socket, char *why, size_t why_len)
 {
@@ -472,7 +424,6 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	b->e = e;
 	b->cfg = *cfg;
 	b->socket = socket;
-	b->follow_fd = -1;
 	yw_buf_init(&b->bin);
 	yw_buf_init(&b->text);
 	if (cfg->have_name_server) {
@@ -516,21 +467,15 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 					       on_recheck, b);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(b->recheck, SD_EVENT_ON);
-	if (r >= 0)
-		r = sd_event_add_time_relative(e, &b->follow_timer, CLOCK_MONOTONIC,
-					       0, 0, on_follow_timer, b);
 	if (r < 0) {
 		snprintf(why, why_len, "sd-event: %s", strerror(-r));
 		goto fail;
 	}
-	r = skin_follow_new(&b->f, &fo);
+	r = follow_source_new(&b->follow, e, &fo, on_follow, b);
 	if (r < 0) {
 		snprintf(why, why_len, "following skind: %s", strerror(-r));
 		goto fail;
 	}
-	r = follow_rearm(b);
-	if (r < 0)
-		goto fail;
 	*bp = b;
 	return 0;
 fail:
@@ -554,8 +499,8 @@ void yb_free(struct yb *b, unsigned int ms)
 	/* nothing re-registers or writes while the ports are unregistered */
 	sd_event_source_set_enabled(b->recheck, SD_EVENT_OFF);
 	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
-	sd_event_source_set_enabled(b->follow_timer, SD_EVENT_OFF);
-	sd_event_source_set_enabled(b->follow_io, SD_EVENT_OFF);
+	follow_source_free(b->follow);
+	b->follow = NULL;
 	if (b->nc && ms) {
 		struct timespec t0, t;
 
@@ -581,9 +526,6 @@ void yb_free(struct yb *b, unsigned int ms)
 	for (i = 0; i < b->n_parts; i++)
 		free(b->parts[i].copy);
 	yb_rpc_free(b->rpc);
-	skin_follow_free(b->f);
-	sd_event_source_disable_unref(b->follow_io);
-	sd_event_source_disable_unref(b->follow_timer);
 	sd_event_source_disable_unref(b->events_timer);
 	sd_event_source_disable_unref(b->recheck);
 	yw_buf_free(&b->bin);

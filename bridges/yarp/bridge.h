@@ -16,6 +16,7 @@
 #include <skin/follow.h>
 
 #include "config.h"
+#include "follow_source.h"
 #include "name.h"
 #include "port.h"
 
@@ -37,9 +38,8 @@ struct yb {
 	const char *socket;		/* skind's (NULL: the default) */
 	struct sockaddr_in ns;
 	struct yn_client *nc;
-	struct skin_follow *f;
-	sd_event_source *follow_io, *follow_timer, *events_timer, *recheck;
-	int follow_fd;
+	struct follow_source *follow;
+	sd_event_source *events_timer, *recheck;
 	const struct skin_shm_map *map;	/* while attached */
 	unsigned int period_ms;
 	struct yb_part parts[64];

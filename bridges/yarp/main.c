@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,20 +12,10 @@
 #include <unistd.h>
 
 #include "bridge.h"
+#include "log.h"
+#include "service.h"
 
 #define DEFAULT_CONFIG "/etc/skin/skin-yarp.conf"
-
-static volatile bool stopping;
-
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
-		     void *data)
-{
-	(void)s;
-	(void)si;
-	(void)data;
-	stopping = true;
-	return 0;
-}
 
 static void usage(FILE *f)
 {
@@ -57,9 +46,9 @@ int main(int argc, char **argv)
 	sd_event *e = NULL;
 	bool check = false;
 	char why[1024];
-	sigset_t ss;
 	int c, r;
 
+	log_init("skin-yarp", LOG_INFO, 0);
 	while ((c = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -90,7 +79,7 @@ int main(int argc, char **argv)
 	if (config || access(DEFAULT_CONFIG, F_OK) == 0) {
 		r = yb_config_load(&cfg, config ? config : DEFAULT_CONFIG, why, sizeof(why));
 		if (r < 0) {
-			fprintf(stderr, "skin-yarp: %s\n", why);
+			log_err("%s", why);
 			return 1;
 		}
 	}
@@ -103,45 +92,30 @@ int main(int argc, char **argv)
 		}
 		r = yn_find(&s, NULL, why, sizeof(why));
 		if (r < 0) {
-			fprintf(stderr, "skin-yarp: %s\n", why);
+			log_err("%s", why);
 			return 1;
 		}
 		printf("name server %s %u (namespace %s, %s)\n", s.host, s.port, s.ns, s.file);
 		return 0;
 	}
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
-	r = sd_event_default(&e);
-	if (r >= 0)
-		r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, NULL);
-	if (r >= 0)
-		r = sd_event_add_signal(e, NULL, SIGINT, on_signal, NULL);
+	r = service_init(&e);
 	if (r < 0) {
-		fprintf(stderr, "skin-yarp: sd-event: %s\n", strerror(-r));
+		log_err("sd-event: %s", strerror(-r));
 		return 1;
 	}
 	why[0] = '\0';
 	r = yb_new(&b, e, &cfg, sock, why, sizeof(why));
 	if (r < 0) {
-		fprintf(stderr, "skin-yarp: %s\n", why[0] ? why : strerror(-r));
+		log_err("%s", why[0] ? why : strerror(-r));
 		sd_event_unref(e);
 		return 1;
 	}
-	fprintf(stderr, "skin-yarp: registering the ports with the name server at %s:%u\n",
-		inet_ntoa(b->ns.sin_addr), ntohs(b->ns.sin_port));
-	/* sd_event_run() rather than sd_event_loop(): the loop must still run
-	 * after a signal, for the unregistrations yb_free() sends */
-	while (!stopping && r >= 0 && sd_event_get_state(e) != SD_EVENT_FINISHED)
-		r = sd_event_run(e, UINT64_MAX);
-	if (stopping)
-		r = 0;
-	else if (sd_event_get_state(e) == SD_EVENT_FINISHED)
-		sd_event_get_exit_code(e, &r);	/* the follower gave up */
-	else
-		fprintf(stderr, "skin-yarp: sd-event: %s\n", strerror(-r));
+	log_info("registering the ports with the name server at %s:%u",
+		 inet_ntoa(b->ns.sin_addr), ntohs(b->ns.sin_port));
+	service_ready(NULL);
+	r = service_run(e);
+	if (r < 0)
+		log_err("sd-event: %s", strerror(-r));
 	yb_free(b, 1000);
 	sd_event_unref(e);
 	return r != 0 ? 1 : 0;

@@ -311,7 +311,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	log_init(LOG_ERR, 0);
+	log_init("skind", LOG_ERR, 0);
 	dir = mkdtemp(tmpl);
 	src = realpath(__FILE__, NULL);
 	if (!dir || !src)

@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * log.h - skind's logging: the journal with priorities, or stderr
+ * log.h - the logging of skind and the bridges: the journal with
+ * priorities, or stderr
  *
  * Under systemd (stderr is the journal stream named by $JOURNAL_STREAM)
  * messages go to the journal through sd_journal_send() with PRIORITY= and,
  * when given, PART= / PATCH= fields; otherwise to stderr as "<N>text"
  * when --log-prefix is on (systemd's stream format, for any supervisor
- * that parses it) or as "skind: LEVEL: text".
+ * that parses it) or as "NAME: LEVEL: text", NAME being the program's.
  *
  * Logging allocates and may block: never from the real-time path.  The
  * per-frame path counts instead, and a timer logs what the counters say.
  */
-#ifndef SKIND_LOG_H
-#define SKIND_LOG_H
+#ifndef SKIN_LOG_H
+#define SKIN_LOG_H
 
 #include <syslog.h>
 
-void log_init(int max_priority, int force_prefix);
+/* @name: the program's (SYSLOG_IDENTIFIER=, the stderr prefix); a
+ * string that outlives every log call */
+void log_init(const char *name, int max_priority, int force_prefix);
 void log_set_max_priority(int priority);
 int log_max_priority(void);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * log.c - the journal or stderr (log.h)
+ * log.c - the journal or stderr, for skind and the bridges (log.h)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +15,7 @@
 
 #include "log.h"
 
+static const char *ident = "skin";
 static int max_priority = LOG_INFO;
 static int use_journal;
 static int use_prefix;
@@ -37,8 +38,9 @@ static int stderr_is_journal(void)
 	return st.st_dev == (dev_t)dev && st.st_ino == (ino_t)ino;
 }
 
-void log_init(int priority, int force_prefix)
+void log_init(const char *name, int priority, int force_prefix)
 {
+	ident = name;
 	max_priority = priority;
 	use_journal = stderr_is_journal();
 	use_prefix = force_prefix;
@@ -70,15 +72,15 @@ static void vlog(int priority, const char *field, const char *value,
 	if (use_journal) {
 		if (field)
 			sd_journal_send("MESSAGE=%s", text, "PRIORITY=%d", priority,
-					"SYSLOG_IDENTIFIER=skind", "%s=%s", field,
-					value, NULL);
+					"SYSLOG_IDENTIFIER=%s", ident, "%s=%s",
+					field, value, NULL);
 		else
 			sd_journal_send("MESSAGE=%s", text, "PRIORITY=%d", priority,
-					"SYSLOG_IDENTIFIER=skind", NULL);
+					"SYSLOG_IDENTIFIER=%s", ident, NULL);
 	} else if (use_prefix) {
 		fprintf(stderr, "<%d>%s\n", priority, text);
 	} else {
-		fprintf(stderr, "skind: %s: %s\n", names[priority & 7], text);
+		fprintf(stderr, "%s: %s: %s\n", ident, names[priority & 7], text);
 	}
 	errno = saved;
 }
