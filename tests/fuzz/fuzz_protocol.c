@@ -42,7 +42,7 @@
 #include "../../daemon/client.h"
 #include "../../daemon/clock.h"
 #include "../../daemon/fanout.h"
-#include "../../daemon/log.h"
+#include "../../lib/log/log.h"
 #include "../../daemon/options.h"
 #include "../../daemon/pipeline.h"
 #include "../../daemon/protocol.h"
