@@ -125,13 +125,15 @@ struct skind_server {
  * not at all), the descriptor a `shm` reply carries, its subscriptions.
  */
 bool client_queue(struct client *c, const char *buf, size_t len);
+/* Bytes the queue can take */
+size_t client_queue_room(const struct client *c);
 int client_fd_room(struct client *c);
 void client_pass_fd(struct client *c, int fd, uint64_t at);
+/* @n of the client's descriptors are no longer in flight */
+void client_fds_release(struct client *c, unsigned int n);
 void client_close_after_reply(struct client *c);
 int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
 		     unsigned int rate_hz);
 unsigned int client_unsubscribe(struct client *c, int kind, const char *part);
-/* The line splitter, without I/O (a buffer and a client) */
-bool client_take_line(struct client *c);
 
 #endif

@@ -15,6 +15,8 @@
 
 #include "skind.h"
 
+struct client;
+
 int server_start(struct skind *d);
 void server_stop(struct skind *d);
 /* The subscribers of @p: its latest publication's lines, queued and sent */
@@ -26,5 +28,10 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 			     unsigned int events);
 unsigned int server_n_clients(const struct skind *d);
 uint64_t server_total_drops(const struct skind *d);
+/*
+ * The line splitter: the next complete line of @c's input run through
+ * protocol_command(); no I/O (a buffer and a client: the fuzzer's entry)
+ */
+bool client_take_line(struct client *c);
 
 #endif

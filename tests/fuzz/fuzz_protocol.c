@@ -46,6 +46,7 @@
 #include "../../daemon/options.h"
 #include "../../daemon/pipeline.h"
 #include "../../daemon/protocol.h"
+#include "../../daemon/server.h"
 #include "../../daemon/skin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
