@@ -39,7 +39,6 @@
 #include "log.h"
 #include "pipeline.h"
 #include "shm.h"
-#include "status.h"
 
 #define RESCAN_NS	1000000000ull
 #define SILENT_NS	1000000000ull	/* no frame for 1 s: silent */
@@ -357,7 +356,8 @@ void input_attach_all(struct skind *d)
 		try_attach(d, path, &st);
 	}
 	closedir(dir);
-	status_update(d);
+	if (d->status_changed)
+		d->status_changed(d);
 }
 
 /*

@@ -113,8 +113,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
 			   (unsigned long long)(clock_monotonic_ns() / 1000));
 		reload(d);
-		d->last_status[0] = 0;
-		status_update(d);
+		status_resend(d);
 		sd_notify(0, "READY=1");
 		return 0;
 	}
@@ -187,6 +186,7 @@ int main(int argc, char **argv)
 	}
 	sd_event_set_watchdog(d.event, true);
 	d.start_ns = clock_monotonic_ns();
+	d.status_changed = status_update;
 	/* skin_shm_header.instance: (instance, generation) never repeats */
 	while (!d.instance)
 		if (getrandom(&d.instance, sizeof(d.instance), GRND_NONBLOCK) != sizeof(d.instance))

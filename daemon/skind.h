@@ -215,7 +215,10 @@ struct skind {
 	uint64_t generation;
 	uint64_t instance;		/* random: skin_shm_header.instance */
 	uint64_t start_ns;
-	uint64_t next_contact_id;
+	/* main.c's, for status.c: called by the modules below it (input.c:
+	 * patches attached, bus.c: a bus changed) when the summary may have
+	 * changed, so that they need not know who shows it; NULL: nobody */
+	void (*status_changed)(struct skind *d);
 
 	sd_event_source *events;	/* deferred: the pipeline's events */
 	sd_event_source *fanout;	/* deferred: subscribers and evdev */
@@ -241,7 +244,7 @@ struct skind {
 	sd_event_source *bus_source;
 	sd_event_source *status_timer;
 	sd_event_source *heartbeat;	/* timer: shm_heartbeat() */
-	char last_status[256];
+	char last_status[256];		/* status.c's */
 };
 
 #endif
