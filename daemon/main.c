@@ -75,6 +75,18 @@ static int reload(struct skind *d)
 	return 0;
 }
 
+/*
+ * The fan-out's one consumer (fanout.h): a calibration's end to the client
+ * that asked, the part's publication to the subscribers and to evdev.
+ */
+static void on_published(struct skind *d, struct skind_part *p, unsigned int told)
+{
+	if (told)
+		server_calibration_done(d, p, told);
+	server_fanout_part(d, p);
+	evdev_update(p);
+}
+
 static int on_status(sd_event_source *s, uint64_t usec, void *data)
 {
 	struct skind *d = data;
@@ -210,7 +222,7 @@ int main(int argc, char **argv)
 	}
 	r = pipeline_events_init(&d);
 	if (r >= 0)
-		r = fanout_init(&d);
+		r = fanout_init(&d, on_published);
 	if (r >= 0)
 		r = server_start(&d);
 	if (r < 0) {

@@ -32,6 +32,8 @@ int pipeline_events_init(struct skind *d);
 
 /* [RT] one board sample of @pt, processed and published */
 void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
+/* input.c changed p->attached: the part's state follows, published */
+void pipeline_part_attached(struct skind_part *p);
 
 /* Start calibrating part @part (-1: every part), published: 0 or -errno */
 int pipeline_calibrate(struct skind_skin *s, int part);

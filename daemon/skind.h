@@ -177,11 +177,11 @@ struct skind_part {
 
 	/* for the housekeeping side: what the real-time path saw */
 	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */
-	unsigned int told;		/* handled: for the fan-out to tell */
+	unsigned int told;		/* handled: for the fan-out to tell (fanout.c's) */
 	char cal_reason[256];		/* the last calibration refused: why */
 	uint64_t calibrate_client;	/* client that asked, 0 none */
 
-	/* fan-out */
+	/* fan-out (fanout.c's) */
 	bool dirty;			/* published since the last fan-out */
 	struct skind_line_cache cache;
 	struct skind_evdev *evdev;
@@ -222,6 +222,8 @@ struct skind {
 
 	sd_event_source *events;	/* deferred: the pipeline's events */
 	sd_event_source *fanout;	/* deferred: subscribers and evdev */
+	/* main.c's, called by fanout.c for each part published (fanout.h) */
+	void (*fanout_to)(struct skind *d, struct skind_part *p, unsigned int told);
 	/* overload guard of the real-time path (input.c) */
 	uint64_t rt_window_start;
 	uint64_t rt_busy_ns;
