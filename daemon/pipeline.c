@@ -260,6 +260,28 @@ int pipeline_calibrate(struct skind_skin *s, int part)
 	return 0;
 }
 
+double pipeline_calibration_s(const struct skind_skin *s)
+{
+	return skin_proc_params(s->proc)->calibration_s;
+}
+
+const char *const *pipeline_param_names(void)
+{
+	return skin_proc_param_names();
+}
+
+int pipeline_get(struct skind_skin *s, const char *name, char *value,
+		 size_t size)
+{
+	return skin_proc_get(s->proc, name, value, size);
+}
+
+int pipeline_set(struct skind_skin *s, const char *name, const char *value,
+		 char *why, size_t why_size)
+{
+	return skin_proc_set(s->proc, name, value, why, why_size);
+}
+
 /*
  * input.c attached or detached one of @p's patches (p->attached): the
  * part is ATTACHED when all of them are, published at once.

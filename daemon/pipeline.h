@@ -37,6 +37,19 @@ void pipeline_part_attached(struct skind_part *p);
 
 /* Start calibrating part @part (-1: every part), published: 0 or -errno */
 int pipeline_calibrate(struct skind_skin *s, int part);
+/* How long a calibration takes, s */
+double pipeline_calibration_s(const struct skind_skin *s);
+
+/*
+ * The processing's parameters, for the socket's get and set (lib/proc's
+ * names, values as text, errors: skin/proc.h's skin_proc_get() and
+ * skin_proc_set()); the only way to them from the outputs.
+ */
+const char *const *pipeline_param_names(void);
+int pipeline_get(struct skind_skin *s, const char *name, char *value,
+		 size_t size);
+int pipeline_set(struct skind_skin *s, const char *name, const char *value,
+		 char *why, size_t why_size);
 int pipeline_save_calibration(struct skind_skin *s);
 
 #endif
