@@ -2,9 +2,9 @@
 /*
  * server.h - the Unix socket: listening, clients, queues, limits (server.c)
  *
- * The socket for the rest of the daemon: started and stopped (main.c),
- * told of a reload (skin.c), fed from the fan-out (fanout.c: a part's
- * publication, a calibration's end), counted (status.c).  Its objects,
+ * The socket for the rest of the daemon: started and stopped, told of a
+ * reload, fed from the fan-out (a part's publication, a calibration's
+ * end: main.c's on_published()), all by main.c; counted (status.c).  Its objects,
  * shared with protocol.c only, are in client.h.  Never on the real-time
  * path.
  */

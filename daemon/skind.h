@@ -18,23 +18,27 @@
  *    becomes readable waits at most one bounded handler.
  *
  * One module per file, one header per module, one name prefix per
- * module; calls go one way along the data:
+ * module; the data goes one way:
  *
  *   input.h -> pipeline.h -> shm.h (and the part's snapshot) -> fanout.h
- *     -> server.h / protocol.h (the socket), evdev.h
+ *     -> (main.c) -> server.h / protocol.h (the socket), evdev.h
  *
- * with skin.h (build, reload), options.h, configfs.h, status.h, bus.h
- * (the CAN buses, rtnetlink), clock.h, log.h and cleanup.h beside it.  The only calls against the data's
- * direction are commands about the processing (protocol.c's calibrate,
- * get and set reach pipeline.c and lib/proc).
+ * with skin.h (build, free), options.h, configfs.h, status.h, bus.h
+ * (the CAN buses, rtnetlink), clock.h, log.h and cleanup.h beside it.
+ * The calls go one way too, no file calling one that calls it
+ * (docs/DAEMON.md has the order): what a module must tell one above it
+ * goes through a function main.c, the top, registers (fanout_to,
+ * status_changed below).  The only calls against the data's direction
+ * are commands about the processing (protocol.c's calibrate, get and
+ * set, through pipeline.h).
  *
  * Ownership: struct skind owns the options and one struct skind_skin
  * (the parts, their patches, the processing, the shm object, the evdev
- * devices), which a reload replaces as a whole (skin.h); the server and
+ * devices), which main.c's reload replaces as a whole; the server and
  * its clients (server.h) outlive reloads.  A part's snapshot (raw,
  * values, flags, contacts, contact_taxels, thr, state and the sample's
- * counters and times) is written by pipeline.c only, and is what every
- * output formats from.
+ * counters and times) is written by pipeline.c only (lost: input.c), and
+ * is what every output formats from.
  */
 #ifndef SKIND_H
 #define SKIND_H
@@ -145,9 +149,8 @@ struct skind_part {
 	struct skin_flattening flat;
 
 	/* the snapshot: the part's latest publication, allocated at build
-	 * time, written by pipeline.c only (state's ATTACHED bit and lost:
-	 * input.c), and what every output formats from (shm.c, protocol.c,
-	 * evdev.c) */
+	 * time, written by pipeline.c only (lost: input.c), and what every
+	 * output formats from (shm.c, protocol.c, evdev.c) */
 	uint8_t *raw;			/* n_taxels */
 	float *values;			/* n_taxels: compensated */
 	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
