@@ -162,3 +162,18 @@ unsigned int client_unsubscribe(struct client *c, int kind, const char *part)
 	}
 	return n;
 }
+
+/* --- the calibration a client waits for --------------------------------- */
+
+void client_wait_calibration(struct client *c, struct skind_part *p)
+{
+	p->calibrate_client = c->id;
+}
+
+uint64_t client_take_calibration(struct skind_part *p)
+{
+	uint64_t id = p->calibrate_client;
+
+	p->calibrate_client = 0;
+	return id;
+}

@@ -137,5 +137,12 @@ void client_close_after_reply(struct client *c);
 int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
 		     unsigned int rate_hz);
 unsigned int client_unsubscribe(struct client *c, int kind, const char *part);
+/*
+ * The client that asked for @p's calibration (struct skind_part's
+ * calibrate_client, written here only): set by `calibrate`, taken (and
+ * cleared) when the calibration ended, 0 none.
+ */
+void client_wait_calibration(struct client *c, struct skind_part *p);
+uint64_t client_take_calibration(struct skind_part *p);
 
 #endif

@@ -867,7 +867,7 @@ static void cmd_calibrate(struct client *c, int argc, char **argv)
 	}
 	for (i = 0; i < s->n_parts; i++)
 		if (!p || p == &s->parts[i])
-			s->parts[i].calibrate_client = c->id;
+			client_wait_calibration(c, &s->parts[i]);
 	reply_ok(c, "calibrating %s %.3g s", p ? p->name : "all",
 		 pipeline_calibration_s(s));
 }

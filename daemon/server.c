@@ -192,15 +192,17 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 	struct skind_server *srv = d->server;
 	struct client *c;
 	char line[PROTOCOL_NOTICE_SIZE];
+	uint64_t id;
 	size_t n;
 
-	if (!srv || !p->calibrate_client ||
-	    !(events & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED)))
+	if (!srv || !(events & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED)))
+		return;
+	id = client_take_calibration(p);
+	if (!id)
 		return;
 	for (c = srv->clients; c; c = c->next)
-		if (c->id == p->calibrate_client)
+		if (c->id == id)
 			break;
-	p->calibrate_client = 0;
 	if (!c)
 		return;
 	n = protocol_calibration_line(line, sizeof(line), c->format, p, events);

@@ -182,7 +182,7 @@ struct skind_part {
 	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */
 	unsigned int told;		/* handled: for the fan-out to tell (fanout.c's) */
 	char cal_reason[256];		/* the last calibration refused: why */
-	uint64_t calibrate_client;	/* client that asked, 0 none */
+	uint64_t calibrate_client;	/* client that asked, 0 none (client.c's) */
 
 	/* fan-out (fanout.c's) */
 	bool dirty;			/* published since the last fan-out */
