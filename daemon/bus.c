@@ -27,7 +27,6 @@
 
 #include "bus.h"
 #include "log.h"
-#include "status.h"
 
 /* the sequence numbers of our requests: bus i's is seq_base + i */
 #define BUS_SEQ_STEP	1024u
@@ -148,7 +147,8 @@ static void evaluate(struct skind *d, struct skind_bus *b)
 		return;
 	snprintf(b->said, sizeof(b->said), "%s", text);
 	log_field(prio, "BUS", b->name, "%s", text);
-	status_update(d);
+	if (d->status_changed)
+		d->status_changed(d);
 }
 
 static struct skind_bus *find(struct skind *d, const char *name)

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * client.h - the socket's server and clients, the objects server.c keeps
- * and protocol.c answers
+ * and protocol.c answers; a client's I/O (client.c)
  *
  * server.c owns them (server.h is its interface to the rest of the
  * daemon): the listening socket, each client's socket, input line,
- * output queue, descriptors in flight, subscriptions, rate and idle
- * limits; the client_*() functions below are its, the client's I/O.
- * What a client reads is protocol.c's (protocol.h): it runs the commands
- * and words every line.  Everything here runs at SKIND_PRIO_CLIENT or
+ * rate and idle limits, reading and sending.  The client_*() functions
+ * below are client.c's: the output queue, the descriptors in flight,
+ * the subscriptions, for protocol.c (and server.c's sending).  What a
+ * client reads is protocol.c's (protocol.h): it runs the commands and
+ * words every line.  server.c calls protocol.c, which calls client.c:
+ * one way.  Everything here runs at SKIND_PRIO_CLIENT or
  * from the fan-out, never on the real-time path; no call blocks (sockets
  * are non-blocking).  struct ucred: the includer defines _GNU_SOURCE.
  */
@@ -125,13 +127,22 @@ struct skind_server {
  * not at all), the descriptor a `shm` reply carries, its subscriptions.
  */
 bool client_queue(struct client *c, const char *buf, size_t len);
+/* Bytes the queue can take */
+size_t client_queue_room(const struct client *c);
 int client_fd_room(struct client *c);
 void client_pass_fd(struct client *c, int fd, uint64_t at);
+/* @n of the client's descriptors are no longer in flight */
+void client_fds_release(struct client *c, unsigned int n);
 void client_close_after_reply(struct client *c);
 int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
 		     unsigned int rate_hz);
 unsigned int client_unsubscribe(struct client *c, int kind, const char *part);
-/* The line splitter, without I/O (a buffer and a client) */
-bool client_take_line(struct client *c);
+/*
+ * The client that asked for @p's calibration (struct skind_part's
+ * calibrate_client, written here only): set by `calibrate`, taken (and
+ * cleared) when the calibration ended, 0 none.
+ */
+void client_wait_calibration(struct client *c, struct skind_part *p);
+uint64_t client_take_calibration(struct skind_part *p);
 
 #endif

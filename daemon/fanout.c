@@ -9,9 +9,7 @@
  * part published since the last run: subscribers get the newest state,
  * not every intermediate one (rates are what they asked for, at most).
  */
-#include "evdev.h"
 #include "fanout.h"
-#include "server.h"
 
 static int on_fanout(sd_event_source *s, void *data)
 {
@@ -28,30 +26,34 @@ static int on_fanout(sd_event_source *s, void *data)
 		if (!p->dirty)
 			continue;
 		p->dirty = false;
-		if (p->told) {
-			ev = p->told;
-			p->told = 0;
-			server_calibration_done(d, p, ev);
-		}
-		server_fanout_part(d, p);
-		evdev_update(p);
+		ev = p->told;
+		p->told = 0;
+		d->fanout_to(d, p, ev);
 	}
 	return 0;
 }
 
-int fanout_init(struct skind *d)
+int fanout_init(struct skind *d, fanout_fn *fn)
 {
 	int r = sd_event_add_defer(d->event, &d->fanout, on_fanout, d);
 
 	if (r < 0)
 		return r;
+	d->fanout_to = fn;
 	sd_event_source_set_priority(d->fanout, SKIND_PRIO_FANOUT);
 	sd_event_source_set_description(d->fanout, "fanout");
 	return sd_event_source_set_enabled(d->fanout, SD_EVENT_OFF);
 }
 
 /* [RT] cheap: a flag in sd-event, no system call */
-void fanout_schedule(struct skind *d)
+void fanout_published(struct skind_part *p)
 {
-	sd_event_source_set_enabled(d->fanout, SD_EVENT_ONESHOT);
+	p->dirty = true;
+	sd_event_source_set_enabled(p->d->fanout, SD_EVENT_ONESHOT);
+}
+
+void fanout_tell(struct skind_part *p, unsigned int told)
+{
+	p->told |= told;
+	fanout_published(p);
 }

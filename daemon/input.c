@@ -38,8 +38,6 @@
 #include "input.h"
 #include "log.h"
 #include "pipeline.h"
-#include "shm.h"
-#include "status.h"
 
 #define RESCAN_NS	1000000000ull
 #define SILENT_NS	1000000000ull	/* no frame for 1 s: silent */
@@ -156,10 +154,9 @@ static void detach(struct skind_patch *pt, const char *why)
 	pt->attached = false;
 	pt->silent = false;	/* "detached" says more */
 	pt->part->attached--;
-	pt->part->state &= ~SKIN_SHM_PART_ATTACHED;
 	log_field(LOG_NOTICE, "PATCH", pt->name, "%s: patch %s (%s:%d) detached: %s",
 		  pt->part->name, pt->name, pt->ifname, pt->address, why);
-	shm_publish_part(pt->part);
+	pipeline_part_attached(pt->part);
 }
 
 static int on_device(sd_event_source *s, int fd, uint32_t revents, void *data)
@@ -285,14 +282,12 @@ static void try_attach(struct skind *d, const char *path, const struct stat *st)
 	pt->heard_ns = clock_monotonic_ns();
 	pt->lost = pt->ring.lost;
 	pt->part->attached++;
-	if (pt->part->attached == pt->part->n_patches)
-		pt->part->state |= SKIN_SHM_PART_ATTACHED;
 	log_field(LOG_INFO, "PATCH", pt->name,
 		  "%s: patch %s:%d attached from %s (%s, %u frames, period %u ms)",
 		  pt->part->name, pt->ifname, pt->address, path,
 		  pt->is_file ? "ring file" : "device", m.ctrl->frame_count,
 		  m.ctrl->period_ms);
-	shm_publish_part(pt->part);
+	pipeline_part_attached(pt->part);
 	drain(pt);
 }
 
@@ -357,7 +352,8 @@ void input_attach_all(struct skind *d)
 		try_attach(d, path, &st);
 	}
 	closedir(dir);
-	status_update(d);
+	if (d->status_changed)
+		d->status_changed(d);
 }
 
 /*

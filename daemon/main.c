@@ -5,7 +5,7 @@
  * SIGTERM / SIGINT: leave the loop, tell the clients nothing more will
  * come (their sockets close after what was queued), mark the shm object
  * retired and remove its name, exit 0.  SIGHUP: reload skind.conf
- * without dropping clients (skin.c).  With $NOTIFY_SOCKET, systemd hears
+ * without dropping clients (reload()).  With $NOTIFY_SOCKET, systemd hears
  * READY=1 once everything listens, RELOADING=1 / READY=1 around a reload,
  * STATUS= whenever the summary changes, STOPPING=1, and WATCHDOG=1 from
  * sd-event at half the unit's WatchdogSec= (sd_event_set_watchdog).
@@ -37,6 +37,55 @@
 #include "status.h"
 
 #define STATUS_PERIOD_US	1000000ull
+
+/*
+ * SIGHUP: the new configuration replaces the old one only when all of it
+ * builds.  Clients stay connected; their subscriptions follow their parts
+ * by name (server_skin_replaced()).
+ */
+static int reload(struct skind *d)
+{
+	struct skind_skin *s, *old;
+	struct skin_error err;
+	unsigned int i;
+
+	log_notice("reloading %s", d->opt.config_path);
+	s = skind_skin_build(d, true, &err);
+	if (!s) {
+		log_err("reload: %s; keeping the running configuration",
+			err.text);
+		return -1;
+	}
+	old = d->skin;
+	input_detach_skin(old);
+	/* the new object takes the name; the old one says it was replaced */
+	d->skin = s;
+	d->generation = s->generation;
+	shm_retire(old, false);
+	pipeline_start(s);
+	for (i = 0; i < s->n_parts && d->opt.evdev; i++)
+		evdev_create(&s->parts[i]);
+	server_skin_replaced(d);
+	skind_skin_free(old);
+	if (d->opt.create_patches)
+		configfs_create_patches(&d->opt, s);
+	input_attach_all(d);
+	bus_configure(d);
+	log_notice("reloaded: %u parts, %u patches", s->n_parts, s->n_patches);
+	return 0;
+}
+
+/*
+ * The fan-out's one consumer (fanout.h): a calibration's end to the client
+ * that asked, the part's publication to the subscribers and to evdev.
+ */
+static void on_published(struct skind *d, struct skind_part *p, unsigned int told)
+{
+	if (told)
+		server_calibration_done(d, p, told);
+	server_fanout_part(d, p);
+	evdev_update(p);
+}
 
 static int on_status(sd_event_source *s, uint64_t usec, void *data)
 {
@@ -75,9 +124,8 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 	if (si->ssi_signo == SIGHUP) {
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
 			   (unsigned long long)(clock_monotonic_ns() / 1000));
-		skind_skin_reload(d);
-		d->last_status[0] = 0;
-		status_update(d);
+		reload(d);
+		status_resend(d);
 		sd_notify(0, "READY=1");
 		return 0;
 	}
@@ -150,6 +198,7 @@ int main(int argc, char **argv)
 	}
 	sd_event_set_watchdog(d.event, true);
 	d.start_ns = clock_monotonic_ns();
+	d.status_changed = status_update;
 	/* skin_shm_header.instance: (instance, generation) never repeats */
 	while (!d.instance)
 		if (getrandom(&d.instance, sizeof(d.instance), GRND_NONBLOCK) != sizeof(d.instance))
@@ -173,7 +222,7 @@ int main(int argc, char **argv)
 	}
 	r = pipeline_events_init(&d);
 	if (r >= 0)
-		r = fanout_init(&d);
+		r = fanout_init(&d, on_published);
 	if (r >= 0)
 		r = server_start(&d);
 	if (r < 0) {

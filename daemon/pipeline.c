@@ -212,8 +212,7 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 	p->samples++;
 	p->publish_ns = clock_monotonic_ns();
 	shm_publish_part(p);
-	p->dirty = true;
-	fanout_schedule(p->d);
+	fanout_published(p);
 }
 
 static void calibration_path(const struct skind_skin *s, char *buf, size_t len)
@@ -259,6 +258,41 @@ int pipeline_calibrate(struct skind_skin *s, int part)
 			shm_publish_part(&s->parts[i]);
 		}
 	return 0;
+}
+
+double pipeline_calibration_s(const struct skind_skin *s)
+{
+	return skin_proc_params(s->proc)->calibration_s;
+}
+
+const char *const *pipeline_param_names(void)
+{
+	return skin_proc_param_names();
+}
+
+int pipeline_get(struct skind_skin *s, const char *name, char *value,
+		 size_t size)
+{
+	return skin_proc_get(s->proc, name, value, size);
+}
+
+int pipeline_set(struct skind_skin *s, const char *name, const char *value,
+		 char *why, size_t why_size)
+{
+	return skin_proc_set(s->proc, name, value, why, why_size);
+}
+
+/*
+ * input.c attached or detached one of @p's patches (p->attached): the
+ * part is ATTACHED when all of them are, published at once.
+ */
+void pipeline_part_attached(struct skind_part *p)
+{
+	if (p->attached == p->n_patches)
+		p->state |= SKIN_SHM_PART_ATTACHED;
+	else
+		p->state &= ~SKIN_SHM_PART_ATTACHED;
+	shm_publish_part(p);
 }
 
 /*
@@ -327,8 +361,8 @@ static unsigned int part_events(struct skind_part *p)
 /*
  * The events the real-time path saw, handled before the fan-out (a higher
  * priority): the journal, the calibration saved; what the clients are to
- * be told is left in p->told for the fan-out, which never calls back into
- * the pipeline.
+ * be told is handed to the fan-out (fanout_tell()), which never calls back
+ * into the pipeline.
  */
 static int on_events(sd_event_source *src, void *data)
 {
@@ -342,9 +376,7 @@ static int on_events(sd_event_source *src, void *data)
 
 		if (!p->events)
 			continue;
-		p->told |= part_events(p);
-		p->dirty = true;
-		fanout_schedule(d);
+		fanout_tell(p, part_events(p));
 	}
 	return 0;
 }

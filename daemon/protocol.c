@@ -867,15 +867,15 @@ static void cmd_calibrate(struct client *c, int argc, char **argv)
 	}
 	for (i = 0; i < s->n_parts; i++)
 		if (!p || p == &s->parts[i])
-			s->parts[i].calibrate_client = c->id;
+			client_wait_calibration(c, &s->parts[i]);
 	reply_ok(c, "calibrating %s %.3g s", p ? p->name : "all",
-		 skin_proc_params(s->proc)->calibration_s);
+		 pipeline_calibration_s(s));
 }
 
 static void param_line(struct client *c, const char *name)
 {
 	char value[256], jname[JSON_SIZE(64)], jvalue[JSON_SIZE(256)];
-	int r = skin_proc_get(skin_of(c)->proc, name, value, sizeof(value));
+	int r = pipeline_get(skin_of(c), name, value, sizeof(value));
 
 	if (r < 0)
 		return;
@@ -889,7 +889,7 @@ static void param_line(struct client *c, const char *name)
 
 static void cmd_get(struct client *c, int argc, char **argv)
 {
-	const char *const *names = skin_proc_param_names();
+	const char *const *names = pipeline_param_names();
 	char value[256];
 	int r;
 
@@ -903,7 +903,7 @@ static void cmd_get(struct client *c, int argc, char **argv)
 		reply_ok(c, NULL);
 		return;
 	}
-	r = skin_proc_get(skin_of(c)->proc, argv[1], value, sizeof(value));
+	r = pipeline_get(skin_of(c), argv[1], value, sizeof(value));
 	if (r < 0) {
 		reply_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
 			    argv[1]);
@@ -922,7 +922,7 @@ static void cmd_set(struct client *c, int argc, char **argv)
 		reply_error(c, "usage", "set PARAM VALUE");
 		return;
 	}
-	r = skin_proc_set(skin_of(c)->proc, argv[1], argv[2], why, sizeof(why));
+	r = pipeline_set(skin_of(c), argv[1], argv[2], why, sizeof(why));
 	if (r == -ENOENT)
 		reply_error(c, "unknown-param", "no parameter '%.64s'; 'get' lists them",
 			    argv[1]);

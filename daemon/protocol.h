@@ -8,7 +8,7 @@
  * (dropped, reload, calibrated, refusals), and each part's line cache
  * (struct skind_part's cache).  Events format from the part's published
  * snapshot (skind.h), never from lib/proc; only the commands about the
- * processing itself (calibrate, get, set) reach it.  Runs at
+ * processing itself (calibrate, get, set) reach it, through pipeline.h.  Runs at
  * SKIND_PRIO_CLIENT (commands) and from the fan-out (events, notices),
  * never on the real-time path.
  */

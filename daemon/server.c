@@ -24,14 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <linux/sockios.h>
 #include <systemd/sd-daemon.h>
 
 #include <skin/proc.h>
@@ -55,97 +53,12 @@ static void client_update(struct client *c);
 static void process_lines(struct client *c);
 static void pause_for(struct client *c, uint64_t ns);
 
-static size_t q_free(const struct client *c)
-{
-	return c->q_cap - c->q_len;
-}
-
 /* Room a command's reply may need: half the queue. */
 static size_t reply_reserve(const struct client *c)
 {
 	return c->q_cap / 2;
 }
 
-bool client_queue(struct client *c, const char *buf, size_t len)
-{
-	size_t tail, first;
-
-	if (len > q_free(c))
-		return false;
-	tail = (c->q_head + c->q_len) % c->q_cap;
-	first = c->q_cap - tail < len ? c->q_cap - tail : len;
-	memcpy(c->q + tail, buf, first);
-	memcpy(c->q, buf + first, len - first);
-	c->q_len += len;
-	c->q_total += len;
-	return true;
-}
-
-/* --- descriptors in flight (server.h) ----------------------------------- */
-
-static void fds_release(struct client *c, unsigned int n)
-{
-	c->user->fds -= n;
-	c->srv->fds_inflight -= n;
-}
-
-/* Those sent are no longer in flight once the client has read all we sent. */
-static void fds_received(struct client *c)
-{
-	int outq;
-
-	if (!c->fds_sent || ioctl(c->fd, SIOCOUTQ, &outq) < 0 || outq > 0)
-		return;
-	fds_release(c, c->fds_sent);
-	c->fds_sent = 0;
-}
-
-static bool fds_full(const struct client *c)
-{
-	return c->n_fds + c->fds_sent >= CLIENT_FDS_MAX ||
-	       c->user->fds >= c->srv->user_fds_max ||
-	       c->srv->fds_inflight >= c->srv->fds_budget;
-}
-
-/*
- * Whether a `shm` reply of @c may carry a descriptor: 0, or -EBUSY
- * (counted) when the client, its user or the daemon has its bound in
- * flight.  At the user's or the daemon's bound, the clients that count
- * are asked whether they have read theirs.
- */
-int client_fd_room(struct client *c)
-{
-	struct skind_server *srv = c->srv;
-	struct client *x;
-
-	fds_received(c);
-	if (c->n_fds + c->fds_sent < CLIENT_FDS_MAX && fds_full(c))
-		for (x = srv->clients; x; x = x->next)
-			if (x->fds_sent && (x->user == c->user ||
-					    srv->fds_inflight >= srv->fds_budget))
-				fds_received(x);
-	if (fds_full(c)) {
-		srv->fds_refused++;
-		return -EBUSY;
-	}
-	return 0;
-}
-
-/*
- * The reply queued from byte @at to now carries @fd (SCM_RIGHTS), which is
- * ours to close; client_fd_room() said there is room.
- */
-void client_pass_fd(struct client *c, int fd, uint64_t at)
-{
-	struct pass_fd *p = &c->fds[c->n_fds++];
-
-	p->fd = fd;
-	p->at = at;
-	p->end = c->q_total;
-	p->format = c->format;
-	c->user->fds++;
-	c->srv->fds_inflight++;
-}
 
 static void fds_shift(struct client *c)
 {
@@ -169,7 +82,7 @@ static void fds_refused_at_send(struct client *c)
 	c->q_len -= len;
 	c->sent_total += len;
 	n = protocol_shm_refused_line(line, sizeof(line), pf->format);
-	room = q_free(c);
+	room = client_queue_room(c);
 	if (n > room) {			/* a full queue, a short reply: never seen */
 		n = room;
 		if (n)
@@ -183,68 +96,12 @@ static void fds_refused_at_send(struct client *c)
 	c->sent_total -= n;
 	c->errors++;
 	c->srv->fds_refused++;
-	fds_release(c, 1);
+	client_fds_release(c, 1);
 	fds_shift(c);
 	log_debug("client %llu: shm: the kernel refused the descriptor (ETOOMANYREFS)",
 		  (unsigned long long)c->id);
 }
 
-void client_close_after_reply(struct client *c)
-{
-	c->closing = true;
-}
-
-/* --- subscriptions ------------------------------------------------------ */
-
-static uint64_t rate_interval(unsigned int rate_hz)
-{
-	return rate_hz ? 1000000000ull / rate_hz : 0;
-}
-
-int client_subscribe(struct client *c, enum sub_kind kind, const char *part,
-		     unsigned int rate_hz)
-{
-	struct skind_part *p = skind_skin_part(c->srv->d->skin, part);
-	struct subscription *s = NULL;
-	unsigned int i;
-
-	if (!p)
-		return -ENOENT;
-	for (i = 0; i < c->n_subs; i++)
-		if (c->subs[i].kind == kind && !strcmp(c->subs[i].part, part))
-			s = &c->subs[i];	/* a new rate for the same one */
-	if (!s) {
-		if (c->n_subs >= c->srv->d->opt.max_subscriptions)
-			return -ENOSPC;
-		s = &c->subs[c->n_subs++];
-	}
-	memset(s, 0, sizeof(*s));
-	snprintf(s->part, sizeof(s->part), "%s", part);
-	s->part_index = (int)p->index;
-	s->kind = kind;
-	s->rate_hz = rate_hz;
-	s->interval_ns = rate_interval(rate_hz);
-	return 0;
-}
-
-/* kind -1: any; part NULL: any.  Returns how many were removed. */
-unsigned int client_unsubscribe(struct client *c, int kind, const char *part)
-{
-	unsigned int i = 0, n = 0;
-
-	while (i < c->n_subs) {
-		struct subscription *s = &c->subs[i];
-
-		if ((kind < 0 || (int)s->kind == kind) &&
-		    (!part || !strcmp(s->part, part))) {
-			*s = c->subs[--c->n_subs];
-			n++;
-		} else {
-			i++;
-		}
-	}
-	return n;
-}
 
 /* Tell a client what it missed, when there is room to say so. */
 static void report_drops(struct client *c)
@@ -335,15 +192,17 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 	struct skind_server *srv = d->server;
 	struct client *c;
 	char line[PROTOCOL_NOTICE_SIZE];
+	uint64_t id;
 	size_t n;
 
-	if (!srv || !p->calibrate_client ||
-	    !(events & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED)))
+	if (!srv || !(events & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED)))
+		return;
+	id = client_take_calibration(p);
+	if (!id)
 		return;
 	for (c = srv->clients; c; c = c->next)
-		if (c->id == p->calibrate_client)
+		if (c->id == id)
 			break;
-	p->calibrate_client = 0;
 	if (!c)
 		return;
 	n = protocol_calibration_line(line, sizeof(line), c->format, p, events);
@@ -452,7 +311,7 @@ static bool client_flush(struct client *c)
 	if (!c->q_len)
 		c->q_head = 0;
 	/* a client paused for a full queue reads again once it has room */
-	if (c->paused && !c->resume && q_free(c) >= reply_reserve(c))
+	if (c->paused && !c->resume && client_queue_room(c) >= reply_reserve(c))
 		pause_for(c, 0);
 	if (client_done(c)) {
 		client_free(c);
@@ -608,7 +467,7 @@ static void process_lines(struct client *c)
 				  c->srv->d->opt.cmd_rate) + 1000);
 			break;
 		}
-		if (q_free(c) < reply_reserve(c)) {
+		if (client_queue_room(c) < reply_reserve(c)) {
 			c->paused = true;	/* client_flush() resumes it */
 			break;
 		}
@@ -682,7 +541,7 @@ static void client_destroy(struct client *c)
 	c->resume = sd_event_source_disable_unref(c->resume);
 	c->idle = sd_event_source_disable_unref(c->idle);
 	if (c->n_fds + c->fds_sent)
-		fds_release(c, c->n_fds + c->fds_sent);
+		client_fds_release(c, c->n_fds + c->fds_sent);
 	while (c->n_fds)
 		fds_shift(c);
 	if (c->fd >= 0)

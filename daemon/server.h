@@ -2,9 +2,9 @@
 /*
  * server.h - the Unix socket: listening, clients, queues, limits (server.c)
  *
- * The socket for the rest of the daemon: started and stopped (main.c),
- * told of a reload (skin.c), fed from the fan-out (fanout.c: a part's
- * publication, a calibration's end), counted (status.c).  Its objects,
+ * The socket for the rest of the daemon: started and stopped, told of a
+ * reload, fed from the fan-out (a part's publication, a calibration's
+ * end: main.c's on_published()), all by main.c; counted (status.c).  Its objects,
  * shared with protocol.c only, are in client.h.  Never on the real-time
  * path.
  */
@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "skind.h"
+
+struct client;
 
 int server_start(struct skind *d);
 void server_stop(struct skind *d);
@@ -26,5 +28,10 @@ void server_calibration_done(struct skind *d, struct skind_part *p,
 			     unsigned int events);
 unsigned int server_n_clients(const struct skind *d);
 uint64_t server_total_drops(const struct skind *d);
+/*
+ * The line splitter: the next complete line of @c's input run through
+ * protocol_command(); no I/O (a buffer and a client: the fuzzer's entry)
+ */
+bool client_take_line(struct client *c);
 
 #endif

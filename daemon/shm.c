@@ -55,7 +55,7 @@ static size_t part_layout(struct skin_shm_part_desc *pd, unsigned int n_taxels)
  * (kill -9, a crash, the watchdog's SIGABRT) could not mark its object
  * retired, and its readers would go on reading a dead object for ever.
  * Only a regular file with skind's magic is touched, and only its state
- * word; a reload's old object (@ours) is retired by skind_skin_reload() once
+ * word; a reload's old object (@ours) is retired by main.c's reload() once
  * the new skin runs.  Return: a descriptor or -1.
  */
 static int open_replaced(const char *path, int ours)

@@ -5,9 +5,11 @@
  * skind_skin_build() loads skind.conf, builds its model, and lays out every part
  * with all the memory the real-time path will ever touch: the vectors, the
  * processing state, the shm object.  Nothing is allocated after that
- * until the next reload.  skind_skin_reload() builds the new skin next to the
+ * until the next reload.  A reload (main.c) builds the new skin next to the
  * old one and swaps only when the whole build succeeded, so a broken
- * configuration leaves the running one in place.
+ * configuration leaves the running one in place.  Building and freeing
+ * only: what reads a skin (input.c's rings, the server's subscriptions)
+ * is attached and detached by main.c, above.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,13 +17,9 @@
 #include <string.h>
 
 #include "skin_core.h"
-#include "bus.h"
-#include "configfs.h"
 #include "evdev.h"
-#include "input.h"
 #include "log.h"
 #include "pipeline.h"
-#include "server.h"
 #include "shm.h"
 #include "skin.h"
 
@@ -163,7 +161,6 @@ void skind_skin_free(struct skind_skin *s)
 
 	if (!s)
 		return;
-	input_detach_skin(s);
 	shm_retire(s, false);
 	for (i = 0; i < s->n_parts; i++)
 		free_part(&s->parts[i]);
@@ -231,41 +228,4 @@ struct skind_skin *skind_skin_build(struct skind *d, bool runtime,
 fail:
 	skind_skin_free(s);
 	return NULL;
-}
-
-/*
- * SIGHUP: the new configuration replaces the old one only when all of it
- * builds.  Clients stay connected; their subscriptions follow their parts
- * by name (server_skin_replaced()).
- */
-int skind_skin_reload(struct skind *d)
-{
-	struct skind_skin *s, *old;
-	struct skin_error err;
-	unsigned int i;
-
-	log_notice("reloading %s", d->opt.config_path);
-	s = skind_skin_build(d, true, &err);
-	if (!s) {
-		log_err("reload: %s; keeping the running configuration",
-			err.text);
-		return -1;
-	}
-	old = d->skin;
-	input_detach_skin(old);
-	/* the new object takes the name; the old one says it was replaced */
-	d->skin = s;
-	d->generation = s->generation;
-	shm_retire(old, false);
-	pipeline_start(s);
-	for (i = 0; i < s->n_parts && d->opt.evdev; i++)
-		evdev_create(&s->parts[i]);
-	server_skin_replaced(d);
-	skind_skin_free(old);
-	if (d->opt.create_patches)
-		configfs_create_patches(&d->opt, s);
-	input_attach_all(d);
-	bus_configure(d);
-	log_notice("reloaded: %u parts, %u patches", s->n_parts, s->n_patches);
-	return 0;
 }

@@ -6,9 +6,12 @@
  * Owns the lifetime of struct skind_skin and everything in it (skind.h):
  * skind_skin_build() allocates every part's arrays, its flattening, the
  * processing (pipeline.h) and the shm object (shm.h), so that nothing is
- * allocated again until the next build; skind_skin_reload() swaps a new
- * skin in only when all of it built.  Start-up and SIGHUP only: nothing
- * here runs on the real-time path.
+ * allocated again until the next build; skind_skin_free() frees one that
+ * nothing reads any more.  main.c's reload swaps a new skin in only when
+ * all of it built; it, not this module, detaches the old one's readers
+ * (input.c, the server), so that this module calls only those below it
+ * (pipeline.h, shm.h, evdev.h).  Start-up and SIGHUP only: nothing here
+ * runs on the real-time path.
  */
 #ifndef SKIND_SKIN_H
 #define SKIND_SKIN_H
@@ -22,8 +25,6 @@
 struct skind_skin *skind_skin_build(struct skind *d, bool runtime,
 				    struct skin_error *err);
 void skind_skin_free(struct skind_skin *s);
-/* SIGHUP: 0, or -1 with the running skin kept (and the reason logged) */
-int skind_skin_reload(struct skind *d);
 /* The part named @name, or NULL; @s may be NULL. */
 struct skind_part *skind_skin_part(struct skind_skin *s, const char *name);
 

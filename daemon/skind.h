@@ -18,23 +18,27 @@
  *    becomes readable waits at most one bounded handler.
  *
  * One module per file, one header per module, one name prefix per
- * module; calls go one way along the data:
+ * module; the data goes one way:
  *
  *   input.h -> pipeline.h -> shm.h (and the part's snapshot) -> fanout.h
- *     -> server.h / protocol.h (the socket), evdev.h
+ *     -> (main.c) -> server.h / protocol.h (the socket), evdev.h
  *
- * with skin.h (build, reload), options.h, configfs.h, status.h, bus.h
- * (the CAN buses, rtnetlink), clock.h, log.h and cleanup.h beside it.  The only calls against the data's
- * direction are commands about the processing (protocol.c's calibrate,
- * get and set reach pipeline.c and lib/proc).
+ * with skin.h (build, free), options.h, configfs.h, status.h, bus.h
+ * (the CAN buses, rtnetlink), clock.h, log.h and cleanup.h beside it.
+ * The calls go one way too, no file calling one that calls it
+ * (docs/DAEMON.md has the order): what a module must tell one above it
+ * goes through a function main.c, the top, registers (fanout_to,
+ * status_changed below).  The only calls against the data's direction
+ * are commands about the processing (protocol.c's calibrate, get and
+ * set, through pipeline.h).
  *
  * Ownership: struct skind owns the options and one struct skind_skin
  * (the parts, their patches, the processing, the shm object, the evdev
- * devices), which a reload replaces as a whole (skin.h); the server and
+ * devices), which main.c's reload replaces as a whole; the server and
  * its clients (server.h) outlive reloads.  A part's snapshot (raw,
  * values, flags, contacts, contact_taxels, thr, state and the sample's
- * counters and times) is written by pipeline.c only, and is what every
- * output formats from.
+ * counters and times) is written by pipeline.c only (lost: input.c), and
+ * is what every output formats from.
  */
 #ifndef SKIND_H
 #define SKIND_H
@@ -145,9 +149,8 @@ struct skind_part {
 	struct skin_flattening flat;
 
 	/* the snapshot: the part's latest publication, allocated at build
-	 * time, written by pipeline.c only (state's ATTACHED bit and lost:
-	 * input.c), and what every output formats from (shm.c, protocol.c,
-	 * evdev.c) */
+	 * time, written by pipeline.c only (lost: input.c), and what every
+	 * output formats from (shm.c, protocol.c, evdev.c) */
 	uint8_t *raw;			/* n_taxels */
 	float *values;			/* n_taxels: compensated */
 	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
@@ -177,11 +180,11 @@ struct skind_part {
 
 	/* for the housekeeping side: what the real-time path saw */
 	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */
-	unsigned int told;		/* handled: for the fan-out to tell */
+	unsigned int told;		/* handled: for the fan-out to tell (fanout.c's) */
 	char cal_reason[256];		/* the last calibration refused: why */
-	uint64_t calibrate_client;	/* client that asked, 0 none */
+	uint64_t calibrate_client;	/* client that asked, 0 none (client.c's) */
 
-	/* fan-out */
+	/* fan-out (fanout.c's) */
 	bool dirty;			/* published since the last fan-out */
 	struct skind_line_cache cache;
 	struct skind_evdev *evdev;
@@ -215,10 +218,15 @@ struct skind {
 	uint64_t generation;
 	uint64_t instance;		/* random: skin_shm_header.instance */
 	uint64_t start_ns;
-	uint64_t next_contact_id;
+	/* main.c's, for status.c: called by the modules below it (input.c:
+	 * patches attached, bus.c: a bus changed) when the summary may have
+	 * changed, so that they need not know who shows it; NULL: nobody */
+	void (*status_changed)(struct skind *d);
 
 	sd_event_source *events;	/* deferred: the pipeline's events */
 	sd_event_source *fanout;	/* deferred: subscribers and evdev */
+	/* main.c's, called by fanout.c for each part published (fanout.h) */
+	void (*fanout_to)(struct skind *d, struct skind_part *p, unsigned int told);
 	/* overload guard of the real-time path (input.c) */
 	uint64_t rt_window_start;
 	uint64_t rt_busy_ns;
@@ -241,7 +249,7 @@ struct skind {
 	sd_event_source *bus_source;
 	sd_event_source *status_timer;
 	sd_event_source *heartbeat;	/* timer: shm_heartbeat() */
-	char last_status[256];
+	char last_status[256];		/* status.c's */
 };
 
 #endif

@@ -4,8 +4,9 @@
  *
  * `systemctl status skind` shows the last STATUS= a service sent; it is
  * sent only when its text changes, from the status timer (main.c), after
- * a reload, when patches were attached (input.c) and when a bus changed
- * (bus.c).  A bus in trouble is named in it ("; bus can0 down").
+ * a reload, and when patches were attached or a bus changed (input.c and
+ * bus.c call struct skind's status_changed, which main.c points here).  A
+ * bus in trouble is named in it ("; bus can0 down").
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,4 +46,10 @@ void status_update(struct skind *d)
 		sd_notifyf(0, "STATUS=%s", status);
 		snprintf(d->last_status, sizeof(d->last_status), "%s", status);
 	}
+}
+
+void status_resend(struct skind *d)
+{
+	d->last_status[0] = 0;
+	status_update(d);
 }

@@ -11,6 +11,9 @@
 
 #include "skind.h"
 
+/* Send STATUS= if its text changed */
 void status_update(struct skind *d);
+/* Send STATUS= again even if unchanged (after RELOADING=1) */
+void status_resend(struct skind *d);
 
 #endif

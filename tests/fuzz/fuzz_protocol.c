@@ -46,6 +46,7 @@
 #include "../../daemon/options.h"
 #include "../../daemon/pipeline.h"
 #include "../../daemon/protocol.h"
+#include "../../daemon/server.h"
 #include "../../daemon/skin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -298,6 +299,15 @@ static void write_config(const char *top, const char *dir, char *path, size_t si
 		abort();
 }
 
+/* The fan-out's outputs: none (no socket clients, no evdev); the harness
+ * reads the event lines from the parts (check_events()) */
+static void fanout_nowhere(struct skind *dm, struct skind_part *p, unsigned int told)
+{
+	(void)dm;
+	(void)p;
+	(void)told;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static char tmpl[] = "/tmp/fuzz_protocol.XXXXXX";
@@ -326,7 +336,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (options_parse(&d.opt, 8, args) < 0)
 		abort();
 	if (sd_event_new(&d.event) < 0 || pipeline_events_init(&d) < 0 ||
-	    fanout_init(&d) < 0)
+	    fanout_init(&d, fanout_nowhere) < 0)
 		abort();
 	d.start_ns = clock_monotonic_ns();
 	d.skin = skind_skin_build(&d, true, &err);
