@@ -383,6 +383,51 @@ static void long_line(void **state)
 	cfg_fails(text, "/etc/skin/skind.conf:2: line longer than 198 characters");
 }
 
+/* Defect 1 of issue 25: a geometry file that is itself a skind.conf is
+ * refused, naming it, instead of being built as one (which, for a file
+ * naming itself, recursed until the stack overflowed). */
+static void geometry_is_never_a_config(void **state)
+{
+	char dir[] = "/tmp/test_model_configXXXXXX", path[64], other[64];
+	struct skin_error err;
+	struct skin_model *m;
+	char want[512];
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/self.conf", dir);
+	snprintf(other, sizeof(other), "%s/other.conf", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("[bus can0]\n[part loop]\ngeometry = self.conf\npatches = can0:14\n", fp);
+	fclose(fp);
+	fp = fopen(other, "w");
+	assert_non_null(fp);
+	fputs("[bus can0]\n[part a]\nlayout = hand_v2_1\ngeometry = self.conf\npatches = can0:14\n", fp);
+	fclose(fp);
+
+	memset(&err, 0, sizeof(err));
+	m = skin_model_load(path, SKIN_FORMAT_AUTO, &err);
+	assert_null(m);
+	snprintf(want, sizeof(want),
+		 "%s: a skind.conf, not a geometry file: expected an iCub positions file, urdf_tactile XML, a Skinware calibration cache or a skinGui .ini (geometry of [part loop] in %s:2)",
+		 path, path);
+	assert_string_equal(err.text, want);
+
+	/* another configuration's geometry: the same refusal */
+	memset(&err, 0, sizeof(err));
+	m = skin_model_load(other, SKIN_FORMAT_AUTO, &err);
+	assert_null(m);
+	snprintf(want, sizeof(want),
+		 "%s: a skind.conf, not a geometry file: expected an iCub positions file, urdf_tactile XML, a Skinware calibration cache or a skinGui .ini (geometry of [part a] in %s:2)",
+		 path, other);
+	assert_string_equal(err.text, want);
+	unlink(path);
+	unlink(other);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +441,7 @@ int main(void)
 		cmocka_unit_test(long_line),
 		cmocka_unit_test(part_names),
 		cmocka_unit_test(skind_improvement_keys),
+		cmocka_unit_test(geometry_is_never_a_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
