@@ -3,7 +3,7 @@
  * config.c - skind.conf, parsed with libinih, and the model it describes
  *
  * INI sections: [skind] (skinManager's parameters, defaults from
- * skinManAll.ini), [board] (the MTB start-up configuration), [bus NAME]
+ * skinManAll.ini: lib/conf/comp.c's table), [board] (the MTB start-up configuration), [bus NAME]
  * and [part NAME].  docs/MODEL.md is the reference.  libinih does the
  * syntax; this file checks every value and says which line (and column)
  * holds a bad one.  inih's handler gets no line number in Debian's build
@@ -20,6 +20,7 @@
 
 #include <ini.h>
 
+#include "conf.h"
 #include "model-private.h"
 
 struct patch_ref {
@@ -152,41 +153,6 @@ static bool parse_uint(struct cfg_parse *p, const char *key, const char *v,
 	return true;
 }
 
-static bool parse_real(struct cfg_parse *p, const char *key, const char *v,
-		       double min, double max, bool min_open, const char *unit,
-		       double *out)
-{
-	double x;
-	char *end;
-
-	errno = 0;
-	x = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(x) || strpbrk(v, "xXnNiI") ||
-	    x < min || x > max || (min_open && x == min)) {
-		cfg_error(p, v, "%s = '%s': expected a number %s %g and <= %g%s%s",
-			  key, v, min_open ? ">" : ">=", min, max,
-			  unit ? " " : "", unit ? unit : "");
-		return false;
-	}
-	*out = x;
-	return true;
-}
-
-static bool parse_bool(struct cfg_parse *p, const char *key, const char *v,
-		       int *out)
-{
-	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1")) {
-		*out = 1;
-		return true;
-	}
-	if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0")) {
-		*out = 0;
-		return true;
-	}
-	cfg_error(p, v, "%s = '%s': expected true or false", key, v);
-	return false;
-}
-
 /* Each key once per section: bit i of seen for key i of the table. */
 static bool once(struct cfg_parse *p, unsigned int *seen, unsigned int i,
 		 const char *key)
@@ -225,97 +191,37 @@ static void unknown_key(struct cfg_parse *p, const char *name,
 		  name, p->section, list);
 }
 
-static const char *const skind_keys[] = {
-	"period_ms", "min_baseline", "add_threshold", "compensation_gain",
-	"contact_compensation_gain", "zero_up_raw_data", "smooth_filter",
-	"smooth_factor", "binarization", "max_neighbor_dist_m",
-	"calibration_s",
-	/* skind's own (docs/PROCESSING.md) */
-	"compat", "hold_contacts", "hold_hysteresis", "hold_max_s",
-	"auto_recalibrate", "fault_detection", "stuck_s", "saturated_s",
-	"dead_s", "calibration_check", "calibration_spread",
-	"calibration_offset", "persist_calibration", NULL
-};
-
 void skin_config_comp_default(struct skin_config_comp *c)
 {
 	memset(c, 0, sizeof(*c));
-	/* skinManAll.ini's values, where iCub users know them */
-	c->period_ms = 20;
-	c->min_baseline = 3;
-	c->add_threshold = 7;
-	c->compensation_gain = 0.2;
-	c->contact_compensation_gain = 0.05;
-	c->zero_up_raw_data = 0;
-	c->smooth_filter = 1;
-	c->smooth_factor = 0.5;
-	c->binarization = 1;
-	c->max_neighbor_dist_m = 0.015;
-	c->calibration_s = 5;
-	/* skind's improvements (docs/PROCESSING.md) */
-	c->compat = 0;
-	c->hold_contacts = 1;
-	c->hold_hysteresis = 2;
-	c->hold_max_s = 3600;
-	c->auto_recalibrate = 1;
-	c->fault_detection = 1;
-	c->stuck_s = 60;
-	c->saturated_s = 30;
-	c->dead_s = 1;
-	c->calibration_check = 1;
-	c->calibration_spread = 40;
-	c->calibration_offset = 60;
-	c->persist_calibration = 1;
+	conf_keys_default(conf_comp_keys, conf_comp_n_keys, c);
 }
 
+/* [skind]: the keys, their ranges and defaults are lib/conf's table,
+ * which skind's get/set (lib/proc) checks against too. */
 static bool skind_key(struct cfg_parse *p, const char *k, const char *v)
 {
-	struct skin_config_comp *c = &p->c->comp;
-	int i = find_key(skind_keys, k);
+	const struct conf_key *key = conf_key_find(conf_comp_keys,
+						   conf_comp_n_keys, k);
+	char why[256];
 
-	if (i < 0) {
-		unknown_key(p, k, skind_keys);
+	if (!key) {
+		const char *names[64];
+		size_t i;
+
+		for (i = 0; i < conf_comp_n_keys && i < 63; i++)
+			names[i] = conf_comp_keys[i].name;
+		names[i] = NULL;
+		unknown_key(p, k, names);
 		return false;
 	}
-	if (!once(p, &p->seen, (unsigned int)i, k))
+	if (!once(p, &p->seen, (unsigned int)(key - conf_comp_keys), k))
 		return false;
-	switch (i) {
-	case 0: return parse_uint(p, k, v, 1, 10000, &c->period_ms);
-	case 1: return parse_real(p, k, v, 0, 255, false, NULL, &c->min_baseline);
-	case 2: return parse_real(p, k, v, 0, 255, false, NULL, &c->add_threshold);
-	case 3: return parse_real(p, k, v, 0, 1e6, false, NULL,
-				  &c->compensation_gain);
-	case 4: return parse_real(p, k, v, 0, 1e6, false, NULL,
-				  &c->contact_compensation_gain);
-	case 5: return parse_bool(p, k, v, &c->zero_up_raw_data);
-	case 6: return parse_bool(p, k, v, &c->smooth_filter);
-	case 7: return parse_real(p, k, v, 0, 1, false, NULL, &c->smooth_factor);
-	case 8: return parse_bool(p, k, v, &c->binarization);
-	case 9: return parse_real(p, k, v, 0, 1, true, "metres",
-				  &c->max_neighbor_dist_m);
-	case 10: return parse_real(p, k, v, 0, 3600, true, "seconds",
-				   &c->calibration_s);
-	case 11: return parse_bool(p, k, v, &c->compat);
-	case 12: return parse_bool(p, k, v, &c->hold_contacts);
-	case 13: return parse_real(p, k, v, 0, 255, false, NULL,
-				   &c->hold_hysteresis);
-	case 14: return parse_real(p, k, v, 0, 1e7, false, "seconds",
-				   &c->hold_max_s);
-	case 15: return parse_bool(p, k, v, &c->auto_recalibrate);
-	case 16: return parse_bool(p, k, v, &c->fault_detection);
-	case 17: return parse_real(p, k, v, 0, 1e7, true, "seconds",
-				   &c->stuck_s);
-	case 18: return parse_real(p, k, v, 0, 1e7, true, "seconds",
-				   &c->saturated_s);
-	case 19: return parse_real(p, k, v, 0, 1e7, true, "seconds",
-				   &c->dead_s);
-	case 20: return parse_bool(p, k, v, &c->calibration_check);
-	case 21: return parse_real(p, k, v, 0, 255, true, NULL,
-				   &c->calibration_spread);
-	case 22: return parse_real(p, k, v, 0, 255, true, NULL,
-				   &c->calibration_offset);
-	default: return parse_bool(p, k, v, &c->persist_calibration);
+	if (conf_key_set(key, &p->c->comp, v, why, sizeof(why))) {
+		cfg_error(p, v, "%s", why);
+		return false;
 	}
+	return true;
 }
 
 static const char *const board_keys[] = {

@@ -209,7 +209,7 @@ static void mistakes(void **state)
 	cfg_fails("[skind]\nmax_neighbor_dist_m = 0\n",
 		  "/etc/skin/skind.conf:2:23: max_neighbor_dist_m = '0': expected a number > 0 and <= 1 metres");
 	cfg_fails("[skind]\nbinarization = maybe\n",
-		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected true or false");
+		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	cfg_fails("[skind]\nperiod = 20\n",
 		  "/etc/skin/skind.conf:2: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s, compat, hold_contacts, hold_hysteresis, hold_max_s, auto_recalibrate, fault_detection, stuck_s, saturated_s, dead_s, calibration_check, calibration_spread, calibration_offset, persist_calibration");
 	cfg_fails("[skind]\nperiod_ms = 20\nperiod_ms = 30\n",
@@ -329,10 +329,46 @@ static void skind_improvement_keys(void **state)
 	skin_config_free(c);
 	cfg_fails("[skind]\nstuck_s = 0\n",
 		  "/etc/skin/skind.conf:2:11: stuck_s = '0': expected a number > 0 and <= 1e+07 seconds");
-	cfg_fails("[skind]\ncompat = on\n",
-		  "/etc/skin/skind.conf:2:10: compat = 'on': expected true or false");
+	cfg_fails("[skind]\ncompat = of\n",
+		  "/etc/skin/skind.conf:2:10: compat = 'of': expected yes or no (true/false, on/off, 1/0)");
 	cfg_fails("[skind]\ncalibration_spread = 300\n",
 		  "/etc/skin/skind.conf:2:22: calibration_spread = '300': expected a number > 0 and <= 255");
+}
+
+/* Issue 25, defect 3: the [skind] ranges are lib/proc's, refused where
+ * the file says them rather than later by skin_proc_new() with no line. */
+static void skind_ranges_are_procs(void **state)
+{
+	(void)state;
+	cfg_fails("[skind]\nmin_baseline = 200\n",
+		  "/etc/skin/skind.conf:2:16: min_baseline = '200': expected a number >= 0 and <= 127");
+	cfg_fails("[skind]\nmin_baseline = 127.5\n",
+		  "/etc/skin/skind.conf:2:16: min_baseline = '127.5': expected a number >= 0 and <= 127");
+	cfg_fails("[skind]\nadd_threshold = 255\n",
+		  "/etc/skin/skind.conf:2:17: add_threshold = '255': expected a number >= 0 and <= 254");
+}
+
+/* One boolean rule for every configuration (lib/conf). */
+static void booleans(void **state)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	struct skin_error err;
+	struct skin_config *c;
+	char text[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text), "[skind]\ncompat = %s\nbinarization = %s\n"
+			 "[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:14\n",
+			 yes[i], no[i]);
+		c = cfg(text, &err);
+		if (!c)
+			fail_msg("%s", err.text);
+		assert_true(c->comp.compat && !c->comp.binarization);
+		skin_config_free(c);
+	}
 }
 
 /* A part's name reaches JSON, the shm and device names: a charset, not
@@ -442,6 +478,8 @@ int main(void)
 		cmocka_unit_test(part_names),
 		cmocka_unit_test(skind_improvement_keys),
 		cmocka_unit_test(geometry_is_never_a_config),
+		cmocka_unit_test(skind_ranges_are_procs),
+		cmocka_unit_test(booleans),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * conf.h - the configuration engine every process's INI file goes through
+ *
+ * After systemd's conf-parser: a file kind is a table of keys, each with
+ * its type, range, default and one line of documentation.  The table is
+ * the one source of them: the parser checks values against it, skind's
+ * `set` checks run-time changes against it (lib/proc), lib/proc checks a
+ * whole parameter set against it, and the man page lines are checked
+ * against it (tests/build/docs, tests/unit/test_conf.c).
+ *
+ * The rules every file shares (docs/MODEL.md, "Syntax"):
+ *   - a line whose first non-blank character is '#' or ';' is a comment;
+ *   - booleans are yes/no, true/false, on/off or 1/0;
+ *   - every refusal names FILE:LINE:COL (COL where the value starts);
+ *   - files are read through skin_file_read(): regular files only, so a
+ *     FIFO or a device named as a configuration never blocks a daemon.
+ *
+ * Private to the project: not installed.
+ */
+#ifndef SKIN_CONF_H
+#define SKIN_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "skin/model.h"
+
+/* The largest configuration file read (bytes). */
+#define CONF_FILE_MAX	(1u << 20)
+
+enum conf_type {
+	CONF_UINT,	/* unsigned int, decimal or 0x hex */
+	CONF_REAL,	/* double, finite decimal */
+	CONF_BOOL,	/* int, 0 or 1 */
+};
+
+struct conf_key {
+	const char *name;
+	enum conf_type type;
+	size_t offset;		/* of the field in the section's struct */
+	double min, max;	/* the range, both ends in */
+	bool min_open;		/* ... but min itself out */
+	bool fixed;		/* not changed while running (skind's set) */
+	const char *unit;	/* in messages and the man page, or NULL */
+	double def;		/* the default */
+	const char *doc;	/* the man page's line for the key */
+	const char *man_before;	/* a paragraph the man page puts before it */
+};
+
+/* yes/no, true/false, on/off, 1/0; false for anything else. */
+bool conf_parse_bool(const char *v, bool *out);
+
+/* "expected ..." for a value of key k (its type and range) into buf. */
+void conf_key_expected(const struct conf_key *k, char *buf, size_t size);
+
+/* Parse v as key k's value into base + k->offset.  0, or -EINVAL with
+ * "KEY = 'V': expected ..." in why. */
+int conf_key_set(const struct conf_key *k, void *base, const char *v,
+		 char *why, size_t why_len);
+
+/* The key called name in a table of n, or NULL. */
+const struct conf_key *conf_key_find(const struct conf_key *t, size_t n,
+				     const char *name);
+/* Every key of the table at its default. */
+void conf_keys_default(const struct conf_key *t, size_t n, void *base);
+/* Is every value of base in its key's range?  NULL, or the first key
+ * that is not (its message in why). */
+const struct conf_key *conf_keys_check(const struct conf_key *t, size_t n,
+				       const void *base, char *why,
+				       size_t why_len);
+
+/* The man page's lines for the keys of a table (roff, .TP per key: the
+ * name, the default, the doc line and the range); malloc'ed, or NULL. */
+char *conf_keys_man(const struct conf_key *t, size_t n);
+
+/* A whole configuration file, NUL-terminated, through skin_file_read();
+ * a NUL byte inside is refused (FILE:LINE:COL of it).  NULL, err set. */
+char *conf_read_file(const char *path, size_t *len, struct skin_error *err);
+
+/*
+ * Tables, one per file kind (comp.c: skind.conf's [skind] section, which
+ * lib/proc's get/set and parameter check read too).
+ */
+extern const struct conf_key conf_comp_keys[];
+extern const size_t conf_comp_n_keys;
+
+#endif /* SKIN_CONF_H */
