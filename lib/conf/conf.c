@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE	/* open_memstream */
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,4 +211,184 @@ char *conf_read_file(const char *path, size_t *len, struct skin_error *err)
 		}
 	}
 	return buf;
+}
+
+void conf_error(struct conf_parser *cp, const char *at, const char *fmt, ...)
+{
+	char what[512];
+	unsigned int col = 0;
+	size_t n = cp->raw ? strlen(cp->raw) : 0;
+	va_list ap;
+
+	if (cp->failed)
+		return;	/* the first error is the one to fix */
+	cp->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (at && cp->text && at >= cp->text && at <= cp->text + n) {
+		col = (unsigned int)(at - cp->text) + 1;
+	} else if (at && *at && cp->raw) {
+		const char *eq = strchr(cp->raw, '=');
+		const char *found = strstr(eq ? eq : cp->raw, at);
+
+		if (found)
+			col = (unsigned int)(found - cp->raw) + 1;
+	}
+	skin_error_set(cp->err, cp->file, cp->line, col, "%s", what);
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* A comment from here: '#' or ';' first or after a blank. */
+static char *comment(char *s, const char *line)
+{
+	for (; *s; s++)
+		if ((*s == '#' || *s == ';') && (s == line || blank(s[-1])))
+			return s;
+	return NULL;
+}
+
+static char *trim_end(char *s)
+{
+	char *e = s + strlen(s);
+
+	while (e > s && blank(e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int section_line(struct conf_parser *cp, char *s)
+{
+	char *close = strchr(s, ']'), *after;
+
+	if (!close) {
+		conf_error(cp, s, "missing ']': expected %s",
+			   cp->syntax->sections);
+		return -1;
+	}
+	*close = '\0';
+	for (after = close + 1; blank(*after); after++)
+		;
+	if (*after && *after != '#' && *after != ';') {
+		conf_error(cp, after, "text after ']': expected %s",
+			   cp->syntax->sections);
+		return -1;
+	}
+	cp->prev_key[0] = '\0';
+	cp->in_section = true;
+	return cp->section(cp, s + 1);
+}
+
+static int key_line(struct conf_parser *cp, char *s)
+{
+	char *eq = strchr(s, '='), *k_end, *v, *c;
+
+	if (!eq) {
+		conf_error(cp, NULL, "expected '[section]', 'key = value' or a comment");
+		return -1;
+	}
+	for (k_end = eq; k_end > s && blank(k_end[-1]); k_end--)
+		;
+	if (k_end == s) {
+		conf_error(cp, s, "'=' without a key");
+		return -1;
+	}
+	*k_end = '\0';
+	if (!cp->in_section) {
+		conf_error(cp, NULL, "'%s' before any section: expected %s first",
+			   s, cp->syntax->sections);
+		return -1;
+	}
+	for (v = eq + 1; blank(*v); v++)
+		;
+	c = comment(v, cp->text);
+	if (c)
+		*c = '\0';
+	trim_end(v);
+	snprintf(cp->prev_key, sizeof(cp->prev_key), "%s", s);
+	return cp->key(cp, s, v);
+}
+
+static int one_line(struct conf_parser *cp, char *line)
+{
+	char *s = line, *c;
+
+	while (blank(*s))
+		s++;
+	if (!*s || *s == '#' || *s == ';')
+		return 0;
+	if (cp->syntax->continuation && s > line && cp->prev_key[0]) {
+		c = comment(s, line);
+		if (c)
+			*c = '\0';
+		trim_end(s);
+		if (*s == '[') {
+			conf_error(cp, NULL, "'%s' is indented after a key, so it would continue '%s': expected section headers at the start of a line",
+				   s, cp->prev_key);
+			return -1;
+		}
+		return cp->key(cp, cp->prev_key, s);
+	}
+	if (*s == '[')
+		return section_line(cp, s);
+	return key_line(cp, s);
+}
+
+int conf_parse(struct conf_parser *cp, const char *buf, size_t len)
+{
+	size_t pos = 0, max = cp->syntax->line_max;
+	int rc = 0;
+
+	cp->line = 0;
+	cp->failed = false;
+	cp->in_section = false;
+	cp->prev_key[0] = '\0';
+	cp->raw = malloc(max + 1);
+	cp->text = malloc(max + 1);
+	if (!cp->raw || !cp->text) {
+		skin_error_set(cp->err, cp->file, 0, 0, "out of memory");
+		cp->failed = true;
+		goto out;
+	}
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		pos = 3;
+	while (pos < len && !rc) {
+		size_t start = pos, n;
+		const char *nul;
+
+		cp->line++;
+		while (pos < len && buf[pos] != '\n')
+			pos++;
+		n = pos - start;
+		if (pos < len)
+			pos++;	/* the newline */
+		cp->raw[0] = cp->text[0] = '\0';
+		nul = memchr(buf + start, '\0', n);
+		if (nul) {
+			skin_error_set(cp->err, cp->file, cp->line,
+				       (unsigned int)(nul - buf - start) + 1,
+				       "NUL byte: expected text");
+			cp->failed = true;
+			break;
+		}
+		if (n > max) {
+			conf_error(cp, NULL, "line longer than %zu characters", max);
+			break;
+		}
+		memcpy(cp->raw, buf + start, n);
+		cp->raw[n] = '\0';
+		memcpy(cp->text, cp->raw, n + 1);
+		rc = one_line(cp, cp->text);
+		if (rc && !cp->failed)
+			conf_error(cp, NULL, "out of memory");
+	}
+out:
+	free(cp->raw);
+	free(cp->text);
+	cp->raw = cp->text = NULL;
+	return cp->failed ? -1 : 0;
 }

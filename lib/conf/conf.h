@@ -79,6 +79,51 @@ char *conf_keys_man(const struct conf_key *t, size_t n);
 char *conf_read_file(const char *path, size_t *len, struct skin_error *err);
 
 /*
+ * The syntax.  A line is, after leading blanks:
+ *   - nothing, or a comment: '#' or ';' first;
+ *   - [NAME] or [KIND ARG], only blanks or a comment after the ']';
+ *   - KEY = VALUE, both trimmed; '#' or ';' after a blank starts a
+ *     comment that ends the value;
+ *   - with continuation (skind.conf): an indented line after a key is
+ *     more of that key's value (the key callback is called again).
+ * A UTF-8 byte order mark at the start is skipped, a CR before the
+ * newline is a blank, a NUL byte is refused.
+ */
+struct conf_syntax {
+	const char *sections;	/* "[bridge] or [part NAME]", for messages */
+	unsigned int line_max;	/* characters in a line, at most */
+	bool continuation;
+};
+
+struct conf_parser {
+	/* set by the caller */
+	const struct conf_syntax *syntax;
+	const char *file;		/* for messages */
+	struct skin_error *err;
+	void *user;
+	/* name: the text between the brackets.  0, or -1 with an error
+	 * given through conf_error() */
+	int (*section)(struct conf_parser *cp, char *name);
+	int (*key)(struct conf_parser *cp, char *key, char *value);
+	/* the engine's */
+	unsigned int line;		/* of the current line, from 1 */
+	char *raw;			/* that line as written */
+	char *text;			/* a copy the pointers given point into */
+	bool in_section, failed;
+	char prev_key[64];		/* for continuation lines */
+};
+
+/* Parse buf (len bytes; need not be NUL-terminated).  0, or -1 with the
+ * first error in cp->err. */
+int conf_parse(struct conf_parser *cp, const char *buf, size_t len);
+
+/* The first error only: FILE:LINE:COL, COL where at (a pointer into the
+ * line given to a callback, or a string found in the line after its '=')
+ * starts; FILE:LINE when at is NULL or not in the line. */
+void conf_error(struct conf_parser *cp, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
  * Tables, one per file kind (comp.c: skind.conf's [skind] section, which
  * lib/proc's get/set and parameter check read too).
  */

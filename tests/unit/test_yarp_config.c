@@ -99,19 +99,20 @@ static void errors(void **state)
 	static const struct {
 		const char *text, *why;
 	} bad[] = {
-		{ "version = 3\n", ":1: \"version\" before any section" },
-		{ "[yarp]\nversion = 5\n", ":2: version is 3 or 4" },
-		{ "[yarp]\nname_server = 1.2.3.4\n", ":2: name_server = IP PORT" },
-		{ "[yarp]\nadvertise = host\n", ":2: advertise is an IPv4 address" },
-		{ "[yarp]\nrobot = a/b\n", ":2: robot is one word without '/'" },
-		{ "[yarp]\nrpc_admin = yes\n", ":2: rpc_admin is true or false" },
-		{ "[yarp]\nstall_ms = 0\n", ":2: stall_ms is 10..600000" },
-		{ "[yarp]\ncolour = red\n", ":2: unknown key \"colour\" in [yarp]" },
-		{ "[yarp]\n\n[bogus]\n", ":3: unknown section [bogus]" },
-		{ "[part x]\nname = y\n", ":2: unknown key \"name\" in [part x]" },
-		{ "[connect]\n/a = b\n", ":2: want /OUR_PORT = /READER" },
-		{ "[connect]\n/a = /b udp\n", ":2: carrier \"udp\"" },
-		{ "[yarp]\nversion\n", ":2: want KEY = VALUE" },
+		{ "version = 3\n", ":1: 'version' before any section: expected [yarp], [part NAME] or [connect] first" },
+		{ "[yarp]\nversion = 5\n", ":2:11: version = \"5\": expected 3 or 4" },
+		{ "[yarp]\nname_server = 1.2.3.4\n", ":2:15: name_server = \"1.2.3.4\": expected IP PORT" },
+		{ "[yarp]\nadvertise = host\n", ":2:13: advertise = \"host\": expected an IPv4 address" },
+		{ "[yarp]\nrobot = a/b\n", ":2:9: robot = \"a/b\": expected one word without '/'" },
+		{ "[yarp]\nrpc_admin = maybe\n", ":2:13: rpc_admin = \"maybe\": expected yes or no (true/false, on/off, 1/0)" },
+		{ "[yarp]\nstall_ms = 0\n", ":2:12: stall_ms = \"0\": expected 10..600000" },
+		{ "[yarp]\ncolour = red\n", ":2:1: unknown key \"colour\" in [yarp]" },
+		{ "[yarp]\n\n[bogus]\n", ":3:2: unknown section [bogus]" },
+		{ "[part x]\nname = y\n", ":2:1: unknown key \"name\" in [part x]" },
+		{ "[connect]\n/a = b\n", ":2:1: want /OUR_PORT = /READER" },
+		{ "[connect]\n/a = /b udp\n", ":2:9: carrier \"udp\"" },
+		{ "[yarp]\nversion\n", ":2: expected '[section]', 'key = value' or a comment" },
+		{ "[yarp]\nversion = 3\n[yarp] x\n", ":3:8: text after ']'" },
 	};
 	struct yb_config c;
 	char why[512];
