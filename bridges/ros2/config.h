@@ -12,7 +12,9 @@
  *	[part left_hand]
  *	frame_id = l_hand_dh_frame
  *
- * '#' and ';' start comments.  Every error names FILE:LINE:COL.
+ * lib/conf's syntax (conf.h): '#' and ';' start comments (inline after a
+ * blank), booleans are yes/no, true/false, on/off or 1/0, every error
+ * names FILE:LINE:COL.
  */
 #ifndef ROS2_CONFIG_H
 #define ROS2_CONFIG_H
@@ -49,7 +51,7 @@ struct ros2_config {
 /* Defaults: domain 0, /skin, every part, raw values. */
 void ros2_config_init(struct ros2_config *c);
 /* Parse @buf (NUL-terminated), named @name in errors.  0 or -EINVAL
- * (@err says where and why) or -ENOMEM. */
+ * (@err says where and why: out of memory too). */
 int ros2_config_parse(struct ros2_config *c, const char *buf,
 		      const char *name, struct skin_error *err);
 /* Read and parse the file @path (a regular file: skin_file_read()). */

@@ -288,7 +288,7 @@ static int key_line(struct conf_parser *cp, char *s)
 	char *eq = strchr(s, '='), *k_end, *v, *c;
 
 	if (!eq) {
-		conf_error(cp, NULL, "expected '[section]', 'key = value' or a comment");
+		conf_error(cp, s, "expected '[section]', 'key = value' or a comment");
 		return -1;
 	}
 	for (k_end = eq; k_end > s && blank(k_end[-1]); k_end--)
@@ -299,7 +299,7 @@ static int key_line(struct conf_parser *cp, char *s)
 	}
 	*k_end = '\0';
 	if (!cp->in_section) {
-		conf_error(cp, NULL, "'%s' before any section: expected %s first",
+		conf_error(cp, s, "'%s' before any section: expected %s first",
 			   s, cp->syntax->sections);
 		return -1;
 	}

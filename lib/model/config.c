@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config.c - skind.conf, parsed with libinih, and the model it describes
+ * config.c - skind.conf, parsed with lib/conf, and the model it describes
  *
  * INI sections: [skind] (skinManager's parameters, defaults from
  * skinManAll.ini: lib/conf/comp.c's table), [board] (the MTB start-up configuration), [bus NAME]
- * and [part NAME].  docs/MODEL.md is the reference.  libinih does the
- * syntax; this file checks every value and says which line (and column)
- * holds a bad one.  inih's handler gets no line number in Debian's build
- * (INI_HANDLER_LINENO is off), so lines are counted in our own reader.
+ * and [part NAME].  docs/MODEL.md is the reference.  lib/conf's
+ * conf_parse() does the syntax (with continuation lines: a patches list
+ * may go on over indented lines); this file checks every value and says
+ * which line (and column) holds a bad one.
  */
 #define _GNU_SOURCE	/* vasprintf, asprintf */
 #include <errno.h>
@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <ini.h>
 
 #include "conf.h"
 #include "model-private.h"
@@ -42,11 +40,9 @@ struct cfg_parse {
 	char *dir;			/* relative geometry paths */
 	struct skin_error *err;
 	bool failed;
-	/* reader */
-	const char *buf;
-	size_t len, pos;
+	struct conf_parser *cp;		/* while parsing */
 	unsigned int line;
-	char raw[512];			/* the current line, for columns */
+	const char *raw;		/* the current line, for columns */
 	/* section state */
 	char section[128];
 	unsigned int section_line;
@@ -71,68 +67,22 @@ static void cfg_error(struct cfg_parse *p, const char *value,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	p->failed = true;
+	if (p->cp) {
+		conf_error(p->cp, value, "%s", what);
+		return;
+	}
 	if (value && *value) {
-		const char *eq = strpbrk(p->raw, "=:");
+		const char *eq = strchr(p->raw, '=');
 		const char *at = strstr(eq ? eq : p->raw, value);
 
 		if (at)
 			col = (unsigned int)(at - p->raw) + 1;
 	}
 	skin_error_set(p->err, p->name, p->line, col, "%s", what);
-	p->failed = true;
 }
 
 static bool new_section(struct cfg_parse *p, const char *section);
-
-/* inih reports a section only with its first key; a section without keys
- * ([bus can0] with the default bitrate) must exist all the same, so the
- * reader opens sections itself. */
-static void section_line(struct cfg_parse *p)
-{
-	const char *s = p->raw, *end;
-	char name[128];
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s != '[' || !(end = strchr(s, ']')))
-		return;		/* not a section; inih judges the syntax */
-	snprintf(name, sizeof(name), "%.*s", (int)(end - s - 1), s + 1);
-	new_section(p, name);
-}
-
-static char *reader(char *str, int num, void *stream)
-{
-	struct cfg_parse *p = stream;
-	size_t n = 0, start = p->pos;
-
-	if (p->pos >= p->len || p->failed)
-		return NULL;
-	p->line++;
-	while (p->pos < p->len && p->buf[p->pos] != '\n') {
-		if (p->buf[p->pos] == '\0') {
-			p->raw[0] = '\0';
-			cfg_error(p, NULL, "NUL byte: expected text");
-			return NULL;
-		}
-		p->pos++;
-	}
-	n = p->pos - start;
-	if (p->pos < p->len)
-		p->pos++;	/* the newline */
-	if (n + 2 > (size_t)num || n + 1 > sizeof(p->raw)) {
-		p->raw[0] = '\0';
-		cfg_error(p, NULL, "line longer than %d characters",
-			  (num < (int)sizeof(p->raw) ? num : (int)sizeof(p->raw)) - 2);
-		return NULL;
-	}
-	memcpy(str, p->buf + start, n);
-	str[n] = '\n';
-	str[n + 1] = '\0';
-	memcpy(p->raw, p->buf + start, n);
-	p->raw[n] = '\0';
-	section_line(p);
-	return str;
-}
 
 static bool parse_uint(struct cfg_parse *p, const char *key, const char *v,
 		       unsigned long min, unsigned long max, unsigned int *out)
@@ -525,32 +475,31 @@ oom:
 	return false;
 }
 
-static int handler(void *user, const char *section, const char *name,
-		   const char *value)
+static int section_cb(struct conf_parser *cp, char *name)
 {
-	struct cfg_parse *p = user;
+	struct cfg_parse *p = cp->user;
 
-	if (p->failed)
-		return 0;
-	if (!*section || !p->section_line) {
-		cfg_error(p, NULL, "'%s' before any section: expected [skind], [board], [bus NAME] or [part NAME] first",
-			  name);
-		return 0;
-	}
-	/* inih takes an indented line after a key as that key's
-	 * continuation, even one that looks like [section] */
-	if (strcmp(section, p->section)) {
-		cfg_error(p, NULL, "'[%s]' is indented after a key, so it would continue '%s': expected section headers at the start of a line",
-			  p->section, name);
-		return 0;
-	}
-	if (!strcmp(section, "skind"))
-		return skind_key(p, name, value);
-	if (!strcmp(section, "board"))
-		return board_key(p, name, value);
-	if (p->cur_bus >= 0)
-		return bus_key(p, name, value);
-	return part_key(p, name, value);
+	p->line = cp->line;
+	p->raw = cp->raw;
+	return new_section(p, name) ? 0 : -1;
+}
+
+static int key_cb(struct conf_parser *cp, char *name, char *value)
+{
+	struct cfg_parse *p = cp->user;
+	bool ok;
+
+	p->line = cp->line;
+	p->raw = cp->raw;
+	if (!strcmp(p->section, "skind"))
+		ok = skind_key(p, name, value);
+	else if (!strcmp(p->section, "board"))
+		ok = board_key(p, name, value);
+	else if (p->cur_bus >= 0)
+		ok = bus_key(p, name, value);
+	else
+		ok = part_key(p, name, value);
+	return ok ? 0 : -1;
 }
 
 static bool check(struct cfg_parse *p)
@@ -571,7 +520,7 @@ static bool check(struct cfg_parse *p)
 		struct part_extra *x = &p->extra[i];
 
 		p->line = cp->line;
-		p->raw[0] = '\0';
+		p->raw = "";
 		if (!cp->layout && !cp->geometry) {
 			cfg_error(p, NULL, "[part %s]: expected a layout, a geometry file or both",
 				  cp->name);
@@ -670,7 +619,6 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 	struct cfg_parse p;
 	struct skin_config *c;
 	unsigned int i;
-	int rc;
 
 	memset(&p, 0, sizeof(p));
 	if (!name)
@@ -692,8 +640,7 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 	p.c = c;
 	p.name = name;
 	p.err = err;
-	p.buf = buf;
-	p.len = len;
+	p.raw = "";
 	p.cur_part = p.cur_bus = -1;
 	{
 		char *copy = strdup(name);
@@ -706,15 +653,22 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 		p.dir = strdup(dirname(copy));
 		free(copy);
 	}
-	rc = ini_parse_stream(reader, &p, handler, &p);
-	if (!p.failed && rc > 0) {
-		/* inih found a line that is no section, key or comment; the
-		 * reader has moved on, so rebuild that line's text */
-		p.line = (unsigned int)rc;
-		p.raw[0] = '\0';
-		cfg_error(&p, NULL, "expected '[section]', 'key = value' or a comment");
-	} else if (!p.failed && rc < 0) {
-		cfg_error(&p, NULL, "out of memory");
+	{
+		static const struct conf_syntax syntax = {
+			.sections = "[skind], [board], [bus NAME] or [part NAME]",
+			.line_max = 198,
+			.continuation = true,
+		};
+		struct conf_parser cp = {
+			.syntax = &syntax, .file = name, .err = err, .user = &p,
+			.section = section_cb, .key = key_cb,
+		};
+
+		p.cp = &cp;
+		if (conf_parse(&cp, buf, len))
+			p.failed = true;
+		p.cp = NULL;
+		p.raw = "";
 	}
 	if (!p.failed && !check(&p))
 		p.failed = true;
@@ -735,7 +689,7 @@ struct skin_config *skin_config_load(const char *path, struct skin_error *err)
 	size_t len;
 	char *buf;
 
-	buf = skin_read_file(path, &len, err);
+	buf = conf_read_file(path, &len, err);
 	if (!buf)
 		return NULL;
 	c = skin_config_load_buffer(buf, len, path, err);

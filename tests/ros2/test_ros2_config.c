@@ -88,7 +88,7 @@ static void test_errors(void **state)
 {
 	(void)state;
 	expect_error("domain_id = 1\n",
-		     "b.conf:1:1: a key before any section: expected [bridge] or [part NAME] first");
+		     "b.conf:1:1: 'domain_id' before any section: expected [bridge] or [part NAME] first");
 	expect_error("[bridge]\ndomain_id = 233\n", "b.conf:2:13: domain_id '233': expected 0 to 232");
 	expect_error("[bridge]\ndomain_id = -1\n", "b.conf:2:13: domain_id '-1': expected 0 to 232");
 	expect_error("[bridge]\ndomain_id = 1x\n", "b.conf:2:13: domain_id '1x': expected 0 to 232");
@@ -98,7 +98,7 @@ static void test_errors(void **state)
 		     "b.conf:2:13: namespace '/a//b': expected a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)");
 	expect_error("[bridge]\nrate = 5\n",
 		     "b.conf:2:1: unknown key 'rate' in [bridge]: expected domain_id, namespace, parts, raw or socket");
-	expect_error("[bridge]\nraw = maybe\n", "b.conf:2:7: 'maybe': expected yes or no");
+	expect_error("[bridge]\nraw = maybe\n", "b.conf:2:7: raw = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	expect_error("[bridge]\nparts = left_hand left-arm\n",
 		     "b.conf:2:19: 'left-arm': part names are made of [A-Za-z0-9_] (ROS topic names)");
 	expect_error("[bridge]\nparts =\n",
@@ -117,7 +117,7 @@ static void test_errors(void **state)
 	expect_error("[part a]\nframe_id =\n", "b.conf:2:11: frame_id: expected 1 to 127 characters");
 	expect_error("[bridge]\njust words\n",
 		     "b.conf:2:1: expected '[section]', 'key = value' or a comment");
-	expect_error("[bridge] x\n", "b.conf:1:10: text after ']'");
+	expect_error("[bridge] x\n", "b.conf:1:10: text after ']': expected [bridge] or [part NAME]");
 }
 
 /* A file that is not a regular file or is missing: named, never read. */

@@ -219,9 +219,15 @@ static void mistakes(void **state)
 	cfg_fails("[skinmanager]\nx = 1\n",
 		  "/etc/skin/skind.conf:1: unknown section [skinmanager]: expected [skind], [board], [bus NAME] or [part NAME]");
 	cfg_fails("period_ms = 20\n",
-		  "/etc/skin/skind.conf:1: 'period_ms' before any section: expected [skind], [board], [bus NAME] or [part NAME] first");
+		  "/etc/skin/skind.conf:1:1: 'period_ms' before any section: expected [skind], [board], [bus NAME] or [part NAME] first");
 	cfg_fails("[skind\n",
-		  "/etc/skin/skind.conf:1: expected '[section]', 'key = value' or a comment");
+		  "/etc/skin/skind.conf:1:1: missing ']': expected [skind], [board], [bus NAME] or [part NAME]");
+	cfg_fails("[skind]\nperiod_ms\n",
+		  "/etc/skin/skind.conf:2:1: expected '[section]', 'key = value' or a comment");
+	/* lib/conf's syntax: only blanks or a comment after a header */
+	cfg_fails("[skind] x\n",
+		  "/etc/skin/skind.conf:1:9: text after ']': expected [skind], [board], [bus NAME] or [part NAME]");
+
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can1:14\n",
 		  "/etc/skin/skind.conf:4:11: patches: bus 'can1' is not declared: expected a [bus can1] section");
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:16\n",
@@ -346,6 +352,31 @@ static void skind_ranges_are_procs(void **state)
 		  "/etc/skin/skind.conf:2:16: min_baseline = '127.5': expected a number >= 0 and <= 127");
 	cfg_fails("[skind]\nadd_threshold = 255\n",
 		  "/etc/skin/skind.conf:2:17: add_threshold = '255': expected a number >= 0 and <= 254");
+}
+
+/* lib/conf's comment rules: '#' and ';' start a comment line, and after a
+ * blank an inline comment; an indented line continues the key before. */
+static void comments(void **state)
+{
+	struct skin_error err;
+	struct skin_config *c;
+
+	(void)state;
+	c = cfg("# a comment\n; another\n  # indented\n[skind] # the section\n"
+		"period_ms = 30 # inline\nmin_baseline = 4 ; inline\n"
+		"[bus can0]\n[part a]\nlayout = forearm_v2\npatches = can0:13\n"
+		"  can0:12 # continued\n", &err);
+	if (!c)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->comp.period_ms, 30);
+	assert_true(c->comp.min_baseline == 4);
+	assert_int_equal(c->parts[0].n_patches, 2);
+	assert_int_equal(c->parts[0].patches[1].address, 12);
+	skin_config_free(c);
+	/* a NUL byte is refused where it is */
+	assert_null(skin_config_load_buffer("[skind]\nperiod_ms = 2\0\n", 23,
+					    "/etc/skin/skind.conf", &err));
+	assert_string_equal(err.text, "/etc/skin/skind.conf:2:14: NUL byte: expected text");
 }
 
 /* One boolean rule for every configuration (lib/conf). */
@@ -480,6 +511,7 @@ int main(void)
 		cmocka_unit_test(geometry_is_never_a_config),
 		cmocka_unit_test(skind_ranges_are_procs),
 		cmocka_unit_test(booleans),
+		cmocka_unit_test(comments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

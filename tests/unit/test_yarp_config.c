@@ -99,7 +99,7 @@ static void errors(void **state)
 	static const struct {
 		const char *text, *why;
 	} bad[] = {
-		{ "version = 3\n", ":1: 'version' before any section: expected [yarp], [part NAME] or [connect] first" },
+		{ "version = 3\n", ":1:1: 'version' before any section: expected [yarp], [part NAME] or [connect] first" },
 		{ "[yarp]\nversion = 5\n", ":2:11: version = \"5\": expected 3 or 4" },
 		{ "[yarp]\nname_server = 1.2.3.4\n", ":2:15: name_server = \"1.2.3.4\": expected IP PORT" },
 		{ "[yarp]\nadvertise = host\n", ":2:13: advertise = \"host\": expected an IPv4 address" },
@@ -111,7 +111,7 @@ static void errors(void **state)
 		{ "[part x]\nname = y\n", ":2:1: unknown key \"name\" in [part x]" },
 		{ "[connect]\n/a = b\n", ":2:1: want /OUR_PORT = /READER" },
 		{ "[connect]\n/a = /b udp\n", ":2:9: carrier \"udp\"" },
-		{ "[yarp]\nversion\n", ":2: expected '[section]', 'key = value' or a comment" },
+		{ "[yarp]\nversion\n", ":2:1: expected '[section]', 'key = value' or a comment" },
 		{ "[yarp]\nversion = 3\n[yarp] x\n", ":3:8: text after ']'" },
 	};
 	struct yb_config c;
