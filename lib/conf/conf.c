@@ -179,6 +179,10 @@ char *conf_keys_man(const struct conf_key *t, size_t n)
 		fprintf(f, ".TP\n.BR %s \" (", t[i].name);
 		if (t[i].type == CONF_BOOL)
 			fprintf(f, "%s", t[i].def ? "true" : "false");
+		else if (t[i].hex)
+			fprintf(f, "0x%x", (unsigned int)t[i].def);
+		else if (t[i].type == CONF_UINT)
+			fprintf(f, "%u", (unsigned int)t[i].def);
 		else
 			fprintf(f, "%g", t[i].def);
 		conf_key_expected(&t[i], expected, sizeof(expected));

@@ -7,7 +7,7 @@
  * the one source of them: the parser checks values against it, skind's
  * `set` checks run-time changes against it (lib/proc), lib/proc checks a
  * whole parameter set against it, and the man page lines are checked
- * against it (tests/build/docs, tests/unit/test_conf.c).
+ * against it (tests/unit/test_conf.c).
  *
  * The rules every file shares (docs/MODEL.md, "Syntax"):
  *   - a line whose first non-blank character is '#' or ';' is a comment;
@@ -46,6 +46,7 @@ struct conf_key {
 	double def;		/* the default */
 	const char *doc;	/* the man page's line for the key */
 	const char *man_before;	/* a paragraph the man page puts before it */
+	bool hex;		/* the man page gives the default in hex */
 };
 
 /* yes/no, true/false, on/off, 1/0; false for anything else. */
@@ -124,10 +125,14 @@ void conf_error(struct conf_parser *cp, const char *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Tables, one per file kind (comp.c: skind.conf's [skind] section, which
- * lib/proc's get/set and parameter check read too).
+ * Tables, one per section kind (skind.c: skind.conf's [skind], which
+ * lib/proc's get/set and parameter check read too, [board] and [bus]).
  */
 extern const struct conf_key conf_comp_keys[];
 extern const size_t conf_comp_n_keys;
+extern const struct conf_key conf_board_keys[];
+extern const size_t conf_board_n_keys;
+extern const struct conf_key conf_bus_keys[];
+extern const size_t conf_bus_n_keys;
 
 #endif /* SKIN_CONF_H */

@@ -3,7 +3,7 @@
  * config.c - skind.conf, parsed with lib/conf, and the model it describes
  *
  * INI sections: [skind] (skinManager's parameters, defaults from
- * skinManAll.ini: lib/conf/comp.c's table), [board] (the MTB start-up configuration), [bus NAME]
+ * skinManAll.ini: lib/conf/skind.c's table), [board] (the MTB start-up configuration), [bus NAME]
  * and [part NAME].  docs/MODEL.md is the reference.  lib/conf's
  * conf_parse() does the syntax (with continuation lines: a patches list
  * may go on over indented lines); this file checks every value and says
@@ -147,73 +147,30 @@ void skin_config_comp_default(struct skin_config_comp *c)
 	conf_keys_default(conf_comp_keys, conf_comp_n_keys, c);
 }
 
-/* [skind]: the keys, their ranges and defaults are lib/conf's table,
- * which skind's get/set (lib/proc) checks against too. */
-static bool skind_key(struct cfg_parse *p, const char *k, const char *v)
+/* A key of a lib/conf table (skind.c) into base. */
+static bool table_key(struct cfg_parse *p, const struct conf_key *t, size_t n,
+		      void *base, const char *k, const char *v)
 {
-	const struct conf_key *key = conf_key_find(conf_comp_keys,
-						   conf_comp_n_keys, k);
+	const struct conf_key *key = conf_key_find(t, n, k);
 	char why[256];
 
 	if (!key) {
 		const char *names[64];
 		size_t i;
 
-		for (i = 0; i < conf_comp_n_keys && i < 63; i++)
-			names[i] = conf_comp_keys[i].name;
+		for (i = 0; i < n && i < 63; i++)
+			names[i] = t[i].name;
 		names[i] = NULL;
 		unknown_key(p, k, names);
 		return false;
 	}
-	if (!once(p, &p->seen, (unsigned int)(key - conf_comp_keys), k))
+	if (!once(p, &p->seen, (unsigned int)(key - t), k))
 		return false;
-	if (conf_key_set(key, &p->c->comp, v, why, sizeof(why))) {
+	if (conf_key_set(key, base, v, why, sizeof(why))) {
 		cfg_error(p, v, "%s", why);
 		return false;
 	}
 	return true;
-}
-
-static const char *const board_keys[] = {
-	"period_ms", "skin_type", "no_load", "shift", "cdc_offset", NULL
-};
-
-static bool board_key(struct cfg_parse *p, const char *k, const char *v)
-{
-	struct skin_config_board *b = &p->c->board;
-	int i = find_key(board_keys, k);
-
-	if (i < 0) {
-		unknown_key(p, k, board_keys);
-		return false;
-	}
-	if (!once(p, &p->seen, (unsigned int)i, k))
-		return false;
-	switch (i) {
-	/* byte-wide fields of SET_BRD_CFG / SET_TRIANG_CFG */
-	case 0: return parse_uint(p, k, v, 1, 255, &b->period_ms);
-	case 1: return parse_uint(p, k, v, 0, 15, &b->skin_type);
-	case 2: return parse_uint(p, k, v, 0, 255, &b->no_load);
-	case 3: return parse_uint(p, k, v, 0, 15, &b->shift);
-	default: return parse_uint(p, k, v, 0, 0xffff, &b->cdc_offset);
-	}
-}
-
-static const char *const bus_keys[] = { "bitrate", NULL };
-
-static bool bus_key(struct cfg_parse *p, const char *k, const char *v)
-{
-	int i = find_key(bus_keys, k);
-
-	if (i < 0) {
-		unknown_key(p, k, bus_keys);
-		return false;
-	}
-	if (!once(p, &p->seen, (unsigned int)i, k))
-		return false;
-	/* classic CAN: up to 1 Mbit/s */
-	return parse_uint(p, k, v, 10000, 1000000,
-			  &p->c->buses[p->cur_bus].bitrate);
 }
 
 static const char *const part_keys[] = {
@@ -422,7 +379,8 @@ static bool new_section(struct cfg_parse *p, const char *section)
 			goto oom;
 		p->c->buses = b;
 		b[p->c->n_buses].name = strdup(arg);
-		b[p->c->n_buses].bitrate = 1000000;
+		conf_keys_default(conf_bus_keys, conf_bus_n_keys,
+				  &b[p->c->n_buses]);
 		if (!b[p->c->n_buses].name)
 			goto oom;
 		p->cur_bus = (int)p->c->n_buses++;
@@ -491,12 +449,16 @@ static int key_cb(struct conf_parser *cp, char *name, char *value)
 
 	p->line = cp->line;
 	p->raw = cp->raw;
+	/* [skind]'s table is also skind's get/set's (lib/proc) */
 	if (!strcmp(p->section, "skind"))
-		ok = skind_key(p, name, value);
+		ok = table_key(p, conf_comp_keys, conf_comp_n_keys,
+			       &p->c->comp, name, value);
 	else if (!strcmp(p->section, "board"))
-		ok = board_key(p, name, value);
+		ok = table_key(p, conf_board_keys, conf_board_n_keys,
+			       &p->c->board, name, value);
 	else if (p->cur_bus >= 0)
-		ok = bus_key(p, name, value);
+		ok = table_key(p, conf_bus_keys, conf_bus_n_keys,
+			       &p->c->buses[p->cur_bus], name, value);
 	else
 		ok = part_key(p, name, value);
 	return ok ? 0 : -1;
@@ -630,12 +592,7 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 		return NULL;
 	}
 	skin_config_comp_default(&c->comp);
-	/* the robots' board values (REFERENCE.md section 2) */
-	c->board.period_ms = 50;
-	c->board.skin_type = 0;
-	c->board.no_load = 0xf0;
-	c->board.shift = 2;
-	c->board.cdc_offset = 0x2200;
+	conf_keys_default(conf_board_keys, conf_board_n_keys, &c->board);
 
 	p.c = c;
 	p.name = name;

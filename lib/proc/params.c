@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * params.c - parameters by name (skind's get/set), checked against the
- * table skind.conf is parsed with (lib/conf/comp.c)
+ * table skind.conf is parsed with (lib/conf/skind.c)
  */
 #include <errno.h>
 #include <math.h>

@@ -255,7 +255,7 @@ static bool part_alloc(struct proc_part *pt)
 }
 
 /* Every parameter in the range skind.conf's parser allows: one table,
- * lib/conf/comp.c, for the file, skind's set and this check. */
+ * lib/conf/skind.c, for the file, skind's set and this check. */
 static const char *check_params(const struct skin_config_comp *c,
 				char *why, size_t why_len)
 {

@@ -4,8 +4,8 @@
  * key tables' ranges, files read the FIFO-safe way, and the man page's
  * [skind] keys written from the table
  *
- * `test_conf --man` prints the [skind] lines of man/skind.conf.5 as the
- * table gives them (to paste after changing the table).
+ * `test_conf --man` prints the key lines of man/skind.conf.5 as the
+ * tables give them (to paste after changing a table).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -106,11 +106,39 @@ static void files(void **state)
 	rmdir(dir);
 }
 
-/* man/skind.conf.5's [skind] keys are the table's, line for line. */
+/* The man page's key lines each table writes: after the text that opens
+ * its section, up to the next section. */
+static const struct man_section {
+	const char *start, *end;
+	const struct conf_key *keys;
+	const size_t *n;
+} man_sections[] = {
+	{ ".SS [skind]\n", ".SS [board]\n", conf_comp_keys, &conf_comp_n_keys },
+	{ ".SS [board]\nSent to every board when it starts.\n", ".SS [bus ",
+	  conf_board_keys, &conf_board_n_keys },
+	{ ".SS [bus \\fINAME\\fP]\nA CAN interface, e.g.\n.BR \"[bus can0]\" .\n",
+	  ".SS [part ", conf_bus_keys, &conf_bus_n_keys },
+};
+
+static void print_man(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(man_sections) / sizeof(man_sections[0]); i++) {
+		char *man = conf_keys_man(man_sections[i].keys, *man_sections[i].n);
+
+		printf("%s%s%s\n", man_sections[i].start, man ? man : "",
+		       man_sections[i].end);
+		free(man);
+	}
+}
+
+/* man/skind.conf.5's keys are the tables', line for line. */
 static void man_page_is_the_table(void **state)
 {
-	char path[1024], *page = NULL, *want, *from, *to;
+	char path[1024], *page = NULL;
 	size_t n = 0;
+	unsigned int i;
 	FILE *f;
 
 	(void)state;
@@ -119,17 +147,22 @@ static void man_page_is_the_table(void **state)
 	assert_non_null(f);
 	assert_true(getdelim(&page, &n, '\0', f) > 0);
 	fclose(f);
-	from = strstr(page, ".SS [skind]\n");
-	assert_non_null(from);
-	from += strlen(".SS [skind]\n");
-	to = strstr(from, ".SS [board]\n");
-	assert_non_null(to);
-	*to = '\0';
-	want = conf_keys_man(conf_comp_keys, conf_comp_n_keys);
-	assert_non_null(want);
-	if (strcmp(from, want))
-		fail_msg("man/skind.conf.5's [skind] differs from lib/conf/comp.c: print the table's with test_conf --man\n%s", want);
-	free(want);
+	for (i = 0; i < sizeof(man_sections) / sizeof(man_sections[0]); i++) {
+		const struct man_section *ms = &man_sections[i];
+		char *from = strstr(page, ms->start), *to, *want;
+
+		if (!from)
+			fail_msg("man/skind.conf.5: no '%s'", ms->start);
+		from += strlen(ms->start);
+		to = strstr(from, ms->end);
+		assert_non_null(to);
+		want = conf_keys_man(ms->keys, *ms->n);
+		assert_non_null(want);
+		if ((size_t)(to - from) != strlen(want) || memcmp(from, want, strlen(want)))
+			fail_msg("man/skind.conf.5 after '%s' differs from lib/conf/skind.c: print the tables' with test_conf --man\n%s",
+				 ms->start, want);
+		free(want);
+	}
 	free(page);
 }
 
@@ -143,11 +176,8 @@ int main(int argc, char **argv)
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "--man")) {
-		char *man = conf_keys_man(conf_comp_keys, conf_comp_n_keys);
-
-		fputs(man ? man : "", stdout);
-		free(man);
-		return man ? 0 : 1;
+		print_man();
+		return 0;
 	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * comp.c - skind.conf's [skind] keys: skinManager's parameters and
- * skind's own (docs/PROCESSING.md)
+ * skind.c - skind.conf's key tables: [skind] (skinManager's parameters
+ * and skind's own, docs/PROCESSING.md), [board] and [bus NAME]; [part
+ * NAME]'s keys name files, layouts and boards, which lib/model/config.c
+ * checks itself
  *
  * The one source of their ranges and defaults: lib/model's parser, skind's
  * `get`/`set` (lib/proc/params.c) and lib/proc's check of a parameter set
@@ -92,3 +94,41 @@ const struct conf_key conf_comp_keys[] = {
 };
 
 const size_t conf_comp_n_keys = sizeof(conf_comp_keys) / sizeof(conf_comp_keys[0]);
+
+#define BOARD(f) offsetof(struct skin_config_board, f)
+
+/* the robots' values (REFERENCE.md section 2); byte-wide fields of
+ * SET_BRD_CFG / SET_TRIANG_CFG */
+const struct conf_key conf_board_keys[] = {
+	{ .name = "period_ms", .type = CONF_UINT, .offset = BOARD(period_ms),
+	  .min = 1, .max = 255, .def = 50, .doc = "SET_BRD_CFG period" },
+	{ .name = "skin_type", .type = CONF_UINT, .offset = BOARD(skin_type),
+	  .min = 0, .max = 15, .def = 0,
+	  .doc = "0 new skin, 1 palm and fingertips, 8 V2" },
+	{ .name = "no_load", .type = CONF_UINT, .offset = BOARD(no_load),
+	  .min = 0, .max = 255, .def = 0xf0, .hex = true,
+	  .doc = "SET_BRD_CFG no-load value" },
+	{ .name = "shift", .type = CONF_UINT, .offset = BOARD(shift),
+	  .min = 0, .max = 15, .def = 2, .doc = "SET_TRIANG_CFG shift" },
+	{ .name = "cdc_offset", .type = CONF_UINT, .offset = BOARD(cdc_offset),
+	  .min = 0, .max = 0xffff, .def = 0x2200, .hex = true,
+	  .doc = "SET_TRIANG_CFG CDC offset" },
+};
+
+const size_t conf_board_n_keys = sizeof(conf_board_keys) / sizeof(conf_board_keys[0]);
+
+const struct conf_key conf_bus_keys[] = {
+	{ .name = "bitrate", .type = CONF_UINT,
+	  .offset = offsetof(struct skin_config_bus, bitrate),
+	  .min = 10000, .max = 1000000, .def = 1000000,
+	  .doc = "bit/s, classic CAN.\n"
+		 "skind does not set it: the interface is brought up by the system, e.g. by\n"
+		 "systemd-networkd with a\n"
+		 ".B [CAN] BitRate=\n"
+		 "of the same value (the files in\n"
+		 ".IR /usr/share/skin/network ,\n"
+		 "not enabled).\n"
+		 "skind compares it with the interface's bitrate and says when they differ" },
+};
+
+const size_t conf_bus_n_keys = sizeof(conf_bus_keys) / sizeof(conf_bus_keys[0]);
