@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,6 @@ static const char *const icub_names[] = {
 	"left_leg_lower", "left_foot", "right_leg_upper", "right_leg_lower",
 	"right_foot",
 };
-
-void yb_config_defaults(struct yb_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->version = YW_YARP3;
-	snprintf(c->advertise, sizeof(c->advertise), "...");
-	c->bind.s_addr = htonl(INADDR_ANY);
-	snprintf(c->robot, sizeof(c->robot), "icub");
-	snprintf(c->manager, sizeof(c->manager), "skinManager");
-	c->stall_ms = 3000;
-	c->recheck_s = 5;
-}
 
 const char *yb_config_port_name(const struct yb_config *c, const char *part,
 				unsigned int skin_part)
@@ -56,20 +45,6 @@ static bool name_ok(const char *s, size_t max)
 		if (!isgraph((unsigned char)*s))
 			return false;
 	return true;
-}
-
-static int uint_value(const char *v, unsigned long lo, unsigned long hi,
-		      unsigned int *out)
-{
-	char *end;
-	unsigned long x;
-
-	errno = 0;
-	x = strtoul(v, &end, 10);
-	if (errno || end == v || *end || x < lo || x > hi || v[0] == '-')
-		return -EINVAL;
-	*out = (unsigned int)x;
-	return 0;
 }
 
 struct yb_parse {
@@ -114,67 +89,134 @@ static int yb_section(struct conf_parser *cp, char *s)
 	return -1;
 }
 
+#define YB(f) offsetof(struct yb_config, f)
+
+static int parse_version(const struct conf_key *k, void *base, const char *v)
+{
+	enum yw_version *out = (void *)((char *)base + k->offset);
+
+	if (!strcmp(v, "3"))
+		*out = YW_YARP3;
+	else if (!strcmp(v, "4"))
+		*out = YW_YARP4;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_name_server(const struct conf_key *k, void *base,
+			     const char *v)
+{
+	struct yb_config *c = base;
+	char host[64], extra[8];
+	unsigned int u;
+
+	(void)k;
+	if (sscanf(v, "%63s %u %7s", host, &u, extra) != 2 || u == 0 ||
+	    u > 65535)
+		return -1;
+	snprintf(c->ns_host, sizeof(c->ns_host), "%s", host);
+	c->ns_port = (uint16_t)u;
+	c->have_name_server = true;
+	return 0;
+}
+
+static int parse_advertise(const struct conf_key *k, void *base,
+			   const char *v)
+{
+	struct in_addr a;
+
+	if (strcmp(v, "...") && inet_pton(AF_INET, v, &a) != 1)
+		return -1;
+	snprintf((char *)base + k->offset, sizeof(((struct yb_config *)0)->advertise),
+		 "%s", v);
+	return 0;
+}
+
+static int parse_bind(const struct conf_key *k, void *base, const char *v)
+{
+	return inet_pton(AF_INET, v, (char *)base + k->offset) == 1 ? 0 : -1;
+}
+
+/* robot, manager: a word of the port names */
+static int parse_word(const struct conf_key *k, void *base, const char *v)
+{
+	size_t size = sizeof(((struct yb_config *)0)->robot);
+
+	if (!name_ok(v, size) || strchr(v, '/'))
+		return -1;
+	snprintf((char *)base + k->offset, size, "%s", v);
+	return 0;
+}
+
+/* [yarp]: lib/conf's table, the one source of each key's default, range
+ * and man page line (man/skin-yarp.8; test_yarp_config compares) */
+static const struct conf_key yb_yarp_keys[] = {
+	{ .name = "version", .type = CONF_CUSTOM, .offset = YB(version),
+	  .parse = parse_version, .def_text = "3", .expected = "3 or 4",
+	  .doc = "the YARP major version of the readers (3: YARP 3.0 to 3.12)" },
+	{ .name = "name_server", .type = CONF_CUSTOM, .parse = parse_name_server,
+	  .expected = "IP PORT",
+	  .doc = "the YARP name server (default: the one\n.I yarp.conf\nnames, as YARP finds it)" },
+	{ .name = "advertise", .type = CONF_CUSTOM, .offset = YB(advertise),
+	  .parse = parse_advertise, .def_text = "...",
+	  .expected = "an IPv4 address or \"...\"",
+	  .doc = "the IPv4 address registered for the ports;\n.B ...\nis the address the name server sees the bridge connect from" },
+	{ .name = "bind", .type = CONF_CUSTOM, .offset = YB(bind),
+	  .parse = parse_bind, .def_text = "0.0.0.0",
+	  .expected = "an IPv4 address",
+	  .doc = "the IPv4 address the ports listen on" },
+	{ .name = "robot", .type = CONF_CUSTOM, .offset = YB(robot),
+	  .parse = parse_word, .def_text = "icub",
+	  .expected = "one word without '/'",
+	  .doc = "the robot's name in the ports\n.BI / ROBOT /skin/ PART\nand\n.BI / ROBOT /skin/ PART _comp" },
+	{ .name = "manager", .type = CONF_CUSTOM, .offset = YB(manager),
+	  .parse = parse_word, .def_text = "skinManager",
+	  .expected = "one word without '/'",
+	  .doc = "the manager's name in\n.BI / MANAGER /skin_events:o\nand\n.BI / MANAGER /rpc:i" },
+	{ .name = "rpc_admin", .type = CONF_BOOL, .offset = YB(rpc_admin),
+	  .max = 1, .def = 0,
+	  .doc = "yes lets YARP clients change skind's state through rpc\n.RB ( calib ,\n.BR set );\nno keeps the rpc port read-only" },
+	{ .name = "stall_ms", .type = CONF_UINT, .offset = YB(stall_ms),
+	  .min = 10, .max = 600000, .def = 3000,
+	  .doc = "milliseconds after which a reader that takes nothing is dropped" },
+	{ .name = "recheck_s", .type = CONF_UINT, .offset = YB(recheck_s),
+	  .min = 1, .max = 3600, .def = 5,
+	  .doc = "seconds between checks of the registrations with the name server" },
+};
+
+const struct conf_key *yb_config_keys(size_t *n)
+{
+	*n = sizeof(yb_yarp_keys) / sizeof(yb_yarp_keys[0]);
+	return yb_yarp_keys;
+}
+
+void yb_config_defaults(struct yb_config *c)
+{
+	size_t n;
+	const struct conf_key *t = yb_config_keys(&n);
+
+	memset(c, 0, sizeof(*c));
+	conf_keys_default(t, n, c);
+}
+
 static int yb_yarp_key(struct conf_parser *cp, struct yb_config *c,
 		       const char *k, const char *v)
 {
-	unsigned int u;
+	size_t n;
+	const struct conf_key *t = yb_config_keys(&n), *key;
+	char why[256];
 
-	if (!strcmp(k, "version")) {
-		if (!strcmp(v, "3"))
-			c->version = YW_YARP3;
-		else if (!strcmp(v, "4"))
-			c->version = YW_YARP4;
-		else
-			goto bad;
-	} else if (!strcmp(k, "name_server")) {
-		char host[64], extra[8];
-
-		if (sscanf(v, "%63s %u %7s", host, &u, extra) != 2 ||
-		    u == 0 || u > 65535)
-			goto bad;
-		snprintf(c->ns_host, sizeof(c->ns_host), "%s", host);
-		c->ns_port = (uint16_t)u;
-		c->have_name_server = true;
-	} else if (!strcmp(k, "advertise")) {
-		struct in_addr a;
-
-		if (strcmp(v, "...") && inet_pton(AF_INET, v, &a) != 1)
-			goto bad;
-		snprintf(c->advertise, sizeof(c->advertise), "%s", v);
-	} else if (!strcmp(k, "bind")) {
-		if (inet_pton(AF_INET, v, &c->bind) != 1)
-			goto bad;
-	} else if (!strcmp(k, "robot") || !strcmp(k, "manager")) {
-		char *dst = k[0] == 'r' ? c->robot : c->manager;
-
-		if (!name_ok(v, sizeof(c->robot)) || strchr(v, '/'))
-			goto bad;
-		snprintf(dst, sizeof(c->robot), "%s", v);
-	} else if (!strcmp(k, "rpc_admin")) {
-		if (!conf_parse_bool(v, &c->rpc_admin))
-			goto bad;
-	} else if (!strcmp(k, "stall_ms")) {
-		if (uint_value(v, 10, 600000, &c->stall_ms))
-			goto bad;
-	} else if (!strcmp(k, "recheck_s")) {
-		if (uint_value(v, 1, 3600, &c->recheck_s))
-			goto bad;
-	} else {
+	key = conf_key_find(t, n, k);
+	if (!key) {
 		conf_error(cp, k, "unknown key \"%s\" in [yarp]", k);
 		return -1;
 	}
+	if (conf_key_set(key, c, v, why, sizeof(why))) {
+		conf_error(cp, v, "%s", why);
+		return -1;
+	}
 	return 0;
-bad:
-	conf_error(cp, v, "%s = \"%s\": expected %s", k, v,
-		   !strcmp(k, "version") ? "3 or 4" :
-		   !strcmp(k, "name_server") ? "IP PORT" :
-		   !strcmp(k, "advertise") ? "an IPv4 address or \"...\"" :
-		   !strcmp(k, "bind") ? "an IPv4 address" :
-		   !strcmp(k, "rpc_admin") ? "yes or no (true/false, on/off, 1/0)" :
-		   !strcmp(k, "stall_ms") ? "10..600000" :
-		   !strcmp(k, "recheck_s") ? "1..3600" :
-		   "one word without '/'");
-	return -1;
 }
 
 static int yb_key(struct conf_parser *cp, char *k, char *v)

@@ -54,7 +54,7 @@ struct yb_config {
 	char advertise[64];
 	struct in_addr bind;
 	char robot[64], manager[64];
-	bool rpc_admin;
+	int rpc_admin;			/* a lib/conf boolean */
 	unsigned int stall_ms, recheck_s;
 	unsigned int n_parts;
 	struct yb_part_name parts[YB_MAX_PARTS];
@@ -63,6 +63,9 @@ struct yb_config {
 };
 
 void yb_config_defaults(struct yb_config *c);
+/* The [yarp] keys: lib/conf's table (conf.h), n of them */
+struct conf_key;
+const struct conf_key *yb_config_keys(size_t *n);
 /* 0, or -EINVAL with "FILE:LINE:COL: what" in @why */
 int yb_config_load(struct yb_config *c, const char *path, char *why,
 		   size_t why_len);

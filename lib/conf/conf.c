@@ -38,6 +38,9 @@ void conf_key_expected(const struct conf_key *k, char *buf, size_t size)
 	case CONF_BOOL:
 		snprintf(buf, size, "yes or no (true/false, on/off, 1/0)");
 		break;
+	case CONF_CUSTOM:
+		snprintf(buf, size, "%s", k->expected);
+		break;
 	case CONF_UINT:
 		snprintf(buf, size, "an integer %.0f..%.0f%s%s", k->min, k->max,
 			 k->unit ? " " : "", k->unit ? k->unit : "");
@@ -69,6 +72,10 @@ int conf_key_set(const struct conf_key *k, void *base, const char *v,
 		if (!conf_parse_bool(v, &b))
 			goto bad;
 		*(int *)field = b;
+		return 0;
+	case CONF_CUSTOM:
+		if (k->parse(k, base, v))
+			goto bad;
 		return 0;
 	case CONF_UINT: {
 		unsigned long u;
@@ -121,6 +128,10 @@ void conf_keys_default(const struct conf_key *t, size_t n, void *base)
 		case CONF_BOOL:
 			*(int *)field = t[i].def != 0;
 			break;
+		case CONF_CUSTOM:
+			if (t[i].def_text)
+				t[i].parse(&t[i], base, t[i].def_text);
+			break;
 		case CONF_UINT:
 			*(unsigned int *)field = (unsigned int)t[i].def;
 			break;
@@ -143,6 +154,8 @@ const struct conf_key *conf_keys_check(const struct conf_key *t, size_t n,
 		double x;
 
 		switch (t[i].type) {
+		case CONF_CUSTOM:
+			continue;	/* its parse() checked it */
 		case CONF_BOOL:
 			x = *(const int *)field;
 			if (x == 0 || x == 1)
@@ -177,7 +190,9 @@ char *conf_keys_man(const struct conf_key *t, size_t n)
 		if (t[i].man_before)
 			fprintf(f, ".PP\n%s\n", t[i].man_before);
 		fprintf(f, ".TP\n.BR %s \" (", t[i].name);
-		if (t[i].type == CONF_BOOL)
+		if (t[i].type == CONF_CUSTOM)
+			fprintf(f, "%s", t[i].def_text ? t[i].def_text : "none");
+		else if (t[i].type == CONF_BOOL)
 			fprintf(f, "%s", t[i].def ? "true" : "false");
 		else if (t[i].hex)
 			fprintf(f, "0x%x", (unsigned int)t[i].def);

@@ -33,6 +33,7 @@ enum conf_type {
 	CONF_UINT,	/* unsigned int, decimal or 0x hex */
 	CONF_REAL,	/* double, finite decimal */
 	CONF_BOOL,	/* int, 0 or 1 */
+	CONF_CUSTOM,	/* the key's own parse() */
 };
 
 struct conf_key {
@@ -47,6 +48,12 @@ struct conf_key {
 	const char *doc;	/* the man page's line for the key */
 	const char *man_before;	/* a paragraph the man page puts before it */
 	bool hex;		/* the man page gives the default in hex */
+	/* CONF_CUSTOM: 0, or -1 when v is not a value of the key; the
+	 * default is def_text parsed (none when NULL); expected says what
+	 * the key takes, in messages and the man page */
+	int (*parse)(const struct conf_key *k, void *base, const char *v);
+	const char *def_text;
+	const char *expected;
 };
 
 /* yes/no, true/false, on/off, 1/0; false for anything else. */

@@ -3,8 +3,9 @@
  * config.c - skind.conf, parsed with lib/conf, and the model it describes
  *
  * INI sections: [skind] (skinManager's parameters, defaults from
- * skinManAll.ini: lib/conf/skind.c's table), [board] (the MTB start-up configuration), [bus NAME]
- * and [part NAME].  docs/MODEL.md is the reference.  lib/conf's
+ * skinManAll.ini), [board] (the MTB start-up configuration), [bus NAME]
+ * and [part NAME]; the keys of the first three are lib/conf/skind.c's
+ * tables.  docs/MODEL.md is the reference.  lib/conf's
  * conf_parse() does the syntax (with continuation lines: a patches list
  * may go on over indented lines); this file checks every value and says
  * which line (and column) holds a bad one.
