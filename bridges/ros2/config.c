@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,7 @@
 #include "config.h"
 #include "dds.h"
 
-void ros2_config_init(struct ros2_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	strcpy(c->ns, "/skin");
-	c->raw = true;
-	c->all_parts = true;
-}
+
 
 void ros2_config_free(struct ros2_config *c)
 {
@@ -138,12 +133,62 @@ static int parts_list(struct conf_parser *cp, char *v)
 	return 0;
 }
 
+#define R2(f) offsetof(struct ros2_config, f)
+
+static int parse_namespace(const struct conf_key *k, void *base, const char *v)
+{
+	struct ros2_config *c = base;
+
+	(void)k;
+	if (strlen(v) >= sizeof(c->ns) || ros2_dds_check_namespace(v))
+		return -1;
+	strcpy(c->ns, v);
+	return 0;
+}
+
+static int parse_socket(const struct conf_key *k, void *base, const char *v)
+{
+	struct ros2_config *c = base;
+
+	(void)k;
+	if (!*v || strlen(v) >= sizeof(c->socket))
+		return -1;
+	strcpy(c->socket, v);
+	return 0;
+}
+
+/* [bridge]: lib/conf's table, the one source of each key's default, what
+ * it takes and its line in man/skin-ros2-bridge.8 (test_ros2_config
+ * checks).  parts, a list whose every name is checked where it stands,
+ * is parts_list()'s. */
+static const struct conf_key bridge_keys[] = {
+	{ .name = "domain_id", .type = CONF_UINT, .offset = R2(domain_id),
+	  .min = 0, .max = ROS2_CONFIG_MAX_DOMAIN, .def = 0,
+	  .doc = "DDS domain (ROS_DOMAIN_ID), 0..232" },
+	{ .name = "namespace", .type = CONF_CUSTOM, .parse = parse_namespace,
+	  .def_text = "/skin",
+	  .expected = "a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)",
+	  .doc = "ROS namespace of every topic" },
+	{ .name = "raw", .type = CONF_BOOL, .offset = R2(raw), .max = 1, .def = 1,
+	  .doc = "publish .../raw" },
+	{ .name = "socket", .type = CONF_CUSTOM, .parse = parse_socket,
+	  .expected = "a path of 1 to 107 characters",
+	  .doc = "skind's socket" },
+};
+
+const struct conf_key *ros2_config_keys(size_t *n)
+{
+	*n = sizeof(bridge_keys) / sizeof(bridge_keys[0]);
+	return bridge_keys;
+}
+
 static int key(struct conf_parser *cp, char *k, char *v)
 {
 	struct parse *p = cp->user;
 	struct ros2_config *c = p->c;
-	char *end;
-	unsigned long n;
+	const struct conf_key *t, *ck;
+	char why[512];
+	size_t n;
 
 	if (p->part >= 0) {
 		if (strcmp(k, "frame_id")) {
@@ -157,38 +202,29 @@ static int key(struct conf_parser *cp, char *k, char *v)
 		strcpy(c->parts[p->part].frame_id, v);
 		return 0;
 	}
-	if (!strcmp(k, "domain_id")) {
-		errno = 0;
-		n = strtoul(v, &end, 10);
-		if (!isdigit((unsigned char)*v) || *end || errno || n > ROS2_CONFIG_MAX_DOMAIN) {
-			conf_error(cp, v, "domain_id '%s': expected 0 to 232", v);
-			return -1;
-		}
-		c->domain_id = (uint32_t)n;
-	} else if (!strcmp(k, "namespace")) {
-		if (strlen(v) >= sizeof(c->ns) || ros2_dds_check_namespace(v)) {
-			conf_error(cp, v, "namespace '%s': expected a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)", v);
-			return -1;
-		}
-		strcpy(c->ns, v);
-	} else if (!strcmp(k, "socket")) {
-		if (!*v || strlen(v) >= sizeof(c->socket)) {
-			conf_error(cp, v, "socket: expected a path of 1 to 107 characters");
-			return -1;
-		}
-		strcpy(c->socket, v);
-	} else if (!strcmp(k, "raw")) {
-		if (!conf_parse_bool(v, &c->raw)) {
-			conf_error(cp, v, "raw = '%s': expected yes or no (true/false, on/off, 1/0)", v);
-			return -1;
-		}
-	} else if (!strcmp(k, "parts")) {
+	if (!strcmp(k, "parts"))
 		return parts_list(cp, v);
-	} else {
+	t = ros2_config_keys(&n);
+	ck = conf_key_find(t, n, k);
+	if (!ck) {
 		conf_error(cp, k, "unknown key '%s' in [bridge]: expected domain_id, namespace, parts, raw or socket", k);
 		return -1;
 	}
+	if (conf_key_set(ck, c, v, why, sizeof(why))) {
+		conf_error(cp, v, "%s", why);
+		return -1;
+	}
 	return 0;
+}
+
+void ros2_config_init(struct ros2_config *c)
+{
+	size_t n;
+	const struct conf_key *t = ros2_config_keys(&n);
+
+	memset(c, 0, sizeof(*c));
+	conf_keys_default(t, n, c);
+	c->all_parts = true;
 }
 
 int ros2_config_parse(struct ros2_config *c, const char *buf,

@@ -20,6 +20,7 @@
 #define ROS2_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <skin/model.h>
@@ -42,7 +43,7 @@ struct ros2_config {
 	uint32_t domain_id;
 	char ns[ROS2_CONFIG_NS_LEN];
 	char socket[ROS2_CONFIG_PATH_LEN];	/* "" : skind's default */
-	bool raw;
+	int raw;				/* a lib/conf boolean */
 	bool all_parts;				/* no parts = line */
 	unsigned int n_parts;
 	struct ros2_config_part *parts;
@@ -50,6 +51,9 @@ struct ros2_config {
 
 /* Defaults: domain 0, /skin, every part, raw values. */
 void ros2_config_init(struct ros2_config *c);
+/* The [bridge] keys but parts: lib/conf's table (conf.h), n of them */
+struct conf_key;
+const struct conf_key *ros2_config_keys(size_t *n);
 /* Parse @buf (NUL-terminated), named @name in errors.  0 or -EINVAL
  * (@err says where and why: out of memory too). */
 int ros2_config_parse(struct ros2_config *c, const char *buf,

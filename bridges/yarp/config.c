@@ -205,7 +205,7 @@ static int yb_yarp_key(struct conf_parser *cp, struct yb_config *c,
 {
 	size_t n;
 	const struct conf_key *t = yb_config_keys(&n), *key;
-	char why[256];
+	char why[512];
 
 	key = conf_key_find(t, n, k);
 	if (!key) {

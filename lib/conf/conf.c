@@ -61,7 +61,7 @@ static bool in_range(const struct conf_key *k, double x)
 int conf_key_set(const struct conf_key *k, void *base, const char *v,
 		 char *why, size_t why_len)
 {
-	char *field = (char *)base + k->offset, *end, expected[96];
+	char *field = (char *)base + k->offset, *end, expected[256];
 	double x;
 	bool b;
 
@@ -146,7 +146,7 @@ const struct conf_key *conf_keys_check(const struct conf_key *t, size_t n,
 				       const void *base, char *why,
 				       size_t why_len)
 {
-	char expected[96];
+	char expected[256];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -180,7 +180,7 @@ const struct conf_key *conf_keys_check(const struct conf_key *t, size_t n,
 
 char *conf_keys_man(const struct conf_key *t, size_t n)
 {
-	char *out = NULL, expected[96];
+	char *out = NULL, expected[256];
 	size_t i, len = 0;
 	FILE *f = open_memstream(&out, &len);
 

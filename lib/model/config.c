@@ -153,7 +153,7 @@ static bool table_key(struct cfg_parse *p, const struct conf_key *t, size_t n,
 		      void *base, const char *k, const char *v)
 {
 	const struct conf_key *key = conf_key_find(t, n, k);
-	char why[256];
+	char why[512];
 
 	if (!key) {
 		const char *names[64];
