@@ -1462,6 +1462,11 @@ def t_reload_self_geometry(env):
         assert d.config + ": a skind.conf, not a geometry file" in log(), log()[-500:]
         assert d.p.poll() is None, "skind died: %s" % d.p.returncode
         assert d.status()["generation"] == gen
+        # skinctl layout on the same file: refused, not a stack overflow
+        r = subprocess.run([SKINCTL, "layout", d.config], capture_output=True,
+                           text=True, timeout=30)
+        assert r.returncode == 1, (r.returncode, r.stderr[-500:])
+        assert d.config + ": a skind.conf, not a geometry file" in r.stderr, r.stderr
     finally:
         with open(d.config, "w") as f:
             f.write(good)
