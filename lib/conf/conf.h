@@ -6,10 +6,13 @@
  * its type, range, default and one line of documentation.  The table is
  * the one source of them: the parser checks values against it, skind's
  * `set` checks run-time changes against it (lib/proc), lib/proc checks a
- * whole parameter set against it, and the man page lines are checked
- * against it (tests/unit/test_conf.c).
+ * whole parameter set against it, and the man pages' key lines are
+ * written from it or checked against it (tests/unit/test_conf.c for
+ * skind.conf(5), test_yarp_config.c, tests/ros2/test_ros2_config.c).
+ * Tables: lib/conf/skind.c (skind.conf), bridges/yarp/config.c,
+ * bridges/ros2/config.c.
  *
- * The rules every file shares (docs/MODEL.md, "Syntax"):
+ * The rules every file shares (docs/MODEL.md, skind.conf's syntax):
  *   - a line whose first non-blank character is '#' or ';' is a comment;
  *   - booleans are yes/no, true/false, on/off or 1/0;
  *   - every refusal names FILE:LINE:COL (COL where the value starts);
