@@ -5,23 +5,16 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "config.h"
 #include "dds.h"
 
-#define CONFIG_MAX	(1u << 20)
 
-void ros2_config_init(struct ros2_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	strcpy(c->ns, "/skin");
-	c->raw = true;
-	c->all_parts = true;
-}
 
 void ros2_config_free(struct ros2_config *c)
 {
@@ -31,33 +24,13 @@ void ros2_config_free(struct ros2_config *c)
 
 struct parse {
 	struct ros2_config *c;
-	const char *name;
-	struct skin_error *err;
-	unsigned int line;
-	const char *bol;		/* the line's first byte */
 	int part;			/* [part NAME]: its index; -1 [bridge] */
-	bool section;
 	bool seen_parts;
 };
 
-static int fail(struct parse *p, const char *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct parse *p, const char *at, const char *fmt, ...)
+static int find_part(struct ros2_config *c, const char *name, size_t n,
+		     bool add)
 {
-	char what[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	skin_error_set(p->err, p->name, p->line,
-		       at ? (unsigned int)(at - p->bol) + 1 : 0, "%s", what);
-	return -EINVAL;
-}
-
-static int find_part(struct parse *p, const char *name, size_t n, bool add)
-{
-	struct ros2_config *c = p->c;
 	struct ros2_config_part *np;
 	unsigned int i;
 
@@ -81,204 +54,206 @@ static bool part_char(char ch)
 	return isalnum((unsigned char)ch) || ch == '_';
 }
 
-static int section(struct parse *p, const char *s, const char *e)
+static int section(struct conf_parser *cp, char *s)
 {
-	const char *a, *close = memchr(s, ']', (size_t)(e - s));
-	char tmp[64];
+	struct parse *p = cp->user;
+	const char *a, *e;
 	int i;
 
-	if (!close)
-		return fail(p, s, "missing ']': expected [bridge] or [part NAME]");
-	for (a = close + 1; a < e; a++)
-		if (!isspace((unsigned char)*a))
-			return fail(p, a, "text after ']'");
-	p->section = true;
-	if (close - s == 7 && !memcmp(s, "[bridge", 7)) {
+	if (!strcmp(s, "bridge")) {
 		p->part = -1;
 		return 0;
 	}
-	if (close - s >= 6 && !memcmp(s, "[part ", 6)) {
-		for (a = s + 6; a < close && *a == ' '; a++)
+	if (!strncmp(s, "part ", 5)) {
+		for (a = s + 5; *a == ' '; a++)
 			;
-		if (a == close)
-			return fail(p, a, "[part NAME]: the name is missing");
-		for (e = a; e < close; e++)
-			if (!part_char(*e))
-				return fail(p, e, "part names are made of [A-Za-z0-9_] (ROS topic names)");
-		if (close - a >= SKIN_SHM_NAME_LEN)
-			return fail(p, a, "part name longer than 31 characters");
-		i = find_part(p, a, (size_t)(close - a), true);
+		if (!*a) {
+			conf_error(cp, a, "[part NAME]: the name is missing");
+			return -1;
+		}
+		for (e = a; *e; e++)
+			if (!part_char(*e)) {
+				conf_error(cp, e, "part names are made of [A-Za-z0-9_] (ROS topic names)");
+				return -1;
+			}
+		if (e - a >= SKIN_SHM_NAME_LEN) {
+			conf_error(cp, a, "part name longer than 31 characters");
+			return -1;
+		}
+		i = find_part(p->c, a, (size_t)(e - a), true);
 		if (i < 0)
 			return i;
 		if (p->c->parts[i].line) {
-			snprintf(tmp, sizeof(tmp), "%.*s", (int)(close - a), a);
-			return fail(p, a, "[part %s] again (first at line %u)", tmp, p->c->parts[i].line);
+			conf_error(cp, a, "[part %s] again (first at line %u)", a,
+				   p->c->parts[i].line);
+			return -1;
 		}
-		p->c->parts[i].line = p->line;
+		p->c->parts[i].line = cp->line;
 		p->part = i;
 		return 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%.*s", (int)(close - s + 1 > 40 ? 40 : close - s + 1), s);
-	return fail(p, s, "unknown section %s: expected [bridge] or [part NAME]", tmp);
+	conf_error(cp, s - 1, "unknown section [%.40s]: expected [bridge] or [part NAME]",
+		   s);
+	return -1;
 }
 
-static int boolean(struct parse *p, const char *v, bool *out)
+static int parts_list(struct conf_parser *cp, char *v)
 {
-	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
-		*out = true;
-	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
-		*out = false;
-	else
-		return fail(p, v, "'%s': expected yes or no", v);
-	return 0;
-}
-
-static int parts_list(struct parse *p, char *v)
-{
+	struct parse *p = cp->user;
 	char *tok, *save = NULL;
 	int i;
 
-	if (p->seen_parts)
-		return fail(p, v, "parts given twice");
+	if (p->seen_parts) {
+		conf_error(cp, v, "parts given twice");
+		return -1;
+	}
 	p->seen_parts = true;
 	p->c->all_parts = false;
 	for (tok = strtok_r(v, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
 		const char *q;
 
 		for (q = tok; *q; q++)
-			if (!part_char(*q))
-				return fail(p, tok, "'%s': part names are made of [A-Za-z0-9_] (ROS topic names)", tok);
-		if (strlen(tok) >= SKIN_SHM_NAME_LEN)
-			return fail(p, tok, "'%s': longer than 31 characters", tok);
-		i = find_part(p, tok, strlen(tok), true);
+			if (!part_char(*q)) {
+				conf_error(cp, tok, "'%s': part names are made of [A-Za-z0-9_] (ROS topic names)", tok);
+				return -1;
+			}
+		if (strlen(tok) >= SKIN_SHM_NAME_LEN) {
+			conf_error(cp, tok, "'%s': longer than 31 characters", tok);
+			return -1;
+		}
+		i = find_part(p->c, tok, strlen(tok), true);
 		if (i < 0)
 			return i;
 		p->c->parts[i].publish = true;
 	}
-	if (!p->c->n_parts)
-		return fail(p, v, "parts = names no part: expected part names, or no parts line for all of them");
+	if (!p->c->n_parts) {
+		conf_error(cp, v, "parts = names no part: expected part names, or no parts line for all of them");
+		return -1;
+	}
 	return 0;
 }
 
-static int key(struct parse *p, const char *k, char *v)
+#define R2(f) offsetof(struct ros2_config, f)
+
+static int parse_namespace(const struct conf_key *k, void *base, const char *v)
 {
+	struct ros2_config *c = base;
+
+	(void)k;
+	if (strlen(v) >= sizeof(c->ns) || ros2_dds_check_namespace(v))
+		return -1;
+	strcpy(c->ns, v);
+	return 0;
+}
+
+static int parse_socket(const struct conf_key *k, void *base, const char *v)
+{
+	struct ros2_config *c = base;
+
+	(void)k;
+	if (!*v || strlen(v) >= sizeof(c->socket))
+		return -1;
+	strcpy(c->socket, v);
+	return 0;
+}
+
+/* [bridge]: lib/conf's table, the one source of each key's default, what
+ * it takes and its line in man/skin-ros2-bridge.8 (test_ros2_config
+ * checks).  parts, a list whose every name is checked where it stands,
+ * is parts_list()'s. */
+static const struct conf_key bridge_keys[] = {
+	{ .name = "domain_id", .type = CONF_UINT, .offset = R2(domain_id),
+	  .min = 0, .max = ROS2_CONFIG_MAX_DOMAIN, .def = 0,
+	  .doc = "DDS domain (ROS_DOMAIN_ID), 0..232" },
+	{ .name = "namespace", .type = CONF_CUSTOM, .parse = parse_namespace,
+	  .def_text = "/skin",
+	  .expected = "a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)",
+	  .doc = "ROS namespace of every topic" },
+	{ .name = "raw", .type = CONF_BOOL, .offset = R2(raw), .max = 1, .def = 1,
+	  .doc = "publish .../raw" },
+	{ .name = "socket", .type = CONF_CUSTOM, .parse = parse_socket,
+	  .expected = "a path of 1 to 107 characters",
+	  .doc = "skind's socket" },
+};
+
+const struct conf_key *ros2_config_keys(size_t *n)
+{
+	*n = sizeof(bridge_keys) / sizeof(bridge_keys[0]);
+	return bridge_keys;
+}
+
+static int key(struct conf_parser *cp, char *k, char *v)
+{
+	struct parse *p = cp->user;
 	struct ros2_config *c = p->c;
-	char *end;
-	unsigned long n;
+	const struct conf_key *t, *ck;
+	char why[512];
+	size_t n;
 
 	if (p->part >= 0) {
-		if (strcmp(k, "frame_id"))
-			return fail(p, k, "unknown key '%s' in [part]: expected frame_id", k);
-		if (!*v || strlen(v) >= ROS2_MSG_FRAME_LEN)
-			return fail(p, v, "frame_id: expected 1 to 127 characters");
+		if (strcmp(k, "frame_id")) {
+			conf_error(cp, k, "unknown key '%s' in [part]: expected frame_id", k);
+			return -1;
+		}
+		if (!*v || strlen(v) >= ROS2_MSG_FRAME_LEN) {
+			conf_error(cp, v, "frame_id: expected 1 to 127 characters");
+			return -1;
+		}
 		strcpy(c->parts[p->part].frame_id, v);
 		return 0;
 	}
-	if (!strcmp(k, "domain_id")) {
-		errno = 0;
-		n = strtoul(v, &end, 10);
-		if (!isdigit((unsigned char)*v) || *end || errno || n > ROS2_CONFIG_MAX_DOMAIN)
-			return fail(p, v, "domain_id '%s': expected 0 to 232", v);
-		c->domain_id = (uint32_t)n;
-	} else if (!strcmp(k, "namespace")) {
-		if (strlen(v) >= sizeof(c->ns) || ros2_dds_check_namespace(v))
-			return fail(p, v, "namespace '%s': expected a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)", v);
-		strcpy(c->ns, v);
-	} else if (!strcmp(k, "socket")) {
-		if (!*v || strlen(v) >= sizeof(c->socket))
-			return fail(p, v, "socket: expected a path of 1 to 107 characters");
-		strcpy(c->socket, v);
-	} else if (!strcmp(k, "raw")) {
-		return boolean(p, v, &c->raw);
-	} else if (!strcmp(k, "parts")) {
-		return parts_list(p, v);
-	} else {
-		return fail(p, k, "unknown key '%s' in [bridge]: expected domain_id, namespace, parts, raw or socket", k);
+	if (!strcmp(k, "parts"))
+		return parts_list(cp, v);
+	t = ros2_config_keys(&n);
+	ck = conf_key_find(t, n, k);
+	if (!ck) {
+		conf_error(cp, k, "unknown key '%s' in [bridge]: expected domain_id, namespace, parts, raw or socket", k);
+		return -1;
+	}
+	if (conf_key_set(ck, c, v, why, sizeof(why))) {
+		conf_error(cp, v, "%s", why);
+		return -1;
 	}
 	return 0;
 }
 
-static int line(struct parse *p, char *s, char *e)
+void ros2_config_init(struct ros2_config *c)
 {
-	char *eq, *k_end, *v;
+	size_t n;
+	const struct conf_key *t = ros2_config_keys(&n);
 
-	while (s < e && isspace((unsigned char)*s))
-		s++;
-	while (e > s && isspace((unsigned char)e[-1]))
-		e--;
-	if (s == e || *s == '#' || *s == ';')
-		return 0;
-	*e = '\0';
-	if (*s == '[')
-		return section(p, s, e);
-	eq = strchr(s, '=');
-	if (!eq)
-		return fail(p, s, "expected '[section]', 'key = value' or a comment");
-	if (!p->section)
-		return fail(p, s, "a key before any section: expected [bridge] or [part NAME] first");
-	for (k_end = eq; k_end > s && isspace((unsigned char)k_end[-1]); k_end--)
-		;
-	if (k_end == s)
-		return fail(p, s, "'=' without a key");
-	*k_end = '\0';
-	for (v = eq + 1; *v && isspace((unsigned char)*v); v++)
-		;
-	/* a comment after the value */
-	{
-		char *h = strpbrk(v, "#;");
-
-		if (h) {
-			*h = '\0';
-			while (h > v && isspace((unsigned char)h[-1]))
-				*--h = '\0';
-		}
-	}
-	return key(p, s, v);
+	memset(c, 0, sizeof(*c));
+	conf_keys_default(t, n, c);
+	c->all_parts = true;
 }
 
 int ros2_config_parse(struct ros2_config *c, const char *buf,
 		      const char *name, struct skin_error *err)
 {
-	struct parse p = { .c = c, .name = name ? name : "(config)", .err = err,
-			   .part = -1 };
-	char *copy = strdup(buf), *s, *nl;
-	int rc = 0;
+	static const struct conf_syntax syntax = {
+		.sections = "[bridge] or [part NAME]",
+		.line_max = 4094,
+	};
+	struct parse p = { .c = c, .part = -1 };
+	struct conf_parser cp = {
+		.syntax = &syntax, .file = name ? name : "(config)", .err = err,
+		.user = &p, .section = section, .key = key,
+	};
 
-	if (!copy)
-		return -ENOMEM;
-	for (s = copy; *s && !rc; s = nl + 1) {
-		bool last;
-
-		p.line++;
-		nl = strchr(s, '\n');
-		if (!nl)
-			nl = s + strlen(s);
-		last = !*nl;		/* line() writes a NUL where it ends */
-		p.bol = s;
-		rc = line(&p, s, nl);
-		if (last)
-			break;
-	}
-	free(copy);
-	if (rc == -ENOMEM)
-		skin_error_set(err, p.name, p.line, 0, "out of memory");
-	return rc;
+	if (conf_parse(&cp, buf, strlen(buf)))
+		return -EINVAL;
+	return 0;
 }
 
 int ros2_config_load(struct ros2_config *c, const char *path,
 		     struct skin_error *err)
 {
 	size_t len;
-	char *buf = skin_file_read(path, CONFIG_MAX, &len, err);
+	char *buf = conf_read_file(path, &len, err);
 	int rc;
 
 	if (!buf)
 		return -EINVAL;
-	if (strlen(buf) != len) {
-		skin_error_set(err, path, 0, 0, "a NUL byte: not a text file");
-		free(buf);
-		return -EINVAL;
-	}
 	rc = ros2_config_parse(c, buf, path, err);
 	free(buf);
 	return rc;

@@ -12,12 +12,15 @@
  *	[part left_hand]
  *	frame_id = l_hand_dh_frame
  *
- * '#' and ';' start comments.  Every error names FILE:LINE:COL.
+ * lib/conf's syntax (conf.h): '#' and ';' start comments (inline after a
+ * blank), booleans are yes/no, true/false, on/off or 1/0, every error
+ * names FILE:LINE:COL.
  */
 #ifndef ROS2_CONFIG_H
 #define ROS2_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <skin/model.h>
@@ -40,7 +43,7 @@ struct ros2_config {
 	uint32_t domain_id;
 	char ns[ROS2_CONFIG_NS_LEN];
 	char socket[ROS2_CONFIG_PATH_LEN];	/* "" : skind's default */
-	bool raw;
+	int raw;				/* a lib/conf boolean */
 	bool all_parts;				/* no parts = line */
 	unsigned int n_parts;
 	struct ros2_config_part *parts;
@@ -48,8 +51,11 @@ struct ros2_config {
 
 /* Defaults: domain 0, /skin, every part, raw values. */
 void ros2_config_init(struct ros2_config *c);
+/* The [bridge] keys but parts: lib/conf's table (conf.h), n of them */
+struct conf_key;
+const struct conf_key *ros2_config_keys(size_t *n);
 /* Parse @buf (NUL-terminated), named @name in errors.  0 or -EINVAL
- * (@err says where and why) or -ENOMEM. */
+ * (@err says where and why: out of memory too). */
 int ros2_config_parse(struct ros2_config *c, const char *buf,
 		      const char *name, struct skin_error *err);
 /* Read and parse the file @path (a regular file: skin_file_read()). */

@@ -5,10 +5,12 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "config.h"
 
 /* skinManAll.ini's outputPorts, by SkinPart (skinDynLib/common.h) */
@@ -18,18 +20,6 @@ static const char *const icub_names[] = {
 	"left_leg_lower", "left_foot", "right_leg_upper", "right_leg_lower",
 	"right_foot",
 };
-
-void yb_config_defaults(struct yb_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->version = YW_YARP3;
-	snprintf(c->advertise, sizeof(c->advertise), "...");
-	c->bind.s_addr = htonl(INADDR_ANY);
-	snprintf(c->robot, sizeof(c->robot), "icub");
-	snprintf(c->manager, sizeof(c->manager), "skinManager");
-	c->stall_ms = 3000;
-	c->recheck_s = 5;
-}
 
 const char *yb_config_port_name(const struct yb_config *c, const char *part,
 				unsigned int skin_part)
@@ -42,18 +32,6 @@ const char *yb_config_port_name(const struct yb_config *c, const char *part,
 	if (skin_part > 0 && skin_part < sizeof(icub_names) / sizeof(icub_names[0]))
 		return icub_names[skin_part];
 	return part;
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
 }
 
 /* A YARP name word: printable, no spaces */
@@ -69,171 +47,254 @@ static bool name_ok(const char *s, size_t max)
 	return true;
 }
 
-static int uint_value(const char *v, unsigned long lo, unsigned long hi,
-		      unsigned int *out)
-{
-	char *end;
-	unsigned long x;
+struct yb_parse {
+	struct yb_config *c;
+	enum { S_YARP, S_PART, S_CONNECT } sec;
+	struct yb_part_name *part;
+};
 
-	errno = 0;
-	x = strtoul(v, &end, 10);
-	if (errno || end == v || *end || x < lo || x > hi || v[0] == '-')
-		return -EINVAL;
-	*out = (unsigned int)x;
+static int yb_section(struct conf_parser *cp, char *s)
+{
+	struct yb_parse *p = cp->user;
+	struct yb_config *c = p->c;
+	char *name;
+
+	if (!strcmp(s, "yarp")) {
+		p->sec = S_YARP;
+		return 0;
+	}
+	if (!strcmp(s, "connect")) {
+		p->sec = S_CONNECT;
+		return 0;
+	}
+	if (!strncmp(s, "part ", 5)) {
+		for (name = s + 5; *name == ' '; name++)
+			;
+		if (c->n_parts == YB_MAX_PARTS) {
+			conf_error(cp, name, "more than %d [part] sections",
+				   YB_MAX_PARTS);
+			return -1;
+		}
+		if (!name_ok(name, sizeof(p->part->part))) {
+			conf_error(cp, name, "bad part name \"%s\"", name);
+			return -1;
+		}
+		p->part = &c->parts[c->n_parts++];
+		snprintf(p->part->part, sizeof(p->part->part), "%.31s", name);
+		p->sec = S_PART;
+		return 0;
+	}
+	conf_error(cp, s, "unknown section [%s] ([yarp], [part NAME], [connect])",
+		   s);
+	return -1;
+}
+
+#define YB(f) offsetof(struct yb_config, f)
+
+static int parse_version(const struct conf_key *k, void *base, const char *v)
+{
+	enum yw_version *out = (void *)((char *)base + k->offset);
+
+	if (!strcmp(v, "3"))
+		*out = YW_YARP3;
+	else if (!strcmp(v, "4"))
+		*out = YW_YARP4;
+	else
+		return -1;
 	return 0;
 }
 
-#define FAIL(...) do { \
-	snprintf(why, why_len, __VA_ARGS__); \
-	r = -EINVAL; \
-	goto out; \
-} while (0)
+static int parse_name_server(const struct conf_key *k, void *base,
+			     const char *v)
+{
+	struct yb_config *c = base;
+	char host[64], extra[8];
+	unsigned int u;
+
+	(void)k;
+	if (sscanf(v, "%63s %u %7s", host, &u, extra) != 2 || u == 0 ||
+	    u > 65535)
+		return -1;
+	snprintf(c->ns_host, sizeof(c->ns_host), "%s", host);
+	c->ns_port = (uint16_t)u;
+	c->have_name_server = true;
+	return 0;
+}
+
+static int parse_advertise(const struct conf_key *k, void *base,
+			   const char *v)
+{
+	struct in_addr a;
+
+	if (strcmp(v, "...") && inet_pton(AF_INET, v, &a) != 1)
+		return -1;
+	snprintf((char *)base + k->offset, sizeof(((struct yb_config *)0)->advertise),
+		 "%s", v);
+	return 0;
+}
+
+static int parse_bind(const struct conf_key *k, void *base, const char *v)
+{
+	return inet_pton(AF_INET, v, (char *)base + k->offset) == 1 ? 0 : -1;
+}
+
+/* robot, manager: a word of the port names */
+static int parse_word(const struct conf_key *k, void *base, const char *v)
+{
+	size_t size = sizeof(((struct yb_config *)0)->robot);
+
+	if (!name_ok(v, size) || strchr(v, '/'))
+		return -1;
+	snprintf((char *)base + k->offset, size, "%s", v);
+	return 0;
+}
+
+/* [yarp]: lib/conf's table, the one source of each key's default, range
+ * and man page line (man/skin-yarp.8; test_yarp_config compares) */
+static const struct conf_key yb_yarp_keys[] = {
+	{ .name = "version", .type = CONF_CUSTOM, .offset = YB(version),
+	  .parse = parse_version, .def_text = "3", .expected = "3 or 4",
+	  .doc = "the YARP major version of the readers (3: YARP 3.0 to 3.12)" },
+	{ .name = "name_server", .type = CONF_CUSTOM, .parse = parse_name_server,
+	  .expected = "IP PORT",
+	  .doc = "the YARP name server (default: the one\n.I yarp.conf\nnames, as YARP finds it)" },
+	{ .name = "advertise", .type = CONF_CUSTOM, .offset = YB(advertise),
+	  .parse = parse_advertise, .def_text = "...",
+	  .expected = "an IPv4 address or \"...\"",
+	  .doc = "the IPv4 address registered for the ports;\n.B ...\nis the address the name server sees the bridge connect from" },
+	{ .name = "bind", .type = CONF_CUSTOM, .offset = YB(bind),
+	  .parse = parse_bind, .def_text = "0.0.0.0",
+	  .expected = "an IPv4 address",
+	  .doc = "the IPv4 address the ports listen on" },
+	{ .name = "robot", .type = CONF_CUSTOM, .offset = YB(robot),
+	  .parse = parse_word, .def_text = "icub",
+	  .expected = "one word without '/'",
+	  .doc = "the robot's name in the ports\n.BI / ROBOT /skin/ PART\nand\n.BI / ROBOT /skin/ PART _comp" },
+	{ .name = "manager", .type = CONF_CUSTOM, .offset = YB(manager),
+	  .parse = parse_word, .def_text = "skinManager",
+	  .expected = "one word without '/'",
+	  .doc = "the manager's name in\n.BI / MANAGER /skin_events:o\nand\n.BI / MANAGER /rpc:i" },
+	{ .name = "rpc_admin", .type = CONF_BOOL, .offset = YB(rpc_admin),
+	  .max = 1, .def = 0,
+	  .doc = "yes lets YARP clients change skind's state through rpc\n.RB ( calib ,\n.BR set );\nno keeps the rpc port read-only" },
+	{ .name = "stall_ms", .type = CONF_UINT, .offset = YB(stall_ms),
+	  .min = 10, .max = 600000, .def = 3000,
+	  .doc = "milliseconds after which a reader that takes nothing is dropped" },
+	{ .name = "recheck_s", .type = CONF_UINT, .offset = YB(recheck_s),
+	  .min = 1, .max = 3600, .def = 5,
+	  .doc = "seconds between checks of the registrations with the name server" },
+};
+
+const struct conf_key *yb_config_keys(size_t *n)
+{
+	*n = sizeof(yb_yarp_keys) / sizeof(yb_yarp_keys[0]);
+	return yb_yarp_keys;
+}
+
+void yb_config_defaults(struct yb_config *c)
+{
+	size_t n;
+	const struct conf_key *t = yb_config_keys(&n);
+
+	memset(c, 0, sizeof(*c));
+	conf_keys_default(t, n, c);
+}
+
+static int yb_yarp_key(struct conf_parser *cp, struct yb_config *c,
+		       const char *k, const char *v)
+{
+	size_t n;
+	const struct conf_key *t = yb_config_keys(&n), *key;
+	char why[512];
+
+	key = conf_key_find(t, n, k);
+	if (!key) {
+		conf_error(cp, k, "unknown key \"%s\" in [yarp]", k);
+		return -1;
+	}
+	if (conf_key_set(key, c, v, why, sizeof(why))) {
+		conf_error(cp, v, "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
+static int yb_key(struct conf_parser *cp, char *k, char *v)
+{
+	struct yb_parse *p = cp->user;
+	struct yb_config *c = p->c;
+	struct yb_connect *cn;
+	char to[256], car[16], extra[8];
+	int n;
+
+	switch (p->sec) {
+	case S_YARP:
+		return yb_yarp_key(cp, c, k, v);
+	case S_PART:
+		if (strcmp(k, "port")) {
+			conf_error(cp, k, "unknown key \"%s\" in [part %s] (port)",
+				   k, p->part->part);
+			return -1;
+		}
+		if (!name_ok(v, sizeof(p->part->port)) || strchr(v, '/')) {
+			conf_error(cp, v, "port = \"%s\": expected one word without '/'", v);
+			return -1;
+		}
+		snprintf(p->part->port, sizeof(p->part->port), "%s", v);
+		return 0;
+	default:
+		break;
+	}
+	if (c->n_connect == YB_MAX_CONNECT) {
+		conf_error(cp, k, "more than %d connections", YB_MAX_CONNECT);
+		return -1;
+	}
+	cn = &c->connect[c->n_connect];
+	n = sscanf(v, "%255s %15s %7s", to, car, extra);
+	if (k[0] != '/' || !name_ok(k, sizeof(cn->from)) || n < 1 || n > 2 ||
+	    to[0] != '/') {
+		conf_error(cp, k, "want /OUR_PORT = /READER [tcp|fast_tcp|text]");
+		return -1;
+	}
+	cn->carrier = YW_TCP;
+	if (n == 2 && yw_carrier_parse(car, &cn->carrier)) {
+		conf_error(cp, car, "carrier \"%s\": tcp, fast_tcp or text", car);
+		return -1;
+	}
+	snprintf(cn->from, sizeof(cn->from), "%s", k);
+	snprintf(cn->to, sizeof(cn->to), "%s", to);
+	c->n_connect++;
+	return 0;
+}
 
 int yb_config_load(struct yb_config *c, const char *path, char *why,
 		   size_t why_len)
 {
-	enum { S_NONE, S_YARP, S_PART, S_CONNECT } sec = S_NONE;
-	FILE *f = fopen(path, "re");
-	char buf[1024];
-	unsigned int line = 0, u;
-	struct yb_part_name *part = NULL;
-	int r = 0;
+	static const struct conf_syntax syntax = {
+		.sections = "[yarp], [part NAME] or [connect]",
+		.line_max = 1022,
+	};
+	struct yb_parse p = { .c = c };
+	struct conf_parser cp = {
+		.syntax = &syntax, .file = path, .user = &p,
+		.section = yb_section, .key = yb_key,
+	};
+	struct skin_error err;
+	size_t len;
+	char *buf;
+	int r;
 
-	if (!f) {
-		snprintf(why, why_len, "%s: %s", path, strerror(errno));
-		return -errno;
+	cp.err = &err;
+	buf = conf_read_file(path, &len, &err);
+	if (!buf) {
+		snprintf(why, why_len, "%s", err.text);
+		return -EINVAL;
 	}
-	while (fgets(buf, sizeof(buf), f)) {
-		char *s, *k, *v, *eq;
-
-		line++;
-		if (!strchr(buf, '\n') && !feof(f))
-			FAIL("%s:%u: line too long", path, line);
-		s = trim(buf);
-		if (!*s || *s == '#' || *s == ';')
-			continue;
-		if (*s == '[') {
-			char *e = strchr(s, ']'), name[64];
-
-			if (!e || e[1])
-				FAIL("%s:%u: a section is \"[NAME]\"", path, line);
-			*e = '\0';
-			s = trim(s + 1);
-			if (!strcmp(s, "yarp")) {
-				sec = S_YARP;
-			} else if (!strcmp(s, "connect")) {
-				sec = S_CONNECT;
-			} else if (sscanf(s, "part %63s", name) == 1 &&
-				   !strchr(s + 5 + strlen(name), ' ')) {
-				if (c->n_parts == YB_MAX_PARTS)
-					FAIL("%s:%u: more than %d [part] sections", path, line,
-					     YB_MAX_PARTS);
-				if (!name_ok(name, sizeof(part->part)))
-					FAIL("%s:%u: bad part name \"%s\"", path, line, name);
-				part = &c->parts[c->n_parts++];
-				snprintf(part->part, sizeof(part->part), "%.31s", name);
-				sec = S_PART;
-			} else {
-				FAIL("%s:%u: unknown section [%s] ([yarp], [part NAME], [connect])",
-				     path, line, s);
-			}
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (!eq)
-			FAIL("%s:%u: want KEY = VALUE", path, line);
-		*eq = '\0';
-		k = trim(s);
-		v = trim(eq + 1);
-		switch (sec) {
-		case S_NONE:
-			FAIL("%s:%u: \"%s\" before any section", path, line, k);
-		case S_YARP:
-			if (!strcmp(k, "version")) {
-				if (!strcmp(v, "3"))
-					c->version = YW_YARP3;
-				else if (!strcmp(v, "4"))
-					c->version = YW_YARP4;
-				else
-					FAIL("%s:%u: version is 3 or 4, not \"%s\"", path, line, v);
-			} else if (!strcmp(k, "name_server")) {
-				char host[64], extra[8];
-
-				if (sscanf(v, "%63s %u %7s", host, &u, extra) != 2 ||
-				    u == 0 || u > 65535)
-					FAIL("%s:%u: name_server = IP PORT, not \"%s\"", path, line, v);
-				snprintf(c->ns_host, sizeof(c->ns_host), "%s", host);
-				c->ns_port = (uint16_t)u;
-				c->have_name_server = true;
-			} else if (!strcmp(k, "advertise")) {
-				struct in_addr a;
-
-				if (strcmp(v, "...") && inet_pton(AF_INET, v, &a) != 1)
-					FAIL("%s:%u: advertise is an IPv4 address or \"...\", not \"%s\"",
-					     path, line, v);
-				snprintf(c->advertise, sizeof(c->advertise), "%s", v);
-			} else if (!strcmp(k, "bind")) {
-				if (inet_pton(AF_INET, v, &c->bind) != 1)
-					FAIL("%s:%u: bind is an IPv4 address, not \"%s\"", path, line, v);
-			} else if (!strcmp(k, "robot") || !strcmp(k, "manager")) {
-				char *dst = k[0] == 'r' ? c->robot : c->manager;
-
-				if (!name_ok(v, sizeof(c->robot)) || strchr(v, '/'))
-					FAIL("%s:%u: %s is one word without '/', not \"%s\"",
-					     path, line, k, v);
-				snprintf(dst, sizeof(c->robot), "%s", v);
-			} else if (!strcmp(k, "rpc_admin")) {
-				if (!strcmp(v, "true"))
-					c->rpc_admin = true;
-				else if (!strcmp(v, "false"))
-					c->rpc_admin = false;
-				else
-					FAIL("%s:%u: rpc_admin is true or false, not \"%s\"", path, line, v);
-			} else if (!strcmp(k, "stall_ms")) {
-				if (uint_value(v, 10, 600000, &c->stall_ms))
-					FAIL("%s:%u: stall_ms is 10..600000, not \"%s\"", path, line, v);
-			} else if (!strcmp(k, "recheck_s")) {
-				if (uint_value(v, 1, 3600, &c->recheck_s))
-					FAIL("%s:%u: recheck_s is 1..3600, not \"%s\"", path, line, v);
-			} else {
-				FAIL("%s:%u: unknown key \"%s\" in [yarp]", path, line, k);
-			}
-			break;
-		case S_PART:
-			if (strcmp(k, "port"))
-				FAIL("%s:%u: unknown key \"%s\" in [part %s] (port)", path, line, k,
-				     part->part);
-			if (!name_ok(v, sizeof(part->port)) || strchr(v, '/'))
-				FAIL("%s:%u: port is one word without '/', not \"%s\"", path, line, v);
-			snprintf(part->port, sizeof(part->port), "%s", v);
-			break;
-		case S_CONNECT: {
-			struct yb_connect *cn;
-			char to[256], car[16], extra[8];
-			int n;
-
-			if (c->n_connect == YB_MAX_CONNECT)
-				FAIL("%s:%u: more than %d connections", path, line, YB_MAX_CONNECT);
-			cn = &c->connect[c->n_connect];
-			n = sscanf(v, "%255s %15s %7s", to, car, extra);
-			if (k[0] != '/' || !name_ok(k, sizeof(cn->from)) || n < 1 || n > 2 ||
-			    to[0] != '/')
-				FAIL("%s:%u: want /OUR_PORT = /READER [tcp|fast_tcp|text]", path, line);
-			cn->carrier = YW_TCP;
-			if (n == 2 && yw_carrier_parse(car, &cn->carrier))
-				FAIL("%s:%u: carrier \"%s\": tcp, fast_tcp or text", path, line, car);
-			snprintf(cn->from, sizeof(cn->from), "%s", k);
-			snprintf(cn->to, sizeof(cn->to), "%s", to);
-			c->n_connect++;
-			break;
-		}
-		}
+	r = conf_parse(&cp, buf, len);
+	free(buf);
+	if (r) {
+		snprintf(why, why_len, "%s", err.text);
+		return -EINVAL;
 	}
-	if (ferror(f)) {
-		snprintf(why, why_len, "%s: read error", path);
-		r = -EIO;
-	}
-out:
-	fclose(f);
-	return r;
+	return 0;
 }

@@ -10,7 +10,7 @@
  *	bind = IP                  # where the ports listen (0.0.0.0)
  *	robot = icub               # the ports /ROBOT/skin/<part>[_comp]
  *	manager = skinManager      # /MANAGER/skin_events:o, /MANAGER/rpc:i
- *	rpc_admin = false          # calib and set from YARP clients
+ *	rpc_admin = no             # calib and set from YARP clients
  *	stall_ms = 3000            # a reader stalled that long is dropped
  *	recheck_s = 5              # registrations checked, re-registered
  *
@@ -20,7 +20,9 @@
  *	[connect]                  # connections the bridge makes itself
  *	/icub/skin/left_hand_comp = /logger tcp
  *
- * Comments start with '#' or ';'.  Every error names FILE:LINE.
+ * lib/conf's syntax (conf.h): '#' or ';' start comments, booleans are
+ * yes/no, true/false, on/off or 1/0, every error names FILE:LINE:COL, and
+ * the file is read through skin_file_read() (a FIFO is refused).
  */
 #ifndef SKIN_YARP_CONFIG_H
 #define SKIN_YARP_CONFIG_H
@@ -52,7 +54,7 @@ struct yb_config {
 	char advertise[64];
 	struct in_addr bind;
 	char robot[64], manager[64];
-	bool rpc_admin;
+	int rpc_admin;			/* a lib/conf boolean */
 	unsigned int stall_ms, recheck_s;
 	unsigned int n_parts;
 	struct yb_part_name parts[YB_MAX_PARTS];
@@ -61,7 +63,10 @@ struct yb_config {
 };
 
 void yb_config_defaults(struct yb_config *c);
-/* 0, or -errno with "FILE:LINE: what" in @why */
+/* The [yarp] keys: lib/conf's table (conf.h), n of them */
+struct conf_key;
+const struct conf_key *yb_config_keys(size_t *n);
+/* 0, or -EINVAL with "FILE:LINE:COL: what" in @why */
 int yb_config_load(struct yb_config *c, const char *path, char *why,
 		   size_t why_len);
 /* The YARP name of skind's part @part (SkinPart @skin_part): its [part]

@@ -82,7 +82,7 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 	if (cp->geometry) {
 		struct skin_error gerr;
 
-		g = skin_model_load(cp->geometry, cp->geometry_format, &gerr);
+		g = model_geometry_load(cp->geometry, cp->geometry_format, &gerr);
 		if (!g) {
 			/* the geometry file's own message, and where the
 			 * config named it */

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config.c - skind.conf, parsed with libinih, and the model it describes
+ * config.c - skind.conf, parsed with lib/conf, and the model it describes
  *
  * INI sections: [skind] (skinManager's parameters, defaults from
  * skinManAll.ini), [board] (the MTB start-up configuration), [bus NAME]
- * and [part NAME].  docs/MODEL.md is the reference.  libinih does the
- * syntax; this file checks every value and says which line (and column)
- * holds a bad one.  inih's handler gets no line number in Debian's build
- * (INI_HANDLER_LINENO is off), so lines are counted in our own reader.
+ * and [part NAME]; the keys of the first three are lib/conf/skind.c's
+ * tables.  docs/MODEL.md is the reference.  lib/conf's
+ * conf_parse() does the syntax (with continuation lines: a patches list
+ * may go on over indented lines); this file checks every value and says
+ * which line (and column) holds a bad one.
  */
 #define _GNU_SOURCE	/* vasprintf, asprintf */
 #include <errno.h>
@@ -18,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
-
+#include "conf.h"
 #include "model-private.h"
 
 struct patch_ref {
@@ -41,11 +41,9 @@ struct cfg_parse {
 	char *dir;			/* relative geometry paths */
 	struct skin_error *err;
 	bool failed;
-	/* reader */
-	const char *buf;
-	size_t len, pos;
+	struct conf_parser *cp;		/* while parsing */
 	unsigned int line;
-	char raw[512];			/* the current line, for columns */
+	const char *raw;		/* the current line, for columns */
 	/* section state */
 	char section[128];
 	unsigned int section_line;
@@ -70,68 +68,22 @@ static void cfg_error(struct cfg_parse *p, const char *value,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	p->failed = true;
+	if (p->cp) {
+		conf_error(p->cp, value, "%s", what);
+		return;
+	}
 	if (value && *value) {
-		const char *eq = strpbrk(p->raw, "=:");
+		const char *eq = strchr(p->raw, '=');
 		const char *at = strstr(eq ? eq : p->raw, value);
 
 		if (at)
 			col = (unsigned int)(at - p->raw) + 1;
 	}
 	skin_error_set(p->err, p->name, p->line, col, "%s", what);
-	p->failed = true;
 }
 
 static bool new_section(struct cfg_parse *p, const char *section);
-
-/* inih reports a section only with its first key; a section without keys
- * ([bus can0] with the default bitrate) must exist all the same, so the
- * reader opens sections itself. */
-static void section_line(struct cfg_parse *p)
-{
-	const char *s = p->raw, *end;
-	char name[128];
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s != '[' || !(end = strchr(s, ']')))
-		return;		/* not a section; inih judges the syntax */
-	snprintf(name, sizeof(name), "%.*s", (int)(end - s - 1), s + 1);
-	new_section(p, name);
-}
-
-static char *reader(char *str, int num, void *stream)
-{
-	struct cfg_parse *p = stream;
-	size_t n = 0, start = p->pos;
-
-	if (p->pos >= p->len || p->failed)
-		return NULL;
-	p->line++;
-	while (p->pos < p->len && p->buf[p->pos] != '\n') {
-		if (p->buf[p->pos] == '\0') {
-			p->raw[0] = '\0';
-			cfg_error(p, NULL, "NUL byte: expected text");
-			return NULL;
-		}
-		p->pos++;
-	}
-	n = p->pos - start;
-	if (p->pos < p->len)
-		p->pos++;	/* the newline */
-	if (n + 2 > (size_t)num || n + 1 > sizeof(p->raw)) {
-		p->raw[0] = '\0';
-		cfg_error(p, NULL, "line longer than %d characters",
-			  (num < (int)sizeof(p->raw) ? num : (int)sizeof(p->raw)) - 2);
-		return NULL;
-	}
-	memcpy(str, p->buf + start, n);
-	str[n] = '\n';
-	str[n + 1] = '\0';
-	memcpy(p->raw, p->buf + start, n);
-	p->raw[n] = '\0';
-	section_line(p);
-	return str;
-}
 
 static bool parse_uint(struct cfg_parse *p, const char *key, const char *v,
 		       unsigned long min, unsigned long max, unsigned int *out)
@@ -150,41 +102,6 @@ static bool parse_uint(struct cfg_parse *p, const char *key, const char *v,
 	}
 	*out = (unsigned int)x;
 	return true;
-}
-
-static bool parse_real(struct cfg_parse *p, const char *key, const char *v,
-		       double min, double max, bool min_open, const char *unit,
-		       double *out)
-{
-	double x;
-	char *end;
-
-	errno = 0;
-	x = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(x) || strpbrk(v, "xXnNiI") ||
-	    x < min || x > max || (min_open && x == min)) {
-		cfg_error(p, v, "%s = '%s': expected a number %s %g and <= %g%s%s",
-			  key, v, min_open ? ">" : ">=", min, max,
-			  unit ? " " : "", unit ? unit : "");
-		return false;
-	}
-	*out = x;
-	return true;
-}
-
-static bool parse_bool(struct cfg_parse *p, const char *key, const char *v,
-		       int *out)
-{
-	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1")) {
-		*out = 1;
-		return true;
-	}
-	if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0")) {
-		*out = 0;
-		return true;
-	}
-	cfg_error(p, v, "%s = '%s': expected true or false", key, v);
-	return false;
 }
 
 /* Each key once per section: bit i of seen for key i of the table. */
@@ -225,139 +142,36 @@ static void unknown_key(struct cfg_parse *p, const char *name,
 		  name, p->section, list);
 }
 
-static const char *const skind_keys[] = {
-	"period_ms", "min_baseline", "add_threshold", "compensation_gain",
-	"contact_compensation_gain", "zero_up_raw_data", "smooth_filter",
-	"smooth_factor", "binarization", "max_neighbor_dist_m",
-	"calibration_s",
-	/* skind's own (docs/PROCESSING.md) */
-	"compat", "hold_contacts", "hold_hysteresis", "hold_max_s",
-	"auto_recalibrate", "fault_detection", "stuck_s", "saturated_s",
-	"dead_s", "calibration_check", "calibration_spread",
-	"calibration_offset", "persist_calibration", NULL
-};
-
 void skin_config_comp_default(struct skin_config_comp *c)
 {
 	memset(c, 0, sizeof(*c));
-	/* skinManAll.ini's values, where iCub users know them */
-	c->period_ms = 20;
-	c->min_baseline = 3;
-	c->add_threshold = 7;
-	c->compensation_gain = 0.2;
-	c->contact_compensation_gain = 0.05;
-	c->zero_up_raw_data = 0;
-	c->smooth_filter = 1;
-	c->smooth_factor = 0.5;
-	c->binarization = 1;
-	c->max_neighbor_dist_m = 0.015;
-	c->calibration_s = 5;
-	/* skind's improvements (docs/PROCESSING.md) */
-	c->compat = 0;
-	c->hold_contacts = 1;
-	c->hold_hysteresis = 2;
-	c->hold_max_s = 3600;
-	c->auto_recalibrate = 1;
-	c->fault_detection = 1;
-	c->stuck_s = 60;
-	c->saturated_s = 30;
-	c->dead_s = 1;
-	c->calibration_check = 1;
-	c->calibration_spread = 40;
-	c->calibration_offset = 60;
-	c->persist_calibration = 1;
+	conf_keys_default(conf_comp_keys, conf_comp_n_keys, c);
 }
 
-static bool skind_key(struct cfg_parse *p, const char *k, const char *v)
+/* A key of a lib/conf table (skind.c) into base. */
+static bool table_key(struct cfg_parse *p, const struct conf_key *t, size_t n,
+		      void *base, const char *k, const char *v)
 {
-	struct skin_config_comp *c = &p->c->comp;
-	int i = find_key(skind_keys, k);
+	const struct conf_key *key = conf_key_find(t, n, k);
+	char why[512];
 
-	if (i < 0) {
-		unknown_key(p, k, skind_keys);
+	if (!key) {
+		const char *names[64];
+		size_t i;
+
+		for (i = 0; i < n && i < 63; i++)
+			names[i] = t[i].name;
+		names[i] = NULL;
+		unknown_key(p, k, names);
 		return false;
 	}
-	if (!once(p, &p->seen, (unsigned int)i, k))
+	if (!once(p, &p->seen, (unsigned int)(key - t), k))
 		return false;
-	switch (i) {
-	case 0: return parse_uint(p, k, v, 1, 10000, &c->period_ms);
-	case 1: return parse_real(p, k, v, 0, 255, false, NULL, &c->min_baseline);
-	case 2: return parse_real(p, k, v, 0, 255, false, NULL, &c->add_threshold);
-	case 3: return parse_real(p, k, v, 0, 1e6, false, NULL,
-				  &c->compensation_gain);
-	case 4: return parse_real(p, k, v, 0, 1e6, false, NULL,
-				  &c->contact_compensation_gain);
-	case 5: return parse_bool(p, k, v, &c->zero_up_raw_data);
-	case 6: return parse_bool(p, k, v, &c->smooth_filter);
-	case 7: return parse_real(p, k, v, 0, 1, false, NULL, &c->smooth_factor);
-	case 8: return parse_bool(p, k, v, &c->binarization);
-	case 9: return parse_real(p, k, v, 0, 1, true, "metres",
-				  &c->max_neighbor_dist_m);
-	case 10: return parse_real(p, k, v, 0, 3600, true, "seconds",
-				   &c->calibration_s);
-	case 11: return parse_bool(p, k, v, &c->compat);
-	case 12: return parse_bool(p, k, v, &c->hold_contacts);
-	case 13: return parse_real(p, k, v, 0, 255, false, NULL,
-				   &c->hold_hysteresis);
-	case 14: return parse_real(p, k, v, 0, 1e7, false, "seconds",
-				   &c->hold_max_s);
-	case 15: return parse_bool(p, k, v, &c->auto_recalibrate);
-	case 16: return parse_bool(p, k, v, &c->fault_detection);
-	case 17: return parse_real(p, k, v, 0, 1e7, true, "seconds",
-				   &c->stuck_s);
-	case 18: return parse_real(p, k, v, 0, 1e7, true, "seconds",
-				   &c->saturated_s);
-	case 19: return parse_real(p, k, v, 0, 1e7, true, "seconds",
-				   &c->dead_s);
-	case 20: return parse_bool(p, k, v, &c->calibration_check);
-	case 21: return parse_real(p, k, v, 0, 255, true, NULL,
-				   &c->calibration_spread);
-	case 22: return parse_real(p, k, v, 0, 255, true, NULL,
-				   &c->calibration_offset);
-	default: return parse_bool(p, k, v, &c->persist_calibration);
-	}
-}
-
-static const char *const board_keys[] = {
-	"period_ms", "skin_type", "no_load", "shift", "cdc_offset", NULL
-};
-
-static bool board_key(struct cfg_parse *p, const char *k, const char *v)
-{
-	struct skin_config_board *b = &p->c->board;
-	int i = find_key(board_keys, k);
-
-	if (i < 0) {
-		unknown_key(p, k, board_keys);
+	if (conf_key_set(key, base, v, why, sizeof(why))) {
+		cfg_error(p, v, "%s", why);
 		return false;
 	}
-	if (!once(p, &p->seen, (unsigned int)i, k))
-		return false;
-	switch (i) {
-	/* byte-wide fields of SET_BRD_CFG / SET_TRIANG_CFG */
-	case 0: return parse_uint(p, k, v, 1, 255, &b->period_ms);
-	case 1: return parse_uint(p, k, v, 0, 15, &b->skin_type);
-	case 2: return parse_uint(p, k, v, 0, 255, &b->no_load);
-	case 3: return parse_uint(p, k, v, 0, 15, &b->shift);
-	default: return parse_uint(p, k, v, 0, 0xffff, &b->cdc_offset);
-	}
-}
-
-static const char *const bus_keys[] = { "bitrate", NULL };
-
-static bool bus_key(struct cfg_parse *p, const char *k, const char *v)
-{
-	int i = find_key(bus_keys, k);
-
-	if (i < 0) {
-		unknown_key(p, k, bus_keys);
-		return false;
-	}
-	if (!once(p, &p->seen, (unsigned int)i, k))
-		return false;
-	/* classic CAN: up to 1 Mbit/s */
-	return parse_uint(p, k, v, 10000, 1000000,
-			  &p->c->buses[p->cur_bus].bitrate);
+	return true;
 }
 
 static const char *const part_keys[] = {
@@ -566,7 +380,8 @@ static bool new_section(struct cfg_parse *p, const char *section)
 			goto oom;
 		p->c->buses = b;
 		b[p->c->n_buses].name = strdup(arg);
-		b[p->c->n_buses].bitrate = 1000000;
+		conf_keys_default(conf_bus_keys, conf_bus_n_keys,
+				  &b[p->c->n_buses]);
 		if (!b[p->c->n_buses].name)
 			goto oom;
 		p->cur_bus = (int)p->c->n_buses++;
@@ -619,32 +434,35 @@ oom:
 	return false;
 }
 
-static int handler(void *user, const char *section, const char *name,
-		   const char *value)
+static int section_cb(struct conf_parser *cp, char *name)
 {
-	struct cfg_parse *p = user;
+	struct cfg_parse *p = cp->user;
 
-	if (p->failed)
-		return 0;
-	if (!*section || !p->section_line) {
-		cfg_error(p, NULL, "'%s' before any section: expected [skind], [board], [bus NAME] or [part NAME] first",
-			  name);
-		return 0;
-	}
-	/* inih takes an indented line after a key as that key's
-	 * continuation, even one that looks like [section] */
-	if (strcmp(section, p->section)) {
-		cfg_error(p, NULL, "'[%s]' is indented after a key, so it would continue '%s': expected section headers at the start of a line",
-			  p->section, name);
-		return 0;
-	}
-	if (!strcmp(section, "skind"))
-		return skind_key(p, name, value);
-	if (!strcmp(section, "board"))
-		return board_key(p, name, value);
-	if (p->cur_bus >= 0)
-		return bus_key(p, name, value);
-	return part_key(p, name, value);
+	p->line = cp->line;
+	p->raw = cp->raw;
+	return new_section(p, name) ? 0 : -1;
+}
+
+static int key_cb(struct conf_parser *cp, char *name, char *value)
+{
+	struct cfg_parse *p = cp->user;
+	bool ok;
+
+	p->line = cp->line;
+	p->raw = cp->raw;
+	/* [skind]'s table is also skind's get/set's (lib/proc) */
+	if (!strcmp(p->section, "skind"))
+		ok = table_key(p, conf_comp_keys, conf_comp_n_keys,
+			       &p->c->comp, name, value);
+	else if (!strcmp(p->section, "board"))
+		ok = table_key(p, conf_board_keys, conf_board_n_keys,
+			       &p->c->board, name, value);
+	else if (p->cur_bus >= 0)
+		ok = table_key(p, conf_bus_keys, conf_bus_n_keys,
+			       &p->c->buses[p->cur_bus], name, value);
+	else
+		ok = part_key(p, name, value);
+	return ok ? 0 : -1;
 }
 
 static bool check(struct cfg_parse *p)
@@ -665,7 +483,7 @@ static bool check(struct cfg_parse *p)
 		struct part_extra *x = &p->extra[i];
 
 		p->line = cp->line;
-		p->raw[0] = '\0';
+		p->raw = "";
 		if (!cp->layout && !cp->geometry) {
 			cfg_error(p, NULL, "[part %s]: expected a layout, a geometry file or both",
 				  cp->name);
@@ -764,7 +582,6 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 	struct cfg_parse p;
 	struct skin_config *c;
 	unsigned int i;
-	int rc;
 
 	memset(&p, 0, sizeof(p));
 	if (!name)
@@ -776,18 +593,12 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 		return NULL;
 	}
 	skin_config_comp_default(&c->comp);
-	/* the robots' board values (REFERENCE.md section 2) */
-	c->board.period_ms = 50;
-	c->board.skin_type = 0;
-	c->board.no_load = 0xf0;
-	c->board.shift = 2;
-	c->board.cdc_offset = 0x2200;
+	conf_keys_default(conf_board_keys, conf_board_n_keys, &c->board);
 
 	p.c = c;
 	p.name = name;
 	p.err = err;
-	p.buf = buf;
-	p.len = len;
+	p.raw = "";
 	p.cur_part = p.cur_bus = -1;
 	{
 		char *copy = strdup(name);
@@ -800,15 +611,22 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 		p.dir = strdup(dirname(copy));
 		free(copy);
 	}
-	rc = ini_parse_stream(reader, &p, handler, &p);
-	if (!p.failed && rc > 0) {
-		/* inih found a line that is no section, key or comment; the
-		 * reader has moved on, so rebuild that line's text */
-		p.line = (unsigned int)rc;
-		p.raw[0] = '\0';
-		cfg_error(&p, NULL, "expected '[section]', 'key = value' or a comment");
-	} else if (!p.failed && rc < 0) {
-		cfg_error(&p, NULL, "out of memory");
+	{
+		static const struct conf_syntax syntax = {
+			.sections = "[skind], [board], [bus NAME] or [part NAME]",
+			.line_max = 198,
+			.continuation = true,
+		};
+		struct conf_parser cp = {
+			.syntax = &syntax, .file = name, .err = err, .user = &p,
+			.section = section_cb, .key = key_cb,
+		};
+
+		p.cp = &cp;
+		if (conf_parse(&cp, buf, len))
+			p.failed = true;
+		p.cp = NULL;
+		p.raw = "";
 	}
 	if (!p.failed && !check(&p))
 		p.failed = true;
@@ -829,7 +647,7 @@ struct skin_config *skin_config_load(const char *path, struct skin_error *err)
 	size_t len;
 	char *buf;
 
-	buf = skin_read_file(path, &len, err);
+	buf = conf_read_file(path, &len, err);
 	if (!buf)
 		return NULL;
 	c = skin_config_load_buffer(buf, len, path, err);

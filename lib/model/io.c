@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * io.c - files in and out, format detection and dispatch, number printing
+ * io.c - geometry files in and out: format detection and dispatch
+ *
+ * Below config.c and assemble.c: a part's geometry is read here, and a
+ * file detected as a skind.conf is refused, never built (load.c, above
+ * them, is where a configuration becomes a model).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,65 +16,6 @@
 char *skin_read_file(const char *path, size_t *len, struct skin_error *err)
 {
 	return skin_file_read(path, SKIN_FILE_MAX, len, err);
-}
-
-void skin_fmt_double(char *buf, size_t size, double v)
-{
-	int prec;
-
-	/* The shortest of %.15g..%.17g that reads back exactly: 0.0345 stays
-	 * 0.0345 and any double survives a round trip. */
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-}
-
-void sbuf_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->oom)
-		return;
-	for (;;) {
-		size_t room = b->cap - b->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = true;
-			return;
-		}
-		if ((size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		{
-			size_t nc = b->cap ? b->cap * 2 : 4096;
-			char *s;
-
-			while (nc - b->len <= (size_t)n)
-				nc *= 2;
-			s = realloc(b->s, nc);
-			if (!s) {
-				b->oom = true;
-				return;
-			}
-			b->s = s;
-			b->cap = nc;
-		}
-	}
-}
-
-void sbuf_double(struct sbuf *b, double v)
-{
-	char num[40];
-
-	skin_fmt_double(num, sizeof(num), v);
-	sbuf_printf(b, "%s", num);
 }
 
 const char *skin_format_name(enum skin_format f)
@@ -183,13 +127,11 @@ enum skin_format skin_format_detect(const char *buf, size_t len)
 	return SKIN_FORMAT_AUTO;
 }
 
-struct skin_model *skin_model_load_buffer(const char *buf, size_t len,
-					  enum skin_format fmt,
-					  const char *name,
-					  struct skin_error *err)
+struct skin_model *model_geometry_load_buffer(const char *buf, size_t len,
+					     enum skin_format fmt,
+					     const char *name,
+					     struct skin_error *err)
 {
-	if (!name)
-		name = "(input)";
 	if (fmt == SKIN_FORMAT_AUTO)
 		fmt = skin_format_detect(buf, len);
 	switch (fmt) {
@@ -201,17 +143,14 @@ struct skin_model *skin_model_load_buffer(const char *buf, size_t len,
 		return skin_skinware_read(buf, len, name, err);
 	case SKIN_FORMAT_SKINGUI:
 		return skin_skingui_read(buf, len, name, err);
-	case SKIN_FORMAT_CONFIG: {
-		struct skin_config *c;
-		struct skin_model *m;
-
-		c = skin_config_load_buffer(buf, len, name, err);
-		if (!c)
-			return NULL;
-		m = skin_config_build_model(c, err);
-		skin_config_free(c);
-		return m;
-	}
+	case SKIN_FORMAT_CONFIG:
+		/* Issue 25, defect 1: built as a configuration, a file that
+		 * names itself as a part's geometry recursed until the stack
+		 * overflowed.  A configuration describes a skin; it is never
+		 * the geometry of one of its parts. */
+		skin_error_set(err, name, 0, 0,
+			       "a skind.conf, not a geometry file: expected an iCub positions file, urdf_tactile XML, a Skinware calibration cache or a skinGui .ini");
+		return NULL;
 	default:
 		skin_error_set(err, name, 1, 1,
 			     "unknown format: expected an iCub positions file, urdf_tactile XML, a Skinware calibration cache, a skinGui .ini or a skind.conf");
@@ -219,8 +158,8 @@ struct skin_model *skin_model_load_buffer(const char *buf, size_t len,
 	}
 }
 
-struct skin_model *skin_model_load(const char *path, enum skin_format fmt,
-				   struct skin_error *err)
+struct skin_model *model_geometry_load(const char *path, enum skin_format fmt,
+				       struct skin_error *err)
 {
 	struct skin_model *m;
 	size_t len;
@@ -229,7 +168,7 @@ struct skin_model *skin_model_load(const char *path, enum skin_format fmt,
 	buf = skin_read_file(path, &len, err);
 	if (!buf)
 		return NULL;
-	m = skin_model_load_buffer(buf, len, fmt, path, err);
+	m = model_geometry_load_buffer(buf, len, fmt, path, err);
 	free(buf);
 	return m;
 }

@@ -37,6 +37,16 @@ int model_append(struct skin_model *dst, const struct skin_model *src);
 /* io.c */
 /* Read a whole file; NUL-terminated; *len excludes the NUL. */
 char *skin_read_file(const char *path, size_t *len, struct skin_error *err);
+/* A part's geometry: every format but a skind.conf, which is refused
+ * (skin_model_load() in load.c is the one that builds configurations). */
+struct skin_model *model_geometry_load_buffer(const char *buf, size_t len,
+					     enum skin_format fmt,
+					     const char *name,
+					     struct skin_error *err);
+struct skin_model *model_geometry_load(const char *path, enum skin_format fmt,
+				       struct skin_error *err);
+
+/* text.c: numbers and text for the writers */
 /* Shortest %g form that reads back as the same double. */
 void skin_fmt_double(char *buf, size_t size, double v);
 
@@ -103,7 +113,7 @@ int skin_neighbours_brute(const struct skin_model *m, double max_dist_m,
 int skin_builtin_part_kinds(const char *layout, unsigned int *n_taxels,
 			    enum skin_taxel_kind **kinds);
 
-/* A growing text buffer for the writers. */
+/* text.c: a growing text buffer for the writers. */
 struct sbuf {
 	char *s;
 	size_t len, cap;

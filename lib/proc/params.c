@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * params.c - parameters by name (skind's get/set), with the ranges of
- * skind.conf's parser (lib/model/config.c)
+ * params.c - parameters by name (skind's get/set), checked against the
+ * table skind.conf is parsed with (lib/conf/skind.c)
  */
 #include <errno.h>
 #include <math.h>
@@ -11,90 +11,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "proc-private.h"
-
-enum ptype { P_UINT, P_REAL, P_BOOL };
-
-struct param {
-	const char *name;
-	enum ptype type;
-	size_t off;
-	double min, max;
-	bool min_open;
-	bool read_only;
-};
 
 #define OFF(f) offsetof(struct skin_config_comp, f)
 
-static const struct param params[] = {
-	{ "period_ms", P_UINT, OFF(period_ms), 1, 10000, false, false },
-	{ "min_baseline", P_REAL, OFF(min_baseline), 0, 127, false, false },
-	{ "add_threshold", P_REAL, OFF(add_threshold), 0, 254, false, false },
-	{ "compensation_gain", P_REAL, OFF(compensation_gain), 0, 1e6, false, false },
-	{ "contact_compensation_gain", P_REAL, OFF(contact_compensation_gain), 0, 1e6, false, false },
-	{ "zero_up_raw_data", P_BOOL, OFF(zero_up_raw_data), 0, 1, false, false },
-	{ "smooth_filter", P_BOOL, OFF(smooth_filter), 0, 1, false, false },
-	{ "smooth_factor", P_REAL, OFF(smooth_factor), 0, 1, false, false },
-	{ "binarization", P_BOOL, OFF(binarization), 0, 1, false, false },
-	{ "max_neighbor_dist_m", P_REAL, OFF(max_neighbor_dist_m), 0, 1, true, true },
-	{ "calibration_s", P_REAL, OFF(calibration_s), 0, 3600, true, false },
-	{ "compat", P_BOOL, OFF(compat), 0, 1, false, false },
-	{ "hold_contacts", P_BOOL, OFF(hold_contacts), 0, 1, false, false },
-	{ "hold_hysteresis", P_REAL, OFF(hold_hysteresis), 0, 255, false, false },
-	{ "hold_max_s", P_REAL, OFF(hold_max_s), 0, 1e7, false, false },
-	{ "auto_recalibrate", P_BOOL, OFF(auto_recalibrate), 0, 1, false, false },
-	{ "fault_detection", P_BOOL, OFF(fault_detection), 0, 1, false, false },
-	{ "stuck_s", P_REAL, OFF(stuck_s), 0, 1e7, true, false },
-	{ "saturated_s", P_REAL, OFF(saturated_s), 0, 1e7, true, false },
-	{ "dead_s", P_REAL, OFF(dead_s), 0, 1e7, true, false },
-	{ "calibration_check", P_BOOL, OFF(calibration_check), 0, 1, false, false },
-	{ "calibration_spread", P_REAL, OFF(calibration_spread), 0, 255, true, false },
-	{ "calibration_offset", P_REAL, OFF(calibration_offset), 0, 255, true, false },
-	{ "persist_calibration", P_BOOL, OFF(persist_calibration), 0, 1, false, false },
-};
-
-#define N_PARAMS (sizeof(params) / sizeof(params[0]))
-
-static const char *names[N_PARAMS + 1];
+/* The [skind] keys with their ranges: lib/conf's table, the one skind.conf
+ * is parsed with. */
+static const char *names[64];
 
 const char *const *skin_proc_param_names(void)
 {
 	unsigned int i;
 
 	if (!names[0])	/* constant content: a race would write the same */
-		for (i = 0; i < N_PARAMS; i++)
-			names[i] = params[i].name;
+		for (i = 0; i < conf_comp_n_keys && i < 63; i++)
+			names[i] = conf_comp_keys[i].name;
 	return names;
 }
 
-static const struct param *find(const char *name)
+static const struct conf_key *find(const char *name)
 {
-	unsigned int i;
-
-	for (i = 0; name && i < N_PARAMS; i++)
-		if (!strcmp(params[i].name, name))
-			return &params[i];
-	return NULL;
+	return conf_key_find(conf_comp_keys, conf_comp_n_keys, name);
 }
 
 int skin_proc_get(const struct skin_proc *p, const char *name, char *buf,
 		  size_t len)
 {
-	const struct param *pr = find(name);
+	const struct conf_key *pr = find(name);
 	const char *base = (const char *)&p->prm;
 
 	if (!pr)
 		return -ENOENT;
 	switch (pr->type) {
-	case P_UINT:
+	case CONF_UINT:
 		return snprintf(buf, len, "%u",
-				*(const unsigned int *)(base + pr->off));
-	case P_BOOL:
+				*(const unsigned int *)(base + pr->offset));
+	case CONF_BOOL:
 		return snprintf(buf, len, "%s",
-				*(const int *)(base + pr->off) ? "true" : "false");
+				*(const int *)(base + pr->offset) ? "true" : "false");
 	default:
 		return snprintf(buf, len, "%.17g",
-				*(const double *)(base + pr->off));
+				*(const double *)(base + pr->offset));
 	}
 }
 
@@ -159,56 +117,25 @@ static int why_fail(char *why, size_t why_len, int rc, const char *fmt, ...)
 int skin_proc_set(struct skin_proc *p, const char *name, const char *value,
 		  char *why, size_t why_len)
 {
-	const struct param *pr = find(name);
-	char *base = (char *)&p->prm, *end;
-	double x;
+	const struct conf_key *pr = find(name);
+	struct skin_config_comp old = p->prm, next = p->prm;
+	char msg[256];
 
 	if (!pr)
 		return why_fail(why, why_len, -ENOENT,
 				"unknown parameter '%s'", name ? name : "");
-	if (pr->read_only)
+	if (pr->fixed)
 		return why_fail(why, why_len, -EROFS,
 				"%s is fixed while running: the neighbour graph belongs to the model (change skind.conf and restart)",
 				pr->name);
-	if (!value)
-		value = "";
-	if (pr->type == P_BOOL) {
-		int b;
-
-		if (!strcmp(value, "true") || !strcmp(value, "yes") ||
-		    !strcmp(value, "1"))
-			b = 1;
-		else if (!strcmp(value, "false") || !strcmp(value, "no") ||
-			 !strcmp(value, "0"))
-			b = 0;
-		else
-			return why_fail(why, why_len, -EINVAL,
-					"%s = '%s': expected true or false",
-					pr->name, value);
-		struct skin_config_comp old = p->prm;
-
-		if (pr->off == OFF(smooth_filter) && b && !p->prm.smooth_filter)
-			smooth_restart(p);
-		*(int *)(base + pr->off) = b;
-		proc_derive(p);
-		switches_changed(p, &old);
-		return 0;
-	}
-	errno = 0;
-	x = strtod(value, &end);
-	if (!*value || *end || errno || !isfinite(x) ||
-	    strpbrk(value, "xXnNiI") || x < pr->min || x > pr->max ||
-	    (pr->min_open && x == pr->min) ||
-	    (pr->type == P_UINT && x != floor(x)))
-		return why_fail(why, why_len, -EINVAL,
-				"%s = '%s': expected %s %s %g and <= %g",
-				pr->name, value,
-				pr->type == P_UINT ? "an integer" : "a number",
-				pr->min_open ? ">" : ">=", pr->min, pr->max);
-	if (pr->type == P_UINT)
-		*(unsigned int *)(base + pr->off) = (unsigned int)x;
-	else
-		*(double *)(base + pr->off) = x;
+	if (conf_key_set(pr, &next, value, msg, sizeof(msg)))
+		return why_fail(why, why_len, -EINVAL, "%s", msg);
+	if (pr->offset == OFF(smooth_filter) && next.smooth_filter &&
+	    !p->prm.smooth_filter)
+		smooth_restart(p);
+	p->prm = next;
 	proc_derive(p);
+	if (pr->type == CONF_BOOL)
+		switches_changed(p, &old);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "proc-private.h"
 
 void proc_err(struct skin_error *err, const char *file, unsigned int line,
@@ -253,21 +254,13 @@ static bool part_alloc(struct proc_part *pt)
 	return true;
 }
 
-static const char *check_params(const struct skin_config_comp *c)
+/* Every parameter in the range skind.conf's parser allows: one table,
+ * lib/conf/skind.c, for the file, skind's set and this check. */
+static const char *check_params(const struct skin_config_comp *c,
+				char *why, size_t why_len)
 {
-	if (!c->period_ms)
-		return "period_ms must be at least 1";
-	if (!(c->calibration_s > 0))
-		return "calibration_s must be more than 0";
-	if (!(c->smooth_factor >= 0 && c->smooth_factor <= 1))
-		return "smooth_factor must lie in 0..1";
-	if (!(c->add_threshold >= 0 && c->add_threshold < 255))
-		return "add_threshold must lie in 0..254";
-	if (!(c->compensation_gain >= 0) || !(c->contact_compensation_gain >= 0))
-		return "compensation gains must not be negative";
-	if (!(c->min_baseline >= 0 && c->min_baseline <= 127))
-		return "min_baseline must lie in 0..127";
-	return NULL;
+	return conf_keys_check(conf_comp_keys, conf_comp_n_keys, c, why,
+			       why_len) ? why : NULL;
 }
 
 struct skin_proc *skin_proc_new(const struct skin_model *m,
@@ -292,6 +285,7 @@ struct skin_proc *skin_proc_new_opts(const struct skin_model *m,
 	struct skin_config_comp def;
 	struct skin_proc *p;
 	const char *bad;
+	char why[160];
 	unsigned int i, k;
 	bool oom = false;
 
@@ -299,7 +293,7 @@ struct skin_proc *skin_proc_new_opts(const struct skin_model *m,
 		skin_config_comp_default(&def);
 		comp = &def;
 	}
-	if ((bad = check_params(comp))) {
+	if ((bad = check_params(comp, why, sizeof(why)))) {
 		proc_err(err, NULL, 0, "%s", bad);
 		return NULL;
 	}

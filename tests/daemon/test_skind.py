@@ -1443,6 +1443,35 @@ def t_config_empty(env):
         assert empty + ": no [part NAME] section" in p.stderr, p.stderr
 
 
+@case("a configuration naming itself as geometry on SIGHUP: refused and named, skind keeps running")
+def t_reload_self_geometry(env):
+    # issue 25, defect 1: this recursed until skind overflowed its stack
+    d = env.daemon
+    with open(d.config) as f:
+        good = f.read()
+    with open(d.config, "w") as f:
+        f.write(good + "\n[part loop]\ngeometry = %s\npatches = can0:9\n"
+                % os.path.basename(d.config))
+    gen = d.status()["generation"]
+    start = len(d.log())
+    log = lambda: d.log()[start:]  # noqa: E731
+    try:
+        d.p.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "keeping the running configuration" in log(), 10), \
+            "no verdict on the reload: " + log()[-500:]
+        assert d.config + ": a skind.conf, not a geometry file" in log(), log()[-500:]
+        assert d.p.poll() is None, "skind died: %s" % d.p.returncode
+        assert d.status()["generation"] == gen
+        # skinctl layout on the same file: refused, not a stack overflow
+        r = subprocess.run([SKINCTL, "layout", d.config], capture_output=True,
+                           text=True, timeout=30)
+        assert r.returncode == 1, (r.returncode, r.stderr[-500:])
+        assert d.config + ": a skind.conf, not a geometry file" in r.stderr, r.stderr
+    finally:
+        with open(d.config, "w") as f:
+            f.write(good)
+
+
 @case("a FIFO geometry on SIGHUP: refused and named, skind keeps answering")
 def t_reload_fifo(env):
     d = env.daemon

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_config.c - libFuzzer harness for the skind.conf parser (libinih)
+ * fuzz_config.c - libFuzzer harness for the skind.conf parser (lib/conf and lib/model/config.c)
  *
  * Parsing only: building the model would open the geometry files the
  * input names, which a fuzzer must not do.

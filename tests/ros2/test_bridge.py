@@ -579,7 +579,7 @@ def t_bad_config(s):
         f.write("[bridge]\nnamespace = /ok\ndomain_id = 999\n")
     r = subprocess.run([BRIDGE, "-c", bad], capture_output=True, text=True, timeout=30)
     assert r.returncode == 1, (r.returncode, r.stderr)
-    assert "%s:3:13: domain_id '999': expected 0 to 232" % bad in r.stderr, r.stderr
+    assert "%s:3:13: domain_id = '999': expected an integer 0..232" % bad in r.stderr, r.stderr
     r = subprocess.run([BRIDGE, "-c", os.path.join(s.dir, "missing.conf")],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 1 and "missing.conf: cannot open" in r.stderr, r.stderr

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "conf.h"
 #include "config.h"
 
 static void test_defaults(void **state)
@@ -88,17 +89,17 @@ static void test_errors(void **state)
 {
 	(void)state;
 	expect_error("domain_id = 1\n",
-		     "b.conf:1:1: a key before any section: expected [bridge] or [part NAME] first");
-	expect_error("[bridge]\ndomain_id = 233\n", "b.conf:2:13: domain_id '233': expected 0 to 232");
-	expect_error("[bridge]\ndomain_id = -1\n", "b.conf:2:13: domain_id '-1': expected 0 to 232");
-	expect_error("[bridge]\ndomain_id = 1x\n", "b.conf:2:13: domain_id '1x': expected 0 to 232");
+		     "b.conf:1:1: 'domain_id' before any section: expected [bridge] or [part NAME] first");
+	expect_error("[bridge]\ndomain_id = 233\n", "b.conf:2:13: domain_id = '233': expected an integer 0..232");
+	expect_error("[bridge]\ndomain_id = -1\n", "b.conf:2:13: domain_id = '-1': expected an integer 0..232");
+	expect_error("[bridge]\ndomain_id = 1x\n", "b.conf:2:13: domain_id = '1x': expected an integer 0..232");
 	expect_error("[bridge]\n\nnamespace = skin\n",
-		     "b.conf:3:13: namespace 'skin': expected a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)");
+		     "b.conf:3:13: namespace = 'skin': expected a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)");
 	expect_error("[bridge]\nnamespace = /a//b\n",
-		     "b.conf:2:13: namespace '/a//b': expected a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)");
+		     "b.conf:2:13: namespace = '/a//b': expected a ROS namespace such as /skin or /robot1/skin (components of [A-Za-z0-9_], not starting with a digit)");
 	expect_error("[bridge]\nrate = 5\n",
 		     "b.conf:2:1: unknown key 'rate' in [bridge]: expected domain_id, namespace, parts, raw or socket");
-	expect_error("[bridge]\nraw = maybe\n", "b.conf:2:7: 'maybe': expected yes or no");
+	expect_error("[bridge]\nraw = maybe\n", "b.conf:2:7: raw = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	expect_error("[bridge]\nparts = left_hand left-arm\n",
 		     "b.conf:2:19: 'left-arm': part names are made of [A-Za-z0-9_] (ROS topic names)");
 	expect_error("[bridge]\nparts =\n",
@@ -117,7 +118,7 @@ static void test_errors(void **state)
 	expect_error("[part a]\nframe_id =\n", "b.conf:2:11: frame_id: expected 1 to 127 characters");
 	expect_error("[bridge]\njust words\n",
 		     "b.conf:2:1: expected '[section]', 'key = value' or a comment");
-	expect_error("[bridge] x\n", "b.conf:1:10: text after ']'");
+	expect_error("[bridge] x\n", "b.conf:1:10: text after ']': expected [bridge] or [part NAME]");
 }
 
 /* A file that is not a regular file or is missing: named, never read. */
@@ -162,6 +163,42 @@ static void test_shipped(void **state)
 	ros2_config_free(&c);
 }
 
+/* man/skin-ros2-bridge.8 gives each key of the table with its default and
+ * its doc line. */
+static void test_man_page(void **state)
+{
+	const struct conf_key *t;
+	char *page = NULL, want[512];
+	size_t n = 0, nk, i;
+	FILE *f;
+
+	(void)state;
+	f = fopen(SKIN_SOURCE_ROOT "/man/skin-ros2-bridge.8", "r");
+	assert_non_null(f);
+	assert_true(getdelim(&page, &n, '\0', f) > 0);
+	fclose(f);
+	t = ros2_config_keys(&nk);
+	for (i = 0; i < nk; i++) {
+		char def[64], *line;
+
+		if (t[i].type == CONF_CUSTOM)
+			snprintf(def, sizeof(def), "%s", t[i].def_text ? t[i].def_text : "");
+		else if (t[i].type == CONF_BOOL)
+			snprintf(def, sizeof(def), "%s", t[i].def ? "yes" : "no");
+		else
+			snprintf(def, sizeof(def), "%u", (unsigned int)t[i].def);
+		snprintf(want, sizeof(want), "\n%s = %s", t[i].name, def);
+		line = strstr(page, want);
+		if (!line)
+			fail_msg("man/skin-ros2-bridge.8: no line '%s'", want + 1);
+		snprintf(want, sizeof(want), "\\fI%s\\fR\n", t[i].doc);
+		if (!strstr(line, want) || strstr(line, want) > strchr(line + 1, '\n'))
+			fail_msg("man/skin-ros2-bridge.8: %s's line does not end with '%s'",
+				 t[i].name, want);
+	}
+	free(page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_shipped),
+		cmocka_unit_test(test_man_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -209,7 +209,7 @@ static void mistakes(void **state)
 	cfg_fails("[skind]\nmax_neighbor_dist_m = 0\n",
 		  "/etc/skin/skind.conf:2:23: max_neighbor_dist_m = '0': expected a number > 0 and <= 1 metres");
 	cfg_fails("[skind]\nbinarization = maybe\n",
-		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected true or false");
+		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	cfg_fails("[skind]\nperiod = 20\n",
 		  "/etc/skin/skind.conf:2: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s, compat, hold_contacts, hold_hysteresis, hold_max_s, auto_recalibrate, fault_detection, stuck_s, saturated_s, dead_s, calibration_check, calibration_spread, calibration_offset, persist_calibration");
 	cfg_fails("[skind]\nperiod_ms = 20\nperiod_ms = 30\n",
@@ -219,9 +219,15 @@ static void mistakes(void **state)
 	cfg_fails("[skinmanager]\nx = 1\n",
 		  "/etc/skin/skind.conf:1: unknown section [skinmanager]: expected [skind], [board], [bus NAME] or [part NAME]");
 	cfg_fails("period_ms = 20\n",
-		  "/etc/skin/skind.conf:1: 'period_ms' before any section: expected [skind], [board], [bus NAME] or [part NAME] first");
+		  "/etc/skin/skind.conf:1:1: 'period_ms' before any section: expected [skind], [board], [bus NAME] or [part NAME] first");
 	cfg_fails("[skind\n",
-		  "/etc/skin/skind.conf:1: expected '[section]', 'key = value' or a comment");
+		  "/etc/skin/skind.conf:1:1: missing ']': expected [skind], [board], [bus NAME] or [part NAME]");
+	cfg_fails("[skind]\nperiod_ms\n",
+		  "/etc/skin/skind.conf:2:1: expected '[section]', 'key = value' or a comment");
+	/* lib/conf's syntax: only blanks or a comment after a header */
+	cfg_fails("[skind] x\n",
+		  "/etc/skin/skind.conf:1:9: text after ']': expected [skind], [board], [bus NAME] or [part NAME]");
+
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can1:14\n",
 		  "/etc/skin/skind.conf:4:11: patches: bus 'can1' is not declared: expected a [bus can1] section");
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:16\n",
@@ -329,10 +335,71 @@ static void skind_improvement_keys(void **state)
 	skin_config_free(c);
 	cfg_fails("[skind]\nstuck_s = 0\n",
 		  "/etc/skin/skind.conf:2:11: stuck_s = '0': expected a number > 0 and <= 1e+07 seconds");
-	cfg_fails("[skind]\ncompat = on\n",
-		  "/etc/skin/skind.conf:2:10: compat = 'on': expected true or false");
+	cfg_fails("[skind]\ncompat = of\n",
+		  "/etc/skin/skind.conf:2:10: compat = 'of': expected yes or no (true/false, on/off, 1/0)");
 	cfg_fails("[skind]\ncalibration_spread = 300\n",
 		  "/etc/skin/skind.conf:2:22: calibration_spread = '300': expected a number > 0 and <= 255");
+}
+
+/* Issue 25, defect 3: the [skind] ranges are lib/proc's, refused where
+ * the file says them rather than later by skin_proc_new() with no line. */
+static void skind_ranges_are_procs(void **state)
+{
+	(void)state;
+	cfg_fails("[skind]\nmin_baseline = 200\n",
+		  "/etc/skin/skind.conf:2:16: min_baseline = '200': expected a number >= 0 and <= 127");
+	cfg_fails("[skind]\nmin_baseline = 127.5\n",
+		  "/etc/skin/skind.conf:2:16: min_baseline = '127.5': expected a number >= 0 and <= 127");
+	cfg_fails("[skind]\nadd_threshold = 255\n",
+		  "/etc/skin/skind.conf:2:17: add_threshold = '255': expected a number >= 0 and <= 254");
+}
+
+/* lib/conf's comment rules: '#' and ';' start a comment line, and after a
+ * blank an inline comment; an indented line continues the key before. */
+static void comments(void **state)
+{
+	struct skin_error err;
+	struct skin_config *c;
+
+	(void)state;
+	c = cfg("# a comment\n; another\n  # indented\n[skind] # the section\n"
+		"period_ms = 30 # inline\nmin_baseline = 4 ; inline\n"
+		"[bus can0]\n[part a]\nlayout = forearm_v2\npatches = can0:13\n"
+		"  can0:12 # continued\n", &err);
+	if (!c)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->comp.period_ms, 30);
+	assert_true(c->comp.min_baseline == 4);
+	assert_int_equal(c->parts[0].n_patches, 2);
+	assert_int_equal(c->parts[0].patches[1].address, 12);
+	skin_config_free(c);
+	/* a NUL byte is refused where it is */
+	assert_null(skin_config_load_buffer("[skind]\nperiod_ms = 2\0\n", 23,
+					    "/etc/skin/skind.conf", &err));
+	assert_string_equal(err.text, "/etc/skin/skind.conf:2:14: NUL byte: expected text");
+}
+
+/* One boolean rule for every configuration (lib/conf). */
+static void booleans(void **state)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	struct skin_error err;
+	struct skin_config *c;
+	char text[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text), "[skind]\ncompat = %s\nbinarization = %s\n"
+			 "[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:14\n",
+			 yes[i], no[i]);
+		c = cfg(text, &err);
+		if (!c)
+			fail_msg("%s", err.text);
+		assert_true(c->comp.compat && !c->comp.binarization);
+		skin_config_free(c);
+	}
 }
 
 /* A part's name reaches JSON, the shm and device names: a charset, not
@@ -383,6 +450,51 @@ static void long_line(void **state)
 	cfg_fails(text, "/etc/skin/skind.conf:2: line longer than 198 characters");
 }
 
+/* Defect 1 of issue 25: a geometry file that is itself a skind.conf is
+ * refused, naming it, instead of being built as one (which, for a file
+ * naming itself, recursed until the stack overflowed). */
+static void geometry_is_never_a_config(void **state)
+{
+	char dir[] = "/tmp/test_model_configXXXXXX", path[64], other[64];
+	struct skin_error err;
+	struct skin_model *m;
+	char want[512];
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/self.conf", dir);
+	snprintf(other, sizeof(other), "%s/other.conf", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("[bus can0]\n[part loop]\ngeometry = self.conf\npatches = can0:14\n", fp);
+	fclose(fp);
+	fp = fopen(other, "w");
+	assert_non_null(fp);
+	fputs("[bus can0]\n[part a]\nlayout = hand_v2_1\ngeometry = self.conf\npatches = can0:14\n", fp);
+	fclose(fp);
+
+	memset(&err, 0, sizeof(err));
+	m = skin_model_load(path, SKIN_FORMAT_AUTO, &err);
+	assert_null(m);
+	snprintf(want, sizeof(want),
+		 "%s: a skind.conf, not a geometry file: expected an iCub positions file, urdf_tactile XML, a Skinware calibration cache or a skinGui .ini (geometry of [part loop] in %s:2)",
+		 path, path);
+	assert_string_equal(err.text, want);
+
+	/* another configuration's geometry: the same refusal */
+	memset(&err, 0, sizeof(err));
+	m = skin_model_load(other, SKIN_FORMAT_AUTO, &err);
+	assert_null(m);
+	snprintf(want, sizeof(want),
+		 "%s: a skind.conf, not a geometry file: expected an iCub positions file, urdf_tactile XML, a Skinware calibration cache or a skinGui .ini (geometry of [part a] in %s:2)",
+		 path, other);
+	assert_string_equal(err.text, want);
+	unlink(path);
+	unlink(other);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +508,10 @@ int main(void)
 		cmocka_unit_test(long_line),
 		cmocka_unit_test(part_names),
 		cmocka_unit_test(skind_improvement_keys),
+		cmocka_unit_test(geometry_is_never_a_config),
+		cmocka_unit_test(skind_ranges_are_procs),
+		cmocka_unit_test(booleans),
+		cmocka_unit_test(comments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -743,7 +743,7 @@ static void params_by_name(void **state)
 	assert_string_equal(why, "add_threshold = '300': expected a number >= 0 and <= 254");
 	assert_int_equal(skin_proc_set(fx.p, "period_ms", "2.5", why, sizeof(why)), -EINVAL);
 	assert_int_equal(skin_proc_set(fx.p, "compat", "maybe", why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "compat = 'maybe': expected true or false");
+	assert_string_equal(why, "compat = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	assert_int_equal(skin_proc_set(fx.p, "nope", "1", why, sizeof(why)), -ENOENT);
 	assert_int_equal(skin_proc_get(fx.p, "nope", buf, sizeof(buf)), -ENOENT);
 	assert_int_equal(skin_proc_set(fx.p, "max_neighbor_dist_m", "0.02", why, sizeof(why)), -EROFS);
@@ -877,7 +877,7 @@ static void bad_calls(void **state)
 	skin_config_comp_default(&c);
 	c.smooth_factor = 2;
 	assert_null(skin_proc_new(fx.m, &c, &err));
-	assert_string_equal(err.what, "smooth_factor must lie in 0..1");
+	assert_string_equal(err.what, "smooth_factor = 2: expected a number >= 0 and <= 1");
 	fixture_done(&fx);
 }
 

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "conf.h"
 #include "config.h"
 
 static char path[64];
@@ -99,19 +100,20 @@ static void errors(void **state)
 	static const struct {
 		const char *text, *why;
 	} bad[] = {
-		{ "version = 3\n", ":1: \"version\" before any section" },
-		{ "[yarp]\nversion = 5\n", ":2: version is 3 or 4" },
-		{ "[yarp]\nname_server = 1.2.3.4\n", ":2: name_server = IP PORT" },
-		{ "[yarp]\nadvertise = host\n", ":2: advertise is an IPv4 address" },
-		{ "[yarp]\nrobot = a/b\n", ":2: robot is one word without '/'" },
-		{ "[yarp]\nrpc_admin = yes\n", ":2: rpc_admin is true or false" },
-		{ "[yarp]\nstall_ms = 0\n", ":2: stall_ms is 10..600000" },
-		{ "[yarp]\ncolour = red\n", ":2: unknown key \"colour\" in [yarp]" },
-		{ "[yarp]\n\n[bogus]\n", ":3: unknown section [bogus]" },
-		{ "[part x]\nname = y\n", ":2: unknown key \"name\" in [part x]" },
-		{ "[connect]\n/a = b\n", ":2: want /OUR_PORT = /READER" },
-		{ "[connect]\n/a = /b udp\n", ":2: carrier \"udp\"" },
-		{ "[yarp]\nversion\n", ":2: want KEY = VALUE" },
+		{ "version = 3\n", ":1:1: 'version' before any section: expected [yarp], [part NAME] or [connect] first" },
+		{ "[yarp]\nversion = 5\n", ":2:11: version = '5': expected 3 or 4" },
+		{ "[yarp]\nname_server = 1.2.3.4\n", ":2:15: name_server = '1.2.3.4': expected IP PORT" },
+		{ "[yarp]\nadvertise = host\n", ":2:13: advertise = 'host': expected an IPv4 address" },
+		{ "[yarp]\nrobot = a/b\n", ":2:9: robot = 'a/b': expected one word without '/'" },
+		{ "[yarp]\nrpc_admin = maybe\n", ":2:13: rpc_admin = 'maybe': expected yes or no (true/false, on/off, 1/0)" },
+		{ "[yarp]\nstall_ms = 0\n", ":2:12: stall_ms = '0': expected an integer 10..600000" },
+		{ "[yarp]\ncolour = red\n", ":2:1: unknown key \"colour\" in [yarp]" },
+		{ "[yarp]\n\n[bogus]\n", ":3:2: unknown section [bogus]" },
+		{ "[part x]\nname = y\n", ":2:1: unknown key \"name\" in [part x]" },
+		{ "[connect]\n/a = b\n", ":2:1: want /OUR_PORT = /READER" },
+		{ "[connect]\n/a = /b udp\n", ":2:9: carrier \"udp\"" },
+		{ "[yarp]\nversion\n", ":2:1: expected '[section]', 'key = value' or a comment" },
+		{ "[yarp]\nversion = 3\n[yarp] x\n", ":3:8: text after ']'" },
 	};
 	struct yb_config c;
 	char why[512];
@@ -125,6 +127,34 @@ static void errors(void **state)
 		assert_non_null(strstr(why, bad[i].why));
 		assert_memory_equal(why, path, strlen(path));
 	}
+}
+
+/* man/skin-yarp.8's [yarp] keys are the table's, line for line
+ * (test_yarp_config --man prints them). */
+static void man_page_is_the_table(void **state)
+{
+	const struct conf_key *t;
+	char *page = NULL, *from, *to, *want;
+	size_t n = 0, nk;
+	FILE *f;
+
+	(void)state;
+	f = fopen(SKIN_SOURCE_ROOT "/man/skin-yarp.8", "r");
+	assert_non_null(f);
+	assert_true(getdelim(&page, &n, '\0', f) > 0);
+	fclose(f);
+	from = strstr(page, ".SS [yarp]\n");
+	assert_non_null(from);
+	from += strlen(".SS [yarp]\n");
+	to = strstr(from, ".SS [part ");
+	assert_non_null(to);
+	t = yb_config_keys(&nk);
+	want = conf_keys_man(t, nk);
+	assert_non_null(want);
+	if ((size_t)(to - from) != strlen(want) || memcmp(from, want, strlen(want)))
+		fail_msg("man/skin-yarp.8's [yarp] differs from bridges/yarp/config.c's table:\n%s", want);
+	free(want);
+	free(page);
 }
 
 /* The file the packages install loads, and says what the defaults say */
@@ -142,14 +172,24 @@ static void shipped(void **state)
 	assert_memory_equal(&c, &d, sizeof(c));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shipped),
 		cmocka_unit_test(values),
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(errors),
+		cmocka_unit_test(man_page_is_the_table),
 	};
 
+	if (argc > 1 && !strcmp(argv[1], "--man")) {
+		size_t n;
+		const struct conf_key *t = yb_config_keys(&n);
+		char *man = conf_keys_man(t, n);
+
+		fputs(man ? man : "", stdout);
+		free(man);
+		return man ? 0 : 1;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
