@@ -29,6 +29,7 @@
 #include <skin/model.h>
 
 #include "render.h"
+#include "skin_clock.h"
 
 /* Renderer output, in memory. */
 struct mem {
@@ -640,17 +641,15 @@ static void offline_press(void **state)
 static bool pty_until(int fd, struct mem *m, size_t cap, size_t since,
 		      const char *marker, int ms)
 {
-	struct timespec t0, t;
+	uint64_t t0 = clock_monotonic_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 
 		if (m->len > since && strstr(m->p + since, marker))
 			return true;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+		if (clock_monotonic_ns() - t0 > (uint64_t)ms * 1000000)
 			return false;
 		if (poll(&p, 1, 100) <= 0)
 			continue;
