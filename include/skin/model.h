@@ -251,6 +251,13 @@ void skin_model_stats(const struct skin_model *m, int part,
 		      struct skin_model_stats *st);
 
 const char *skin_part_id_name(enum skin_part_id p);	/* "left_hand" */
+/* skinManAll.ini's YARP port name ("left_arm" for the left upper arm);
+ * NULL for SKIN_PART_UNKNOWN or out of range */
+const char *skin_part_id_port(enum skin_part_id p);
+/* the URDF link frame its positions are in ("l_hand_dh_frame"); NULL
+ * where none is known */
+const char *skin_part_id_frame(enum skin_part_id p);
+/* a name, a port name or a positions file's name ("l_hand") */
 enum skin_part_id skin_part_id_from_name(const char *name);
 const char *skin_body_part_name(enum skin_body_part b);	/* "left_arm" */
 enum skin_body_part skin_body_part_of(enum skin_part_id p);
