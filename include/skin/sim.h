@@ -15,7 +15,7 @@
  *    scenario's contacts over the model's real taxel positions, turned
  *    into raw values the way the firmware does (out = noLoad - (delta >>
  *    shift), clamped to 0..255);
- *  - the encoder (encode.c): a board's sample -> its head and tail CAN
+ *  - the encoder (frames.c): a board's sample -> its head and tail CAN
  *    frames; and the ground-truth writer (truth.c).
  *
  * Everything is deterministic given the seed: a sample's noise depends on

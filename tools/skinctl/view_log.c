@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * view_log.c - skinctl view's frames from a candump log, processed as
- * `skinctl process` does (replay.c): the part's Nth output sample, then,
+ * `skinctl process` does (proc_replay.c): the part's Nth output sample, then,
  * live, the log at its own pace (view_source.h)
  */
 #include <inttypes.h>
