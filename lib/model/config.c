@@ -776,7 +776,7 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 		return NULL;
 	}
 	skin_config_comp_default(&c->comp);
-	/* the robots' board values (REFERENCE.md section 2) */
+	/* the robots' board values (docs/ICUB.md, section 1) */
 	c->board.period_ms = 50;
 	c->board.skin_type = 0;
 	c->board.no_load = 0xf0;

@@ -400,7 +400,7 @@ enum skin_body_part skin_body_part_of(enum skin_part_id p)
 }
 
 /* skinDynLib link numbers: hand 6, forearm 4, upper arm 2, torso 2
- * (REFERENCE.md section 5).  The legs' are not documented there. */
+ * (docs/ICUB.md, section 3).  The legs' are not documented upstream. */
 int skin_link_number_of(enum skin_part_id p)
 {
 	switch (p) {

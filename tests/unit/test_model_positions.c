@@ -2,9 +2,10 @@
 /*
  * test_model_positions.c - the iCub positions files and built-in layouts
  *
- * Counts below are those of the shipped files (REFERENCE.md 4a), checked
- * independently with a script over the files; they are the numbers the
- * library must reproduce, not numbers read back from it.
+ * Counts below are those of the shipped files (docs/MODEL.md, "iCub
+ * positions files"), checked independently with a script over the files;
+ * they are the numbers the library must reproduce, not numbers read back
+ * from it.
  */
 #include "test_model_util.h"
 
@@ -206,7 +207,8 @@ static void builtin_layouts(void **state)
 }
 
 /* The layout's tactile slots are exactly the files' valid taxels where
- * the files cover them (hand, forearm V2): REFERENCE.md 3 against 4a. */
+ * the files cover them (hand, forearm V2): the built-in layouts against
+ * the positions files. */
 static void layouts_agree_with_files(void **state)
 {
 	static const char *const pairs[][2] = {
