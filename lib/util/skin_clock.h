@@ -1,8 +1,9 @@
-/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * skin_clock.h - the clocks every program reads, in nanoseconds, written
- * once (a private header: lib/client, skinctl, skinsim, the bridges and
- * the benchmarks include it; nothing installed does)
+ * once (a private header, not installed: lib/client, skinctl, skinsim,
+ * the bridges, the benchmarks and the test helpers include it; LGPL as
+ * lib/client, whose code in libskin.a uses it)
  *
  * CLOCK_MONOTONIC measures every interval and sets every deadline; it is
  * the clock of the frames' timestamps (the driver's and skind's).
