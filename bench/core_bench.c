@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "skin_clock.h"
 #include "skin_core.h"
 
 #define PERIODS		512
@@ -266,10 +267,7 @@ static struct core core, core_ordered, core_lossy, core_reader;
 
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return (double)clock_monotonic_ns();
 }
 
 /* One repetition of a case; returns ns per unit. */

@@ -40,14 +40,14 @@ static uint64_t best_of(const struct skin_model *m, unsigned int part,
 	for (r = 0; r < reps; r++) {
 		struct skin_flattening f;
 		struct skin_error err;
-		uint64_t t0 = bench_now_ns(), t;
+		uint64_t t0 = clock_monotonic_ns(), t;
 
 		if (skin_flatten_part(&f, m, part, mode, &err)) {
 			if (keep)
 				skin_flatten_free(keep);	/* a run kept */
 			return 0;	/* no positions: nothing to place */
 		}
-		t = bench_now_ns() - t0;
+		t = clock_monotonic_ns() - t0;
 		if (t < best)
 			best = t;
 		if (keep && r == 0)

@@ -1,33 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * measure.c - the clocks the benchmarks read (measure.h)
+ * measure.c - the CPU time the benchmarks read (measure.h)
  */
-#include <errno.h>
 #include <stdio.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "measure.h"
-
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void bench_sleep_until(uint64_t t)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(t / 1000000000ull),
-		.tv_nsec = (long)(t % 1000000000ull),
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
 
 uint64_t bench_cpu_us(void)
 {

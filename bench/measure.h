@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * measure.h - the clocks the benchmarks read, one definition each
+ * measure.h - what the benchmarks measure besides the clocks (those are
+ * lib/util/skin_clock.h's, as everywhere), one definition each
  */
 #ifndef SKIN_BENCH_MEASURE_H
 #define SKIN_BENCH_MEASURE_H
 
 #include <stdint.h>
 
-/* CLOCK_MONOTONIC in ns */
-uint64_t bench_now_ns(void);
-/* Sleep until CLOCK_MONOTONIC reaches @t ns (signals do not cut it short). */
-void bench_sleep_until(uint64_t t);
+#include "skin_clock.h"
+
 /* This process's user + system time (getrusage), in us. */
 uint64_t bench_cpu_us(void);
 /*

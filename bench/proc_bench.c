@@ -263,7 +263,7 @@ static __attribute__((noinline)) double timed_run(struct bench *b, unsigned int 
 	uint64_t t0, t1;
 	unsigned int s, i, found = 0;
 
-	t0 = bench_now_ns();
+	t0 = clock_monotonic_ns();
 	for (s = 0; s < n; s++) {
 		struct skin_frame *fr = &b->frames[(s % SAMPLES) * np];
 		uint64_t ts = seq_next++ * 20000000ull;
@@ -277,7 +277,7 @@ static __attribute__((noinline)) double timed_run(struct bench *b, unsigned int 
 		for (i = 0; i < nparts; i++)
 			found += (unsigned int)skin_proc_cluster(b->p, i);
 	}
-	t1 = bench_now_ns();
+	t1 = clock_monotonic_ns();
 	b->found = found;
 	return (double)(t1 - t0) / n;
 }
@@ -302,7 +302,7 @@ static double copy_run(struct bench *b, unsigned int n)
 	uint64_t t0, t1;
 	unsigned int s, i;
 
-	t0 = bench_now_ns();
+	t0 = clock_monotonic_ns();
 	for (s = 0; s < n; s++) {
 		struct skin_frame *fr = &b->frames[(s % SAMPLES) * np];
 
@@ -310,7 +310,7 @@ static double copy_run(struct bench *b, unsigned int n)
 			memcpy(&sink[i % 64], &fr[i], sizeof(fr[i]));
 		__asm__ volatile("" : : "r"(sink) : "memory");
 	}
-	t1 = bench_now_ns();
+	t1 = clock_monotonic_ns();
 	return (double)(t1 - t0) / n;
 }
 

@@ -86,7 +86,7 @@ static volatile sig_atomic_t stop;
 
 static void emit(struct bus *b, bool partial)
 {
-	b->out.timestamp_ns = bench_now_ns();
+	b->out.timestamp_ns = clock_monotonic_ns();
 	b->out.refreshed = b->have_head & b->have_tail;
 	b->out.partial = partial;
 	memcpy(b->out.diag, b->diag, sizeof(b->out.diag));
@@ -334,16 +334,16 @@ int main(int argc, char **argv)
 
 	b0 = bench_busy_us();
 	c0 = bench_cpu_us();
-	t0 = bench_now_ns();
+	t0 = clock_monotonic_ns();
 	deadline = t0 + duration * 1000000000ull;
 	while (!stop) {
-		uint64_t now = bench_now_ns();
+		uint64_t now = clock_monotonic_ns();
 		int n;
 
 		if (now >= deadline)
 			break;
 		if (tick_ms) {
-			bench_sleep_until(now + tick_ms * 1000000ull);
+			clock_sleep_until_mono(now + tick_ms * 1000000ull, NULL);
 			for (i = 0; i < nbuses; i++)
 				if (drain(&buses[i], batch) < 0)
 					return 1;
@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 				return 1;
 		}
 	}
-	t1 = bench_now_ns();
+	t1 = clock_monotonic_ns();
 	c1 = bench_cpu_us();
 	b1 = bench_busy_us();
 

@@ -80,7 +80,7 @@ static uint64_t rx_frames(const struct dev *d)
 
 static void drain(struct dev *d)
 {
-	uint64_t now = latency ? bench_now_ns() : 0;
+	uint64_t now = latency ? clock_monotonic_ns() : 0;
 	struct skin_frame f;
 
 	while (skin_ring_map_next(&d->map, &f) > 0) {
@@ -176,7 +176,7 @@ static int read_loop(const char *path, const struct skin_wakeup *w,
 	alarm((unsigned int)duration);
 	while (!stop && duration) {
 		ssize_t n = read(fd, buf, sizeof(buf));
-		uint64_t now = bench_now_ns();
+		uint64_t now = clock_monotonic_ns();
 		size_t i;
 
 		if (n < 0) {
@@ -325,16 +325,16 @@ int main(int argc, char **argv)
 
 	b0 = bench_busy_us();
 	c0 = bench_cpu_us();
-	t0 = bench_now_ns();
+	t0 = clock_monotonic_ns();
 	deadline = t0 + duration * 1000000000ull;
 	while (!stop && active) {
-		uint64_t now = bench_now_ns();
+		uint64_t now = clock_monotonic_ns();
 		int n;
 
 		if (now >= deadline)
 			break;
 		if (tick_ms) {
-			bench_sleep_until(now + tick_ms * 1000000ull);
+			clock_sleep_until_mono(now + tick_ms * 1000000ull, NULL);
 			for (i = 0; i < ndevs; i++)
 				drain(&devs[i]);
 			wakeups++;
@@ -368,7 +368,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	t1 = bench_now_ns();
+	t1 = clock_monotonic_ns();
 	c1 = bench_cpu_us();
 	b1 = bench_busy_us();
 

@@ -95,7 +95,7 @@ static void *socket_thread(void *arg)
 
 	while (!stop) {
 		int rc = skin_client_read_line(c, &line, 100);
-		uint64_t t = bench_now_ns(), sample, fts, pub;
+		uint64_t t = clock_monotonic_ns(), sample, fts, pub;
 		const char *sp;
 		int k, p;
 
@@ -134,7 +134,7 @@ static dds_entity_t reader(dds_entity_t pp, const char *topic)
 
 static void bare_write(dds_entity_t w, struct ros2_msg_part *m, const float *zeros)
 {
-	uint64_t t = bench_now_ns();
+	uint64_t t = clock_monotonic_ns();
 	ros2_time st = { (int32_t)(t / 1000000000), (uint32_t)(t % 1000000000) };
 
 	ros2_msg_fill_values(m, &st, zeros);
@@ -186,7 +186,7 @@ static void bare_publish(void)
 	static float zeros[4096];
 	char topic[ROS2_DDS_TOPIC_LEN];
 	unsigned int i;
-	uint64_t next = bench_now_ns();
+	uint64_t next = clock_monotonic_ns();
 
 	for (i = 0; i < n_parts; i++) {
 		snprintf(topic, sizeof(topic), "rt/bench_bare%d/%s", (int)getppid(), part_name[i]);
@@ -199,7 +199,7 @@ static void bare_publish(void)
 		bare_on_wakeups(w, m, zeros);
 	for (;;) {
 		next += 50000000;
-		bench_sleep_until(next);
+		clock_sleep_until_mono(next, NULL);
 		for (i = 0; i < n_parts; i++)
 			bare_write(w[i], &m[i], zeros);
 	}
@@ -315,14 +315,14 @@ int main(int argc, char **argv)
 	pthread_create(&th, NULL, socket_thread, c);
 	/* discovery and the first samples before measuring: only what is
 	 * published after t_start counts */
-	t_start = bench_now_ns() + 3000000000ull;
+	t_start = clock_monotonic_ns() + 3000000000ull;
 	cpu0 = 0;
-	while (bench_now_ns() < t_start + (uint64_t)(o.seconds * 1e9)) {
+	while (clock_monotonic_ns() < t_start + (uint64_t)(o.seconds * 1e9)) {
 		dds_attach_t trig[2 * MAX_PARTS];
 		int k = dds_waitset_wait(ws, trig, 2 * MAX_PARTS, DDS_MSECS(100));
-		int64_t off = ros2_msg_mono_to_real();
+		int64_t off = clock_mono_to_real_ns();
 
-		if (!cpu0 && bench_now_ns() >= t_start)
+		if (!cpu0 && clock_monotonic_ns() >= t_start)
 			cpu0 = proc_cpu_ticks(o.bridge_pid);
 
 		for (j = 0; j < (unsigned int)(k > 0 ? k : 0); j++) {
@@ -330,7 +330,7 @@ int main(int argc, char **argv)
 			dds_sample_info_t info[8];
 			unsigned int idx = (unsigned int)trig[j];
 			int got = dds_take(r[idx], s, info, 8, 8), q;
-			uint64_t t = bench_now_ns();
+			uint64_t t = clock_monotonic_ns();
 
 			for (q = 0; q < got; q++) {
 				const ros2_state *st = s[q];
@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 				dds_return_loan(r[idx], s, got);
 		}
 	}
-	t_end = bench_now_ns();
+	t_end = clock_monotonic_ns();
 	cpu1 = proc_cpu_ticks(o.bridge_pid);
 	stop = 1;
 	pthread_join(th, NULL);

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	t0 = bench_now_ns();
+	t0 = clock_monotonic_ns();
 	if (duration)
 		deadline = t0 + duration * 1000000000ull;
 	while (!stop) {
@@ -181,8 +181,8 @@ int main(int argc, char **argv)
 
 			if (deadline && due >= deadline)
 				break;
-			bench_sleep_until(due);
-		} else if (deadline && bench_now_ns() >= deadline) {
+			clock_sleep_until_mono(due, NULL);
+		} else if (deadline && clock_monotonic_ns() >= deadline) {
 			break;
 		}
 		make_period(cf, cls, board, period++);
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 		}
 		sent += done;
 	}
-	t1 = bench_now_ns();
+	t1 = clock_monotonic_ns();
 	printf("sent=%llu enobufs=%llu wall_s=%.3f rate_fps=%.0f\n", sent,
 	       enobufs, (t1 - t0) / 1e9,
 	       t1 > t0 ? sent * 1e9 / (t1 - t0) : 0.0);

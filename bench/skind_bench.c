@@ -114,7 +114,7 @@ static void *sender(void *arg)
 {
 	int s = can_socket(false), k, t;
 	uint32_t rng = 1;
-	uint64_t next = bench_now_ns();
+	uint64_t next = clock_monotonic_ns();
 
 	(void)arg;
 	if (s < 0) {
@@ -132,7 +132,7 @@ static void *sender(void *arg)
 			for (i = 0; i < 2; i++) {
 				/* the sample's last frame: its time, then the frame */
 				if (i && !(o.triangles >> (t + 1))) {
-					sent_ns[k] = bench_now_ns();
+					sent_ns[k] = clock_monotonic_ns();
 					__atomic_store_n(&n_sent, k + 1, __ATOMIC_RELEASE);
 				}
 				int c;
@@ -152,7 +152,7 @@ static void *sender(void *arg)
 					perror("skind_bench: send");
 			}
 		}
-		bench_sleep_until(next);
+		clock_sleep_until_mono(next, NULL);
 	}
 	close(s);
 	return NULL;
@@ -210,7 +210,7 @@ static void *raw_reader(void *arg)
 		else if (f.data[0] == 0xc0)
 			tail |= (uint16_t)(1u << (f.can_id & 0xf));
 		if ((head & tail) == o.triangles) {
-			uint64_t t = bench_now_ns();
+			uint64_t t = clock_monotonic_ns();
 			int last = __atomic_load_n(&n_sent, __ATOMIC_ACQUIRE) - 1;
 
 			if (last >= 0)
@@ -231,7 +231,7 @@ static void *socket_reader(void *arg)
 	while (!stop) {
 		int r = skin_client_read_line(c, &line, 200);
 		unsigned long long sample, fts, pts;
-		uint64_t t = bench_now_ns();
+		uint64_t t = clock_monotonic_ns();
 		char part[64];
 
 		if (r < 0)
@@ -270,7 +270,7 @@ static void *shm_reader(void *arg)
 
 		if (seq != last && !(seq & 1) &&
 		    !skin_shm_read_part(r->m, (unsigned int)r->part, buf, 100)) {
-			uint64_t t = bench_now_ns();
+			uint64_t t = clock_monotonic_ns();
 			const struct skin_shm_part *h = skin_shm_head(buf);
 
 			last = h->seq;
@@ -288,7 +288,7 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 		      const struct skin_follow_sample *s, void *data)
 {
 	const struct skin_shm_part *h;
-	uint64_t t = bench_now_ns();
+	uint64_t t = clock_monotonic_ns();
 
 	(void)f;
 	(void)data;
@@ -415,14 +415,14 @@ static void phase(const char *name, struct skin_shm_map *m, int part)
 	/* not the copies its attachment brings: they are not fresh */
 	__atomic_store_n(&measuring, true, __ATOMIC_RELEASE);
 	c0 = cpu_s(o.pid);
-	t0 = bench_now_ns();
+	t0 = clock_monotonic_ns();
 	if (o.no_can) {
-		bench_sleep_until(t0 + (uint64_t)o.seconds * 1000000000ull);
+		clock_sleep_until_mono(t0 + (uint64_t)o.seconds * 1000000000ull, NULL);
 	} else {
 		pthread_create(&ts, NULL, sender, NULL);
 		pthread_join(ts, NULL);
 	}
-	t1 = bench_now_ns();
+	t1 = clock_monotonic_ns();
 	c1 = cpu_s(o.pid);
 	usleep(300000);
 	stop = true;

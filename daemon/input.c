@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "bus.h"
-#include "clock.h"
+#include "skin_clock.h"
 #include "input.h"
 #include "log.h"
 #include "pipeline.h"

@@ -23,7 +23,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus.h"
-#include "clock.h"
+#include "skin_clock.h"
 #include "configfs.h"
 #include "evdev.h"
 #include "fanout.h"

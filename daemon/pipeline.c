@@ -24,7 +24,7 @@
 
 #include <skin/proc.h>
 
-#include "clock.h"
+#include "skin_clock.h"
 #include "fanout.h"
 #include "log.h"
 #include "pipeline.h"

@@ -28,7 +28,7 @@
 
 #include "client.h"
 #include "bus.h"
-#include "clock.h"
+#include "skin_clock.h"
 #include "pipeline.h"
 #include "protocol.h"
 #include "skin.h"

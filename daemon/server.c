@@ -36,7 +36,7 @@
 
 #include "cleanup.h"
 #include "client.h"
-#include "clock.h"
+#include "skin_clock.h"
 #include "log.h"
 #include "options.h"
 #include "protocol.h"

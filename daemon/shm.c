@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "skin_clock.h"
 #include "log.h"
 #include "shm.h"
 

@@ -12,7 +12,7 @@
  *
  * skin_asm_rx() is the whole receive sequence of one frame, written once
  * for every receive path: the driver's (driver/skin_can.c), the board
- * simulator's ring files (lib/sim/ring.c), skinctl's replay of a CAN log
+ * simulator's ring files (lib/sim/ring_file.c), skinctl's replay of a CAN log
  * and the core's benchmark.  It publishes into the patch's ring and counts
  * in the ring's control page; what it leaves to its caller is the lock, the
  * clock, the timer and waking the readers.  The caller serialises all calls

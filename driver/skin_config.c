@@ -10,7 +10,7 @@
  * skin_patch_config_default() - the configuration of a new patch
  * @cfg: filled in
  *
- * The board values of a real iCub (REFERENCE.md section 2): period 50 ms,
+ * The board values of a real iCub (docs/ICUB.md, section 1): period 50 ms,
  * skinType 0, noLoad 0xf0, shift 2, cdcOffset 0x2200, every triangle on,
  * class 4.  No interface: user space must name one.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * skin_config_test.c - KUnit suite for configuration checks and the board
- * commands (REFERENCE.md section 2)
+ * commands (docs/ICUB.md, section 1)
  */
 #include <kunit/test.h>
 #include <linux/string.h>

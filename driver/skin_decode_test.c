@@ -3,7 +3,7 @@
  * skin_decode_test.c - KUnit suite for the frame decoder
  *
  * Walks every byte 0, every length, every class and every frame flag and
- * checks the verdict of each against the protocol (REFERENCE.md section 2).
+ * checks the verdict of each against the protocol (docs/ICUB.md, section 1).
  */
 #include <kunit/test.h>
 #include <linux/can/error.h>

@@ -35,6 +35,7 @@
 #include "log.h"
 #include "msg.h"
 #include "service.h"
+#include "skin_clock.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-ros2.conf"
 #define STOP_TIMEOUT_S	3
@@ -240,7 +241,7 @@ static void sample(struct bridge *b, const struct skin_follow_sample *s)
 	if (!bp)
 		return;
 	ros2_msg_stamp(&t, head->frame_ts_ns ? head->frame_ts_ns : head->publish_ns,
-		       ros2_msg_mono_to_real());
+		       clock_mono_to_real_ns());
 	ros2_msg_fill_values(&bp->msg, &t, skin_shm_values(m, s->part, s->block));
 	put(bp, bp->w_values, &bp->msg.values);
 	if (bp->w_raw > 0) {

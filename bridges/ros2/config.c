@@ -274,18 +274,11 @@ bool ros2_config_publishes(const struct ros2_config *c, const char *name)
 const char *ros2_config_frame(const struct ros2_config *c, const char *name,
 			      uint32_t skin_part)
 {
+	const char *frame = skin_part_id_frame((enum skin_part_id)skin_part);
 	unsigned int i;
 
 	for (i = 0; i < c->n_parts; i++)
 		if (!strcmp(c->parts[i].name, name) && c->parts[i].frame_id[0])
 			return c->parts[i].frame_id;
-	/* iCub's URDF exports the iKin link frames skinDynLib's positions
-	 * are in as *_dh_frame (idyntree's iCub export) for these links */
-	switch (skin_part) {
-	case SKIN_LEFT_HAND:		return "l_hand_dh_frame";
-	case SKIN_LEFT_FOREARM:		return "l_forearm_dh_frame";
-	case SKIN_RIGHT_HAND:		return "r_hand_dh_frame";
-	case SKIN_RIGHT_FOREARM:	return "r_forearm_dh_frame";
-	default:			return name;
-	}
+	return frame ? frame : name;
 }

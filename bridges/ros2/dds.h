@@ -6,7 +6,7 @@
  * speaks XCDR1 only; the bridge's writers are RELIABLE, KEEP_LAST
  * ROS2_DDS_DEPTH and VOLATILE, which ROS 2's default profile (RELIABLE)
  * and its sensor_data profile (BEST_EFFORT) both match
- * (../shared/BRIDGES.md section 2, docs/ROS2.md).
+ * (docs/ROS2.md, "QoS").
  */
 #ifndef ROS2_DDS_H
 #define ROS2_DDS_H

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "msg.h"
 
@@ -77,25 +76,6 @@ void ros2_msg_part_free(struct ros2_msg_part *p)
 	free(p->contact_buf);
 	free(p->names);
 	memset(p, 0, sizeof(*p));
-}
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t ros2_msg_mono_to_real(void)
-{
-	/* the monotonic clock read between two realtime reads: the offset
-	 * is off by at most their distance, a few tens of nanoseconds */
-	int64_t r1 = clock_ns(CLOCK_REALTIME);
-	int64_t m = clock_ns(CLOCK_MONOTONIC);
-	int64_t r2 = clock_ns(CLOCK_REALTIME);
-
-	return r1 + (r2 - r1) / 2 - m;
 }
 
 void ros2_msg_stamp(ros2_time *t, uint64_t mono_ns, int64_t offset_ns)

@@ -55,10 +55,9 @@ int ros2_msg_part_init(struct ros2_msg_part *p, const char *sensor,
 		       unsigned int max_contacts);
 void ros2_msg_part_free(struct ros2_msg_part *p);
 
-/* CLOCK_REALTIME minus CLOCK_MONOTONIC now, in ns: add it to a monotonic
- * time to get ROS time (read per sample: the wall clock may be stepped). */
-int64_t ros2_msg_mono_to_real(void);
-/* @mono_ns + @offset_ns as builtin_interfaces/Time (sec, nanosec). */
+/* @mono_ns + @offset_ns as builtin_interfaces/Time (sec, nanosec); the
+ * offset is clock_mono_to_real_ns() (skin_clock.h), read per sample: the
+ * wall clock may be stepped. */
 void ros2_msg_stamp(ros2_time *t, uint64_t mono_ns, int64_t offset_ns);
 
 /* The compensated values (@values: n_taxels floats, not copied) and the

@@ -13,16 +13,7 @@
 
 #include "bridge.h"
 #include "log.h"
-
-static int64_t mono_to_real(void)
-{
-	struct timespec r, m;
-
-	clock_gettime(CLOCK_REALTIME, &r);
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000 +
-	       ((int64_t)r.tv_nsec - m.tv_nsec);
-}
+#include "skin_clock.h"
 
 /*
  * The name server
@@ -189,7 +180,7 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 
 	b->map = m;
 	b->period_ms = m->hdr->period_ms ? m->hdr->period_ms : 20;
-	b->mono_to_real_ns = mono_to_real();
+	b->mono_to_real_ns = clock_mono_to_real_ns();
 	for (i = 0; i < b->n_parts; i++)
 		b->parts[i].index = -1;
 	for (i = 0; i < n; i++) {
@@ -304,7 +295,6 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 	unsigned int i, j, total = 0, nt = 0;
 	bool text = yp_port_wants_text(b->events);
 	char env[64];
-	struct timespec ts;
 
 	sd_event_source_set_time(s, usec + (uint64_t)b->period_ms * 1000);
 	if (!b->map || !b->events || !yp_port_readers(b->events))
@@ -382,9 +372,8 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 			free(t);
 		}
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
 	yw_stamp_text(env, sizeof(env), (int32_t)b->events_seq++,
-		      (double)ts.tv_sec + ts.tv_nsec / 1e9);
+		      (double)clock_realtime_ns() / 1e9);
 	yp_port_write(b->events, &b->bin, text ? &b->text : NULL, env);
 	return 0;
 }
@@ -502,7 +491,7 @@ void yb_free(struct yb *b, unsigned int ms)
 	follow_source_free(b->follow);
 	b->follow = NULL;
 	if (b->nc && ms) {
-		struct timespec t0, t;
+		uint64_t t0;
 
 		for (i = 0; i < b->n_ports; i++) {
 			char cmd[300];
@@ -510,13 +499,12 @@ void yb_free(struct yb *b, unsigned int ms)
 			snprintf(cmd, sizeof(cmd), "unregister %s", yp_port_name(b->ports[i]));
 			yn_request(b->nc, cmd, on_unregistered, NULL);
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = clock_monotonic_ns();
 		do {
 			if (sd_event_run(b->e, 10000) < 0)
 				break;	/* a finished loop runs no more */
-			clock_gettime(CLOCK_MONOTONIC, &t);
 		} while (yn_pending(b->nc) &&
-			 (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+			 clock_monotonic_ns() - t0 < (uint64_t)ms * 1000000);
 	}
 	/* the name server's requests first: their answers (-ECANCELED)
 	 * reach ports still open */

@@ -10,28 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <skin/model.h>
+
 #include "conf.h"
 #include "config.h"
-
-/* skinManAll.ini's outputPorts, by SkinPart (skinDynLib/common.h) */
-static const char *const icub_names[] = {
-	NULL, "left_hand", "left_forearm", "left_arm", "right_hand",
-	"right_forearm", "right_arm", "torso", "left_leg_upper",
-	"left_leg_lower", "left_foot", "right_leg_upper", "right_leg_lower",
-	"right_foot",
-};
 
 const char *yb_config_port_name(const struct yb_config *c, const char *part,
 				unsigned int skin_part)
 {
+	const char *port = skin_part_id_port((enum skin_part_id)skin_part);
 	unsigned int i;
 
 	for (i = 0; i < c->n_parts; i++)
 		if (!strcmp(c->parts[i].part, part))
 			return c->parts[i].port;
-	if (skin_part > 0 && skin_part < sizeof(icub_names) / sizeof(icub_names[0]))
-		return icub_names[skin_part];
-	return part;
+	return port ? port : part;
 }
 
 /* A YARP name word: printable, no spaces */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "port.h"
+#include "skin_clock.h"
 
 #define IN_MAX		65536	/* a command message, a header line */
 #define NAME_MAX_LEN	255
@@ -91,10 +92,7 @@ struct yp_port {
 
 static uint64_t now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return clock_monotonic_ns() / 1000;
 }
 
 static void conn_free(struct conn *c)

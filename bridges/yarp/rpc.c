@@ -3,7 +3,7 @@
  * rpc.c - skinManager's rpc commands on skind's socket
  *
  * /skinManager/rpc:i takes the commands skinManagerGui sends
- * (../shared/BRIDGES.md section 1) and maps each onto skind's socket
+ * (docs/YARP.md, "rpc") and maps each onto skind's socket
  * (docs/PROTOCOL.md) over one connection of the bridge's own, without
  * waiting: commands are sent as they come, skind answers in order, and
  * each answer completes the oldest call.  State-changing commands (calib,

@@ -3,7 +3,7 @@
  * wire.h - YARP's wire format, written and read without YARP
  *
  * What a YARP 3.x (or 4.0) peer expects on a TCP connection to or from a
- * port (../shared/BRIDGES.md section 1, checked against YARP 3.12.3's
+ * port (docs/YARP.md; checked against YARP 3.12.3's
  * sources and, in tests/yarp, against its tools):
  *
  *  - payloads: Bottles (int32 code, int32 count, items; a list whose items

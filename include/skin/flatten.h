@@ -77,8 +77,9 @@ const char *skin_flatten_describe(const struct skin_flattening *f, char *buf,
 /*
  * The pressure-weighted position of @n taxels (part-local indices) in @f:
  * each weighs its value in @values, at least 1 (binarized or faint
- * touches count); taxels without a position are left out.  false, and
- * NaN in @xy, when none has one.
+ * touches count; @values NULL: each weighs 1); taxels without a position
+ * are left out.  false, and NaN in @xy, when none has one.  skind's evdev
+ * coordinates and skinctl view's contact marks are this.
  */
 bool skin_flatten_centroid(const struct skin_flattening *f,
 			   const uint32_t *taxels, unsigned int n,

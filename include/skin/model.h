@@ -44,7 +44,7 @@ enum skin_taxel_kind {
 	SKIN_TAXEL_THERMAL = 2,	/* a thermal pad: a value, but not touch */
 };
 
-/* iCub skinDynLib BodyPart (REFERENCE.md section 5). */
+/* iCub skinDynLib BodyPart (docs/ICUB.md, section 3). */
 enum skin_body_part {
 	SKIN_BODY_UNKNOWN = 0,
 	SKIN_BODY_TORSO = 1,
@@ -227,7 +227,7 @@ int skin_model_save(const struct skin_model *m, const char *path,
 		    enum skin_format fmt, struct skin_error *err);
 void skin_model_free(struct skin_model *m);
 
-/* Built-in iCub layouts (REFERENCE.md section 3), by name: "hand_v2_1",
+/* Built-in iCub layouts (docs/MODEL.md, "Built-in layouts"), by name: "hand_v2_1",
  * "forearm_v1", "forearm_v2", "upper_arm", "torso".  Kinds only: no
  * positions.  NULL with *err set for an unknown name. */
 struct skin_model *skin_model_builtin(const char *layout,
@@ -251,6 +251,13 @@ void skin_model_stats(const struct skin_model *m, int part,
 		      struct skin_model_stats *st);
 
 const char *skin_part_id_name(enum skin_part_id p);	/* "left_hand" */
+/* skinManAll.ini's YARP port name ("left_arm" for the left upper arm);
+ * NULL for SKIN_PART_UNKNOWN or out of range */
+const char *skin_part_id_port(enum skin_part_id p);
+/* the URDF link frame its positions are in ("l_hand_dh_frame"); NULL
+ * where none is known */
+const char *skin_part_id_frame(enum skin_part_id p);
+/* a name, a port name or a positions file's name ("l_hand") */
 enum skin_part_id skin_part_id_from_name(const char *name);
 const char *skin_body_part_name(enum skin_body_part b);	/* "left_arm" */
 enum skin_body_part skin_body_part_of(enum skin_part_id p);

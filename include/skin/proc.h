@@ -282,7 +282,7 @@ unsigned int skin_proc_contacts(const struct skin_proc *p, unsigned int part,
  * needs (not counting the NUL); when that is >= @len the text was cut
  * and should be written again into a larger buffer.  [RT]: no allocation.
  *
- * Bottle: skinContactList as YARP bottle text (REFERENCE.md section 5),
+ * Bottle: skinContactList as YARP bottle text (docs/ICUB.md, section 3),
  * the contacts of every given part in one outer list, "()" when none:
  *   ((id bodyPart link skinPart) (CoPx CoPy CoPz) (Fx Fy Fz) (Mx My Mz)
  *    (geoCx geoCy geoCz) (nx ny nz) (taxel ...) pressure) ...

@@ -5,8 +5,8 @@
  * libskinsim is what skinsim (tools/skinsim) is made of, in four concerns:
  *
  *  - the board (board.c): an MTB board's reaction to the host's start-up
- *    commands (SET_BRD_CFG, SET_TRIANG_CFG, SET_TXMODE), REFERENCE.md
- *    section 2;
+ *    commands (SET_BRD_CFG, SET_TRIANG_CFG, SET_TXMODE), docs/ICUB.md
+ *    section 1;
  *  - the scenario (scenario.c): a small line-based text file saying which
  *    skin, which seed, what touches it when, and which faults happen
  *    (docs/SIMULATOR.md has the grammar);
@@ -15,7 +15,7 @@
  *    scenario's contacts over the model's real taxel positions, turned
  *    into raw values the way the firmware does (out = noLoad - (delta >>
  *    shift), clamped to 0..255);
- *  - the encoder (encode.c): a board's sample -> its head and tail CAN
+ *  - the encoder (frames.c): a board's sample -> its head and tail CAN
  *    frames; and the ground-truth writer (truth.c).
  *
  * Everything is deterministic given the seed: a sample's noise depends on

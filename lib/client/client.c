@@ -19,6 +19,8 @@
 
 #include <skin/client.h>
 
+#include "skin_clock.h"
+
 struct skin_client {
 	int fd;
 	char *buf;		/* buf[start, len): received, not yet returned */
@@ -157,10 +159,7 @@ static int receive(struct skin_client *c)
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(clock_monotonic_ns() / 1000000);
 }
 
 int skin_client_read_line(struct skin_client *c, const char **line,

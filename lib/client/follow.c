@@ -34,6 +34,8 @@
 
 #include <skin/follow.h>
 
+#include "skin_clock.h"
+
 #define READ_TRIES	100	/* skin_shm_read_part(): a writer mid-block */
 
 enum follow_state { WAITING, HANDSHAKE, ATTACHED, STALLED };
@@ -57,14 +59,6 @@ struct skin_follow {
 	struct seen *seen;		/* per part: what was last delivered */
 	void *copy;			/* one part's block, the largest */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int skin_follow_new(struct skin_follow **fp,
 		    const struct skin_follow_options *opts)
@@ -128,7 +122,7 @@ int skin_follow_timeout_ms(const struct skin_follow *f)
 
 	switch (f->state) {
 	case WAITING:
-		now = mono_ns();
+		now = clock_monotonic_ns();
 		if (f->retry_ns <= now)
 			return 0;
 		/* rounded up: woken early, a dispatch would find nothing due */
@@ -279,7 +273,7 @@ static void detach(struct skin_follow *f, skin_follow_fn fn, void *data,
 	 * retired before it was even told (a skind serving an object another
 	 * one replaced) waits a retry too, or this would loop flat out. */
 	drop(f, reason == -ESTALE && told ? 0 :
-		mono_ns() + f->retry_ms * 1000000ull);
+		clock_monotonic_ns() + f->retry_ms * 1000000ull);
 	if (told)
 		emit(f, fn, data, SKIN_FOLLOW_DETACHED, 0, reason);
 }
@@ -319,7 +313,7 @@ int skin_follow_dispatch(struct skin_follow *f, skin_follow_fn fn, void *data)
 	int r;
 
 	if (f->state == WAITING) {
-		now = mono_ns();
+		now = clock_monotonic_ns();
 		if (now < f->retry_ns)
 			return 0;
 		connect_now(f, now);
@@ -335,7 +329,7 @@ int skin_follow_dispatch(struct skin_follow *f, skin_follow_fn fn, void *data)
 	}
 	if (f->state == HANDSHAKE) {
 		if (r < 0)		/* never attached: nothing to tell */
-			drop(f, mono_ns() + f->retry_ms * 1000000ull);
+			drop(f, clock_monotonic_ns() + f->retry_ms * 1000000ull);
 		return 0;
 	}
 	if (r < 0) {

@@ -16,6 +16,8 @@
 
 #include <skin/client.h>
 
+#include "skin_clock.h"
+
 /* Everything the header says that the reader relies on. */
 static bool header_ok(const struct skin_shm_header *h, size_t size)
 {
@@ -130,14 +132,6 @@ bool skin_shm_retired(const struct skin_shm_map *m)
 	return __atomic_load_n(&m->hdr->state, __ATOMIC_ACQUIRE) & SKIN_SHM_RETIRED;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int skin_shm_check(struct skin_shm_map *m)
 {
 	uint64_t beat, now, ms;
@@ -148,7 +142,7 @@ int skin_shm_check(struct skin_shm_map *m)
 	if (m->hdr->version_minor < 1 || !ms)
 		return 0;		/* a writer without a heartbeat */
 	beat = __atomic_load_n(&m->hdr->heartbeat, __ATOMIC_RELAXED);
-	now = mono_ns();
+	now = clock_monotonic_ns();
 	if (beat != m->beat || !m->beat_ns) {
 		m->beat = beat;
 		m->beat_ns = now;

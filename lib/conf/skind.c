@@ -97,7 +97,7 @@ const size_t conf_comp_n_keys = sizeof(conf_comp_keys) / sizeof(conf_comp_keys[0
 
 #define BOARD(f) offsetof(struct skin_config_board, f)
 
-/* the robots' values (REFERENCE.md section 2); byte-wide fields of
+/* the robots' board values (docs/ICUB.md, section 1); byte-wide fields of
  * SET_BRD_CFG / SET_TRIANG_CFG */
 const struct conf_key conf_board_keys[] = {
 	{ .name = "period_ms", .type = CONF_UINT, .offset = BOARD(period_ms),

@@ -4,8 +4,8 @@
  * with geometry files, patches placed on their buses
  *
  * Kinds when a part has both a layout (L) and a geometry file (G), per
- * vector slot (REFERENCE.md 4a: "validity comes from taxel2Repr and the
- * built-in layouts"):
+ * vector slot (validity comes from taxel2Repr and the built-in layouts,
+ * positions from the rows: docs/ICUB.md, section 2):
  *
  *   L \ G      tactile   thermal   absent
  *   tactile    tactile   error     absent  (triangle not mounted here)

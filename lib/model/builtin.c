@@ -2,7 +2,8 @@
 /*
  * builtin.c - the iCub port layouts every iCub user knows
  *
- * REFERENCE.md section 3 (from the iCub "reading tactile data" page):
+ * From the iCub "reading tactile data" page (docs/MODEL.md, "Built-in
+ * layouts"):
  * which slots of a port's vector hold a taxel, a thermal pad or nothing.
  * Ranges below are written 1-based, exactly as that page writes them, so
  * they can be checked against it by eye; the code turns them 0-based.

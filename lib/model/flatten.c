@@ -651,7 +651,7 @@ bool skin_flatten_centroid(const struct skin_flattening *f,
 
 		if (t >= f->n || !isfinite(f->x[t]) || !isfinite(f->y[t]))
 			continue;
-		v = values[t] > 1 ? values[t] : 1;
+		v = values && values[t] > 1 ? values[t] : 1;
 		fx += f->x[t] * v;
 		fy += f->y[t] * v;
 		w += v;

@@ -273,32 +273,42 @@ void skin_model_stats(const struct skin_model *m, int part,
 	}
 }
 
-static const char *const part_names[SKIN_PART_COUNT] = {
-	[SKIN_PART_UNKNOWN] = "unknown",
-	[SKIN_LEFT_HAND] = "left_hand",
-	[SKIN_LEFT_FOREARM] = "left_forearm",
-	[SKIN_LEFT_UPPER_ARM] = "left_upper_arm",
-	[SKIN_RIGHT_HAND] = "right_hand",
-	[SKIN_RIGHT_FOREARM] = "right_forearm",
-	[SKIN_RIGHT_UPPER_ARM] = "right_upper_arm",
-	[SKIN_FRONT_TORSO] = "front_torso",
-	[SKIN_LEFT_LEG_UPPER] = "left_leg_upper",
-	[SKIN_LEFT_LEG_LOWER] = "left_leg_lower",
-	[SKIN_LEFT_FOOT] = "left_foot",
-	[SKIN_RIGHT_LEG_UPPER] = "right_leg_upper",
-	[SKIN_RIGHT_LEG_LOWER] = "right_leg_lower",
-	[SKIN_RIGHT_FOOT] = "right_foot",
+/*
+ * The names of each SkinPart, in skinDynLib's order (the one table of
+ * them: every program asks lib/model):
+ *   name   ours (skind.conf, skind's outputs), skinDynLib's SkinPart_s
+ *   port   skinManAll.ini's outputPorts, the YARP ports skinManager and
+ *          the CAN skin devices open (left_arm is the upper arm's, torso
+ *          the front torso's)
+ *   frame  the link frame skinDynLib's positions are in, as iCub's URDF
+ *          exports it (idyntree's iCub export: *_dh_frame); NULL where
+ *          none is known
+ */
+static const struct {
+	const char *name, *port, *frame;
+} part_names[SKIN_PART_COUNT] = {
+	[SKIN_PART_UNKNOWN] = { "unknown", NULL, NULL },
+	[SKIN_LEFT_HAND] = { "left_hand", "left_hand", "l_hand_dh_frame" },
+	[SKIN_LEFT_FOREARM] = { "left_forearm", "left_forearm", "l_forearm_dh_frame" },
+	[SKIN_LEFT_UPPER_ARM] = { "left_upper_arm", "left_arm", NULL },
+	[SKIN_RIGHT_HAND] = { "right_hand", "right_hand", "r_hand_dh_frame" },
+	[SKIN_RIGHT_FOREARM] = { "right_forearm", "right_forearm", "r_forearm_dh_frame" },
+	[SKIN_RIGHT_UPPER_ARM] = { "right_upper_arm", "right_arm", NULL },
+	[SKIN_FRONT_TORSO] = { "front_torso", "torso", NULL },
+	[SKIN_LEFT_LEG_UPPER] = { "left_leg_upper", "left_leg_upper", NULL },
+	[SKIN_LEFT_LEG_LOWER] = { "left_leg_lower", "left_leg_lower", NULL },
+	[SKIN_LEFT_FOOT] = { "left_foot", "left_foot", NULL },
+	[SKIN_RIGHT_LEG_UPPER] = { "right_leg_upper", "right_leg_upper", NULL },
+	[SKIN_RIGHT_LEG_LOWER] = { "right_leg_lower", "right_leg_lower", NULL },
+	[SKIN_RIGHT_FOOT] = { "right_foot", "right_foot", NULL },
 };
 
-/* Other spellings users know: the YARP port names (left_arm is the upper
- * arm's port, torso the front torso's) and the positions files' "name". */
+/* Other spellings users know besides the names and ports above: the
+ * positions files' "name". */
 static const struct {
 	const char *alias;
 	enum skin_part_id id;
 } part_aliases[] = {
-	{ "left_arm", SKIN_LEFT_UPPER_ARM },
-	{ "right_arm", SKIN_RIGHT_UPPER_ARM },
-	{ "torso", SKIN_FRONT_TORSO },
 	{ "l_hand", SKIN_LEFT_HAND },
 	{ "r_hand", SKIN_RIGHT_HAND },
 	{ "l_forearm", SKIN_LEFT_FOREARM },
@@ -318,7 +328,21 @@ const char *skin_part_id_name(enum skin_part_id p)
 {
 	if ((unsigned int)p >= SKIN_PART_COUNT)
 		return "unknown";
-	return part_names[p];
+	return part_names[p].name;
+}
+
+const char *skin_part_id_port(enum skin_part_id p)
+{
+	if ((unsigned int)p >= SKIN_PART_COUNT)
+		return NULL;
+	return part_names[p].port;
+}
+
+const char *skin_part_id_frame(enum skin_part_id p)
+{
+	if ((unsigned int)p >= SKIN_PART_COUNT)
+		return NULL;
+	return part_names[p].frame;
 }
 
 enum skin_part_id skin_part_id_from_name(const char *name)
@@ -326,7 +350,10 @@ enum skin_part_id skin_part_id_from_name(const char *name)
 	unsigned int i;
 
 	for (i = 1; i < SKIN_PART_COUNT; i++)
-		if (!strcmp(name, part_names[i]))
+		if (!strcmp(name, part_names[i].name))
+			return (enum skin_part_id)i;
+	for (i = 1; i < SKIN_PART_COUNT; i++)
+		if (!strcmp(name, part_names[i].port))
 			return (enum skin_part_id)i;
 	for (i = 0; i < sizeof(part_aliases) / sizeof(part_aliases[0]); i++)
 		if (!strcmp(name, part_aliases[i].alias))
@@ -373,7 +400,7 @@ enum skin_body_part skin_body_part_of(enum skin_part_id p)
 }
 
 /* skinDynLib link numbers: hand 6, forearm 4, upper arm 2, torso 2
- * (REFERENCE.md section 5).  The legs' are not documented there. */
+ * (docs/ICUB.md, section 3).  The legs' are not documented upstream. */
 int skin_link_number_of(enum skin_part_id p)
 {
 	switch (p) {

@@ -5,7 +5,8 @@
  *     sensors-count total-neighbors-count
  *     px py pz  ox oy oz  fx fy  radius  robot-link  n  neighbour ids...
  *
- * (seeds/skinware-calibration-cache.md).  Metres throughout; (ox, oy, oz)
+ * (the Skinware user API documentation, maclab/skinware, "Calibration
+ * Cache"; docs/MODEL.md).  Metres throughout; (ox, oy, oz)
  * is the skin normal; (fx, fy) the flattened position, also in metres.
  * The format is whitespace-separated, so line breaks are not required to
  * fall between sensors; errors still name the line and column.

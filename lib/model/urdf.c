@@ -11,7 +11,7 @@
  *         | <taxel idx xyz rpy><geometry>..</geometry></taxel>...
  *
  * Semantics follow the reference parser (urdf_tactile/src/parser.cpp and
- * taxel_info_iterator.cpp), REFERENCE.md 4b:
+ * taxel_info_iterator.cpp; docs/MODEL.md, "urdf_tactile XML"):
  *  - only <sensor> children of <robot> that have a <tactile> child count;
  *  - spacing defaults to size, offset to (0, 0), order to row-major;
  *    "col-major" (the parser) and "column-major" (its README) both mean

@@ -3,7 +3,7 @@
  * encode.c - contacts as skinContactList bottle text and as JSON, into a
  * caller's buffer (snprintf semantics, no allocation)
  *
- * Bottle text (REFERENCE.md section 5), one list per contact inside one
+ * Bottle text (docs/ICUB.md, section 3), one list per contact inside one
  * outer list:
  *   ((id bodyPart link skinPart) (CoP) (F) (M) (geoCenter) (normal)
  *    (taxel ids) pressure)

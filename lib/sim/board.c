@@ -2,7 +2,7 @@
 /*
  * board.c - an MTB board's answer to the host's start-up commands
  *
- * REFERENCE.md section 2: SET_BRD_CFG (0x4d, DLC 4), SET_TRIANG_CFG
+ * docs/ICUB.md section 1: SET_BRD_CFG (0x4d, DLC 4), SET_TRIANG_CFG
  * (0x50, DLC 7), SET_TXMODE (0x07, DLC 2), to id 0x200 | board.  A command
  * of the wrong length, an unknown opcode or a triangle range out of order
  * is counted and ignored: a board cannot answer, and a simulator that

@@ -35,6 +35,8 @@
 
 #include <skin/follow.h>
 
+#include "skin_clock.h"
+
 struct watch {
 	const char *part;		/* printed in full, or NULL */
 	bool attached;
@@ -55,10 +57,7 @@ static void on_term(int sig)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_monotonic_ns() / 1e9;
 }
 
 static void fail(struct watch *w, const char *what)

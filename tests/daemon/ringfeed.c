@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "skin_clock.h"
 #include "skin_core.h"
 
 #define MAX_PATCHES	32
@@ -69,14 +70,6 @@ static struct feed feeds[MAX_PATCHES];
 static unsigned int n_feeds;
 static bool uniform, paused, full;
 static const char *dir;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void die(const char *what)
 {
@@ -125,7 +118,7 @@ static void write_frame(struct feed *f)
 	if (f->removed || f->muted)
 		return;
 	fr = skin_ring_begin(&f->ring);
-	fr->timestamp_ns = now_ns();
+	fr->timestamp_ns = clock_monotonic_ns();
 	fr->refreshed = 0xffff;
 	fr->flags = 0;
 	fr->diag_valid = 0xffff;
@@ -281,10 +274,10 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 
-	next = now_ns();
+	next = clock_monotonic_ns();
 	for (;;) {
 		struct pollfd pfd = { .fd = 0, .events = POLLIN };
-		uint64_t now = now_ns();
+		uint64_t now = clock_monotonic_ns();
 		int timeout = now >= next || full ? 0 : (int)((next - now) / 1000000) + 1;
 		ssize_t n;
 
@@ -313,7 +306,7 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-		now = now_ns();
+		now = clock_monotonic_ns();
 		if (full && !paused) {
 			int k;
 

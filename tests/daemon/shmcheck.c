@@ -27,6 +27,8 @@
 
 #include <skin/client.h>
 
+#include "skin_clock.h"
+
 struct reader {
 	pthread_t thread;
 	const struct skin_shm_map *m;
@@ -40,10 +42,7 @@ struct reader {
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_monotonic_ns() / 1e9;
 }
 
 static void *run(void *arg)

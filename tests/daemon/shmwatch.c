@@ -27,12 +27,11 @@
 
 #include <skin/client.h>
 
+#include "skin_clock.h"
+
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_monotonic_ns() / 1e9;
 }
 
 static void nap(void)

@@ -31,6 +31,7 @@
 
 #include "dds.h"
 #include "msg.h"
+#include "skin_clock.h"
 
 #define MAX_TOPICS	64
 
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
 	static struct sub subs[MAX_TOPICS];
 	unsigned int domain = 0, n = 0, i, k;
 	double seconds = 30;
-	struct timespec t0, t;
+	uint64_t t0;
 	dds_entity_t pp, ws;
 	int o;
 
@@ -176,7 +177,7 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_monotonic_ns();
 	for (;;) {
 		dds_attach_t trig[32];
 		struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
@@ -184,8 +185,7 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < (unsigned int)(m > 0 ? m : 0); i++)
 			drain(&subs[trig[i] / 2], (int)(trig[i] % 2));
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 > seconds)
+		if ((double)(clock_monotonic_ns() - t0) * 1e-9 > seconds)
 			break;
 		if (poll(&p, 1, 0) > 0) {
 			char buf[64];

@@ -34,6 +34,7 @@
 
 #include "dds.h"
 #include "msg.h"
+#include "skin_clock.h"
 
 /* ---- the independent XCDR1 encoder ---------------------------------- */
 
@@ -388,16 +389,15 @@ static void test_topic_names(void **state)
 /* The stamp: CLOCK_MONOTONIC + the offset is CLOCK_REALTIME. */
 static void test_stamp(void **state)
 {
-	struct timespec m, r;
 	ros2_time t;
-	int64_t off = ros2_msg_mono_to_real(), got, want;
+	int64_t off = clock_mono_to_real_ns(), got, want;
+	uint64_t m;
 
 	(void)state;
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	clock_gettime(CLOCK_REALTIME, &r);
-	ros2_msg_stamp(&t, (uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec, off);
+	m = clock_monotonic_ns();
+	want = (int64_t)clock_realtime_ns();
+	ros2_msg_stamp(&t, m, off);
 	got = (int64_t)t.sec_ * 1000000000 + t.nanosec_;
-	want = (int64_t)r.tv_sec * 1000000000 + r.tv_nsec;
 	assert_true(llabs(got - want) < 5000000);	/* 5 ms: a preemption */
 	ros2_msg_stamp(&t, 0, -5);
 	assert_int_equal(t.sec_, 0);

@@ -2,9 +2,10 @@
 /*
  * test_model_positions.c - the iCub positions files and built-in layouts
  *
- * Counts below are those of the shipped files (REFERENCE.md 4a), checked
- * independently with a script over the files; they are the numbers the
- * library must reproduce, not numbers read back from it.
+ * Counts below are those of the shipped files (docs/MODEL.md, "iCub
+ * positions files"), checked independently with a script over the files;
+ * they are the numbers the library must reproduce, not numbers read back
+ * from it.
  */
 #include "test_model_util.h"
 
@@ -206,7 +207,8 @@ static void builtin_layouts(void **state)
 }
 
 /* The layout's tactile slots are exactly the files' valid taxels where
- * the files cover them (hand, forearm V2): REFERENCE.md 3 against 4a. */
+ * the files cover them (hand, forearm V2): the built-in layouts against
+ * the positions files. */
 static void layouts_agree_with_files(void **state)
 {
 	static const char *const pairs[][2] = {
@@ -365,6 +367,33 @@ static void round_trip(void **state)
 	}
 }
 
+/* The one table of SkinPart names: each part's name, YARP port and
+ * positions file name lead back to it; the bridges ask it. */
+static void part_names_table(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 1; i < SKIN_PART_COUNT; i++) {
+		enum skin_part_id p = (enum skin_part_id)i;
+
+		assert_int_equal(skin_part_id_from_name(skin_part_id_name(p)), p);
+		assert_non_null(skin_part_id_port(p));
+		assert_int_equal(skin_part_id_from_name(skin_part_id_port(p)), p);
+	}
+	assert_string_equal(skin_part_id_name(SKIN_LEFT_UPPER_ARM), "left_upper_arm");
+	assert_string_equal(skin_part_id_port(SKIN_LEFT_UPPER_ARM), "left_arm");
+	assert_string_equal(skin_part_id_port(SKIN_FRONT_TORSO), "torso");
+	assert_string_equal(skin_part_id_port(SKIN_RIGHT_FOOT), "right_foot");
+	assert_string_equal(skin_part_id_frame(SKIN_RIGHT_FOREARM), "r_forearm_dh_frame");
+	assert_null(skin_part_id_frame(SKIN_FRONT_TORSO));
+	assert_null(skin_part_id_port(SKIN_PART_UNKNOWN));
+	assert_null(skin_part_id_port(SKIN_PART_COUNT));
+	assert_string_equal(skin_part_id_name(SKIN_PART_COUNT), "unknown");
+	assert_int_equal(skin_part_id_from_name("l_hand"), SKIN_LEFT_HAND);
+	assert_int_equal(skin_part_id_from_name("tail"), SKIN_PART_UNKNOWN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +408,7 @@ int main(void)
 		cmocka_unit_test(malformed_real_file),
 		cmocka_unit_test(missing_file_fails_loudly),
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(part_names_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -297,7 +297,7 @@ static void pads_and_absent_are_zero(void **state)
 			assert_int_equal(touched[k], 0);
 		}
 	}
-	/* slot 107 is a palm pad, 60 is absent (REFERENCE.md section 3) */
+	/* slot 107 is a palm pad, 60 is absent (docs/MODEL.md, "Built-in layouts") */
 	assert_int_equal(fx.m->taxels[fx.m->parts[hand].first_taxel + 107].kind,
 			 SKIN_TAXEL_THERMAL);
 	assert_true(v[107] == 0 && v[60] == 0);

@@ -182,7 +182,7 @@ static void test_patches_and_presence(void **state)
 	assert_string_equal(p->name, "left_forearm.1");
 	assert_int_equal(p->address, 12);
 	/* forearm V2 top patch: 193-216, 229-240, 265-276, 289-312, 337-360
-	 * are mounted (REFERENCE.md section 3): triangles 0 1 3 6 8 9 12 13 */
+	 * are mounted (docs/MODEL.md, "Built-in layouts"): triangles 0 1 3 6 8 9 12 13 */
 	assert_int_equal(p->present, 0x334b);
 	p = skin_sim_patch(s, 2);
 	assert_string_equal(p->name, "left_hand");

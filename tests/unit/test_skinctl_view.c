@@ -29,6 +29,7 @@
 #include <skin/model.h>
 
 #include "render.h"
+#include "skin_clock.h"
 
 /* Renderer output, in memory. */
 struct mem {
@@ -189,6 +190,46 @@ static void text_contact_mark(void **state)
 }
 
 /* Colour: the same cells, backgrounds from the ramp; lines end reset. */
+/*
+ * The mark is where skind's evdev device puts the contact: the same
+ * weighting (skin_flatten_centroid(): each taxel weighs its value, at
+ * least 1) over the same flattening.  Contact 7 = {t0, t1, t2} at 0, 200
+ * and 0.5: t0 and t2 weigh 1 each, t1 200, so its centre is
+ * (0 + 400 + 1, 0 + 0 + 1) / 202; weighing them 0 and 0.5, as the view
+ * did, drew it elsewhere than evdev reports it.
+ */
+static void contact_mark_as_evdev(void **state)
+{
+	static const double v[6] = { 0, 200, 0.5, 0, 0, 0 };
+	static const uint32_t taxels[3] = { 0, 1, 2 };
+	static const double zero[6];
+	struct view_contact c = { .id = 7, .n_taxels = 3, .taxels = taxels };
+	struct view_layout l;
+	struct view_frame f = { .part = "demo", .values = v, .n_contacts = 1,
+				.contacts = &c };
+	struct skin_flattening flat;
+	double xy[2], want[2];
+
+	(void)state;
+	three_taxels(&l);
+	flat = (struct skin_flattening){ .n = l.n, .x = l.x, .y = l.y,
+					 .how = l.how, .unit = l.unit };
+	assert_true(skin_flatten_centroid(&flat, taxels, 3, v, want));
+	assert_true(view_contact_cop(&l, &f, &c, xy));
+	assert_true(fabs(xy[0] - 401.0 / 202) < 1e-12 && fabs(xy[1] - 1.0 / 202) < 1e-12);
+	assert_true(xy[0] == want[0] && xy[1] == want[1]);
+
+	/* all quiet: every taxel weighs 1, the plain mean */
+	f.values = zero;
+	assert_true(view_contact_cop(&l, &f, &c, xy));
+	assert_true(fabs(xy[0] - 1) < 1e-12 && fabs(xy[1] - 1.0 / 3) < 1e-12);
+	/* no values: the same */
+	f.values = NULL;
+	assert_true(view_contact_cop(&l, &f, &c, xy));
+	assert_true(fabs(xy[0] - 1) < 1e-12 && fabs(xy[1] - 1.0 / 3) < 1e-12);
+	view_layout_free(&l);
+}
+
 static void text_colour(void **state)
 {
 	static const double v[6] = { 0, 255, 0, 0, 0, 0 };
@@ -640,17 +681,15 @@ static void offline_press(void **state)
 static bool pty_until(int fd, struct mem *m, size_t cap, size_t since,
 		      const char *marker, int ms)
 {
-	struct timespec t0, t;
+	uint64_t t0 = clock_monotonic_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 
 		if (m->len > since && strstr(m->p + since, marker))
 			return true;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+		if (clock_monotonic_ns() - t0 > (uint64_t)ms * 1000000)
 			return false;
 		if (poll(&p, 1, 100) <= 0)
 			continue;
@@ -760,6 +799,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(text_frame_exact),
 		cmocka_unit_test(text_contact_mark),
+		cmocka_unit_test(contact_mark_as_evdev),
 		cmocka_unit_test(text_colour),
 		cmocka_unit_test(svg_document),
 		cmocka_unit_test(layouts_of_files),

@@ -2,7 +2,7 @@
 /*
  * test_yarp_port.c - a port's transcripts byte for byte, over real TCP
  *
- * The test plays the YARP peers of ../shared/BRIDGES.md section 1 on
+ * The test plays the YARP peers of docs/YARP.md on
  * loopback sockets: `yarp connect`'s two admin connections, the reader
  * the port then connects to (tcp, fast_tcp, text), `yarp rpc`'s writer,
  * and a reader that never reads.  Every byte the port sends is compared

@@ -3,7 +3,7 @@
  * test_yarp_wire.c - YARP's wire format, byte for byte
  *
  * Every expected byte string here is written out by hand from the layouts
- * of ../shared/BRIDGES.md section 1 (and YARP 3.12.3's sources it cites),
+ * of docs/YARP.md (and YARP 3.12.3's sources),
  * not produced by the encoder under test: a change of the encoder that
  * changes a byte fails here.  tests/yarp checks the same encodings
  * against YARP's own tools.
@@ -49,7 +49,7 @@ static void expect_bytes(const struct yw_buf *b, const uint8_t *want,
 	assert_memory_equal(b->data, want, n);
 }
 
-/* BRIDGES.md's example, {1.0, 2.0} */
+/* YARP's documented example Vector, {1.0, 2.0} */
 static void vector_example(void **state)
 {
 	static const uint8_t want[] = {

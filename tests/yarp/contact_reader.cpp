@@ -8,7 +8,8 @@
  * holding (4 int32) then five (3 float64) then (N int32) then a float64,
  * in that order and with exactly those tags; anything else fails the read
  * as it would fail skinManager's readers.  (icub-main is not a dependency
- * of this project: the layout is BRIDGES.md section 1's, which cites it.)
+ * of this project: the layout is docs/ICUB.md section 3's, which names
+ * it.)
  *
  * usage: contact_reader SOURCE_PORT N   reads N messages, one line each:
  *   msg SEQ TIME NCONTACTS [id body link skin ntaxels pressure]...

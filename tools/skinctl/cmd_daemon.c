@@ -21,6 +21,7 @@
 
 #include <skin/client.h>
 
+#include "skin_clock.h"
 #include "skinctl.h"
 
 static void print_line(const char *line, void *data)
@@ -377,10 +378,7 @@ static void progress_free(struct cal_progress *p)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock_monotonic_ns() / 1e9;
 }
 
 int cmd_calibrate(int argc, char **argv)

@@ -27,6 +27,7 @@
 
 #include <skin/ring.h>
 
+#include "skin_clock.h"
 #include "skinctl.h"
 
 static void print_frame(const struct skin_frame *f)
@@ -54,10 +55,7 @@ static void print_frame(const struct skin_frame *f)
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(clock_monotonic_ns() / 1000000);
 }
 
 /*

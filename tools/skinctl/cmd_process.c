@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "proc_replay.h"
 #include "skinctl.h"
 
 enum output { OUT_BOTTLE, OUT_JSON, OUT_TAXELS };

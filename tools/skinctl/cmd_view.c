@@ -10,7 +10,7 @@
  * passes, --socket PATH or $SKIN_SOCKET; or the object by name, --shm
  * PATH), with the layout from --config (skind's configuration, default
  * /etc/skin/skind.conf); or, offline, --config CONF --log LOG [--sample
- * N]: the candump log processed as `skinctl process` does (replay.c),
+ * N]: the candump log processed as `skinctl process` does (proc_replay.c),
  * showing the part's Nth output sample (default: the last).  Live, the
  * log plays at its own pace from sample N.
  *
@@ -34,7 +34,7 @@
 #include <skin/model.h>
 
 #include "render.h"
-#include "replay.h"
+#include "proc_replay.h"
 #include "skinctl.h"
 #include "view_source.h"
 

@@ -210,33 +210,13 @@ static unsigned int xterm256(const uint8_t rgb[3])
 bool view_contact_cop(const struct view_layout *l, const struct view_frame *f,
 		      const struct view_contact *c, double xy[2])
 {
-	double sw = 0, sx = 0, sy = 0, ux = 0, uy = 0;
-	unsigned int i, n = 0;
+	/* the layout is the part's flattening (view_layout_build()) */
+	const struct skin_flattening flat = {
+		.n = l->n, .x = l->x, .y = l->y,
+		.how = l->how, .unit = l->unit, .radius = l->radius,
+	};
 
-	for (i = 0; i < c->n_taxels; i++) {
-		unsigned int t = c->taxels[i];
-		double w;
-
-		if (t >= l->n || !placed(l, t))
-			continue;
-		w = f->values && f->values[t] > 0 ? f->values[t] : 0;
-		sw += w;
-		sx += w * l->x[t];
-		sy += w * l->y[t];
-		ux += l->x[t];
-		uy += l->y[t];
-		n++;
-	}
-	if (!n)
-		return false;
-	if (sw > 0) {
-		xy[0] = sx / sw;
-		xy[1] = sy / sw;
-	} else {
-		xy[0] = ux / n;
-		xy[1] = uy / n;
-	}
-	return true;
+	return skin_flatten_centroid(&flat, c->taxels, c->n_taxels, f->values, xy);
 }
 
 /* --- text -------------------------------------------------------------- */

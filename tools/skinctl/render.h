@@ -81,9 +81,9 @@ struct view_frame {
 void view_ramp(double v, uint8_t rgb[3]);
 
 /*
- * Where a contact is drawn: the mean of its placed taxels' positions
- * weighted by their values (unweighted when they are all 0).  false when
- * none of its taxels is placed.
+ * Where a contact is drawn: where skind's evdev device reports it,
+ * skin_flatten_centroid() over the layout (each placed taxel weighs its
+ * value, at least 1).  false when none of its taxels is placed.
  */
 bool view_contact_cop(const struct view_layout *l, const struct view_frame *f,
 		      const struct view_contact *c, double xy[2]);

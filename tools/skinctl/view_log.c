@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * view_log.c - skinctl view's frames from a candump log, processed as
- * `skinctl process` does (replay.c): the part's Nth output sample, then,
+ * `skinctl process` does (proc_replay.c): the part's Nth output sample, then,
  * live, the log at its own pace (view_source.h)
  */
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 
 #include <skin/proc.h>
 
+#include "skin_clock.h"
 #include "skinctl.h"
 #include "view_source.h"
 
@@ -37,10 +38,7 @@ static struct view_log *of(struct view_source *s)
 
 static double wall_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock_monotonic_ns() / 1e9;
 }
 
 static void frame_from_proc(struct view_log *l, const struct skinctl_sample *smp)

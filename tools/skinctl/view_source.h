@@ -26,7 +26,7 @@
 #include <skin/model.h>
 
 #include "render.h"
-#include "replay.h"
+#include "proc_replay.h"
 
 /* skind's configuration, where the shm source's layout comes from */
 #define VIEW_DEFAULT_CONFIG	"/etc/skin/skind.conf"

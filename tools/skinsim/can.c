@@ -76,7 +76,7 @@ static int send_frames(struct run *r, struct bus *bus, struct can_frame *cf,
 
 		if (k > 0) {
 			bus->down = false;
-			now = now_real();
+			now = clock_realtime_ns();
 			for (i = done; i < done + (unsigned int)k; i++)
 				if (log_frame(r, bus->config_name, &cf[i], now))
 					return -1;
@@ -211,7 +211,7 @@ static void command(struct run *r, struct board *boards, unsigned int n,
 			fprintf(stderr, "skinsim: %s: %s\n",
 				skin_sim_patch(r->sim, bd->patch)->name,
 				skin_sim_cmd_name(c));
-		now = now_mono();
+		now = clock_monotonic_ns();
 		if (c == SKIN_SIM_CMD_TX_ON) {
 			if (!*origin)
 				*origin = now;
@@ -320,7 +320,7 @@ int run_can(struct run *r)
 			}
 		}
 		if (r->duration_ns && origin &&
-		    now_mono() - origin >= r->duration_ns)
+		    clock_monotonic_ns() - origin >= r->duration_ns)
 			break;
 	}
 	status = 0;

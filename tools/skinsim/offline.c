@@ -65,7 +65,7 @@ static int flush(struct run *r, struct pending *p, unsigned int *n,
 		qsort(p, *n, sizeof(*p), cmp_pending);
 	for (i = 0; i < *n && p[i].ts < until && !skinsim_stop; i++) {
 		if (!r->o->fast)
-			sleep_until_mono(t0_mono + p[i].ts);
+			clock_sleep_until_mono(t0_mono + p[i].ts, &skinsim_stop);
 		if (emit(r, p[i].patch, &p[i].cf, p[i].ts, epoch, t0_mono))
 			return -1;
 	}
@@ -102,8 +102,8 @@ int run_offline(struct run *r)
 				break;
 		bus[i] = j;	/* the first patch of the bus names it */
 	}
-	t0_mono = now_mono();
-	epoch = r->o->have_epoch ? r->o->epoch_ns : now_real();
+	t0_mono = clock_monotonic_ns();
+	epoch = r->o->have_epoch ? r->o->epoch_ns : clock_realtime_ns();
 
 	while (!skinsim_stop) {
 		uint64_t t_best = UINT64_MAX;
@@ -124,7 +124,7 @@ int run_offline(struct run *r)
 		if (r->duration_ns && t_best >= r->duration_ns)
 			break;
 		if (!r->o->fast)
-			sleep_until_mono(t0_mono + t_best);
+			clock_sleep_until_mono(t0_mono + t_best, &skinsim_stop);
 		if (skinsim_stop)
 			break;
 		if (r->rings)

@@ -138,13 +138,13 @@ int run_replay(struct run *r)
 		ifname = bus_map(r->o, rec.ifname);
 		if (first || rec.ts_ns < prev) {
 			ts0 = rec.ts_ns;
-			t0 = now_mono();
+			t0 = clock_monotonic_ns();
 			first = false;
 		}
 		prev = rec.ts_ns;
 		when = t0 + (rec.ts_ns - ts0);
 		if (!r->o->fast)
-			sleep_until_mono(when);
+			clock_sleep_until_mono(when, &skinsim_stop);
 		if (r->rings) {
 			struct can_frame cf;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * skinsim.h - what the files of skinsim share
+ * skinsim.h - what the files of skinsim share: a run (run.c) and its
+ * modes (can.c, offline.c, replay.c), which skinsim.c chooses from
  */
 #ifndef SKINSIM_H
 #define SKINSIM_H
@@ -12,6 +13,8 @@
 
 #include <skin/canlog.h>
 #include <skin/sim.h>
+
+#include "skin_clock.h"
 
 #define MAX_BUS_MAPS	16
 
@@ -53,13 +56,12 @@ struct run {
 	bool contacts_written;
 };
 
+/* run.c: set by skinsim.c's signal handler; every mode ends its run when
+ * it is set (clock_sleep_until_mono() returns early) */
 extern volatile sig_atomic_t skinsim_stop;
 
-/* skinsim.c */
+/* run.c */
 const char *bus_map(const struct options *o, const char *bus);
-uint64_t now_mono(void);
-uint64_t now_real(void);
-void sleep_until_mono(uint64_t t_ns);
 int write_truth_sample(struct run *r, const struct skin_sim_board *b,
 		       const struct skin_sim_sample *smp);
 int log_frame(struct run *r, const char *bus, const struct can_frame *cf,

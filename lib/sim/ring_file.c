@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ring.c - ring files: the driver's receive path and ring, into a file
+ * ring_file.c - ring files: the driver's receive path and ring, into a file
  *
  * For machines without skin.ko: the frames skinsim would send go through
  * the driver's receive sequence, skin_asm_rx() and skin_asm_timeout()

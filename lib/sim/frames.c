@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * encode.c - a board's sample as the CAN frames it sends
+ * frames.c - a board's sample as the CAN frames it sends
  *
  * Per triangle a head (byte 0 0x40, channels 0..6, DLC 8) and a tail
  * (byte 0 0xc0, channels 7..11, the diagnostics word big-endian in bytes

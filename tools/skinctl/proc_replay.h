@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * replay.h - skind's processing on a recorded CAN log, one sample at a time
+ * proc_replay.h - skind's processing on a recorded CAN log, one sample at a time
  *
  * What `skinctl process` runs, shared with `skinctl view/snapshot --log`:
  * a skind.conf's model and processor, and a candump -l log fed through
@@ -22,8 +22,8 @@
  * unless the caller changes it) prefixed with o.who.  Bad lines are
  * reported, counted (rejected) and skipped.
  */
-#ifndef SKINCTL_REPLAY_H
-#define SKINCTL_REPLAY_H
+#ifndef SKINCTL_PROC_REPLAY_H
+#define SKINCTL_PROC_REPLAY_H
 
 #include <stdbool.h>
 #include <stdint.h>

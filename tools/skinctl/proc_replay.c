@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * replay.c - skind's processing on a recorded CAN log (replay.h)
+ * proc_replay.c - skind's processing on a recorded CAN log (proc_replay.h)
  *
  * Every frame goes to the patch whose bus (the log's interface name) and
  * board address it carries, through the driver's receive sequence,
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "skin_core.h"
-#include "replay.h"
+#include "proc_replay.h"
 
 struct patch_rx {
 	struct skin_patch_config cfg;
