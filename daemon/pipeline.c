@@ -119,7 +119,7 @@ static void copy_contacts(struct skind_part *p)
 		n = SKIND_MAX_CONTACTS;
 	}
 	for (i = 0; i < n; i++) {
-		struct skin_shm_contact *o = &p->contacts[i];
+		struct skin_contact_record *o = &p->contacts[i];
 
 		o->id = c[i].id;
 		memcpy(o->cop, c[i].cop, sizeof(o->cop));
@@ -127,10 +127,6 @@ static void copy_contacts(struct skind_part *p)
 		memcpy(o->moment, c[i].moment, sizeof(o->moment));
 		memcpy(o->geo, c[i].geo, sizeof(o->geo));
 		memcpy(o->normal, c[i].normal, sizeof(o->normal));
-		if (!c[i].n_with_pos) {
-			for (k = 0; k < 3; k++)
-				o->cop[k] = o->geo[k] = o->normal[k] = NAN;
-		}
 		o->pressure = c[i].pressure;
 		o->first_taxel = nt;
 		o->n_taxels = 0;

@@ -260,7 +260,7 @@ static void sample(struct bridge *b, const struct skin_follow_sample *s)
 	const struct skin_shm_map *m = s->map;
 	struct bridge_part *bp = s->part < b->n_index ? b->by_index[s->part] : NULL;
 	const struct skin_shm_part *head = skin_shm_head(s->block);
-	const struct skin_shm_contact *c0;
+	const struct skin_contact_record *c0;
 	ros2_time t;
 	unsigned int n;
 

@@ -328,7 +328,7 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 		d = skin_shm_part(b->map, (unsigned int)p->index);
 		n = part_contacts(b, p, &tx, &ntx);
 		for (j = 0; j < n; j++) {
-			const struct skin_shm_contact *c =
+			const struct skin_contact_record *c =
 				skin_shm_contact(b->map, (unsigned int)p->index, p->copy, j);
 			struct yw_contact y;
 

@@ -239,6 +239,9 @@ int skin_fault_names(unsigned int flags, char *buf, size_t len);
  *  pressure = mean p over all the contact's taxels
  *  force    = -0.05 * n_taxels * pressure * normal
  *  moment   = cop x force, about the link origin (compat: 0, as upstream)
+ * The quantities of skin/contact.h's record, the one every output
+ * publishes, with its rule for a contact without a position; here with
+ * the processor's own fields (the part, a pointer to its taxels).
  * Ids: a contact keeps its id while it persists (matched to the previous
  * sample's contacts by taxel overlap); a new contact gets a new id, unique
  * over the processor's life.
@@ -259,7 +262,8 @@ struct skin_contact {
 	const unsigned int *taxels;	/* part-local ids, ascending; owned
 					 * by the processor */
 	unsigned int n_with_pos;	/* taxels with a position (0: cop,
-					 * geo and normal are 0) */
+					 * geo and normal are NaN, force
+					 * and moment 0: skin/contact.h) */
 	uint64_t first_ns;		/* frame time it appeared */
 };
 

@@ -23,7 +23,8 @@
  *	    float    values[n_taxels]      at desc.values_off (from the block)
  *	    uint8_t  raw[n_taxels]         at desc.raw_off
  *	    uint8_t  flags[n_taxels]       at desc.flags_off, SKIN_SHM_TAXEL_*
- *	    struct skin_shm_contact contacts[max_contacts] at desc.contacts_off
+ *	    struct skin_contact_record contacts[max_contacts] at desc.contacts_off
+ *	                                   (skin/contact.h)
  *	    uint32_t contact_taxels[n_taxels] at desc.contact_taxels_off
  *
  * Versioning: version_major changes only when a reader of the old layout
@@ -80,6 +81,8 @@
 #define SKIN_SHM_H
 
 #include <stdint.h>
+
+#include "contact.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -213,38 +216,6 @@ struct skin_shm_part {
 	uint32_t n_contact_taxels;
 	uint32_t patches_attached;
 	uint64_t reserved[2];
-};
-
-/**
- * struct skin_shm_contact - one contact: connected touched taxels
- * @id: contact id, unique over skind's life (iCub skinContact id)
- * @cop: centre of pressure, metres, link frame (NaN when no taxel of
- *	the contact has a position)
- * @force: -0.05 x taxels x pressure x normal (skinManager's estimate)
- * @moment: cop x force, the force's moment about the link's origin in
- *	the link frame (0 in compat mode, as skinManager's)
- * @geo: geometric centre, metres, link frame
- * @normal: pressure-weighted normal, of length 1 (in compat mode not
- *	re-normalised, as skinManager's)
- * @pressure: mean published value of its taxels
- * @flat: pressure-weighted position in the part's flattened layout (its
- *	flat unit; NaN when unknown)
- * @first_taxel: its taxels are contact_taxels[first_taxel ...]
- * @n_taxels: how many
- * @reserved: 0
- */
-struct skin_shm_contact {
-	uint64_t id;
-	double cop[3];
-	double force[3];
-	double moment[3];
-	double geo[3];
-	double normal[3];
-	double pressure;
-	double flat[2];
-	uint32_t first_taxel;
-	uint32_t n_taxels;
-	uint32_t reserved[2];
 };
 
 #ifdef __cplusplus

@@ -423,6 +423,12 @@ static void contact_geometry(const struct skin_proc *p,
 		memset(c->moment, 0, sizeof(c->moment));
 	else
 		cross(c->cop, c->force, c->moment);
+	/* No taxel with a position: no place and no direction, which 0
+	 * (the link's origin, a real place) would claim; force and moment
+	 * stay 0 (skin/contact.h) */
+	if (!n_pos)
+		for (j = 0; j < 3; j++)
+			c->cop[j] = c->geo[j] = c->normal[j] = NAN;
 }
 
 /*

@@ -85,7 +85,7 @@ static void read_all(struct skin_shm_map *m)
 				sink += bits + raw[k] + fl[k] + ct[k];
 			}
 			for (k = 0; k < d->max_contacts && k < 4096; k++) {
-				const struct skin_shm_contact *c =
+				const struct skin_contact_record *c =
 					skin_shm_contact(m, i, buf, k);
 
 				in_copy(c, sizeof(*c), 8, buf, d->size);

@@ -282,7 +282,7 @@ static void object_make(struct object *o, uint32_t heartbeat_ms)
 	h->version_minor = SKIN_SHM_VERSION_MINOR;
 	h->header_size = sizeof(*h);
 	h->part_desc_size = sizeof(struct skin_shm_part_desc);
-	h->contact_size = sizeof(struct skin_shm_contact);
+	h->contact_size = sizeof(struct skin_contact_record);
 	h->size = 4096;
 	h->generation = 1;
 	h->state = SKIN_SHM_LIVE;

@@ -714,6 +714,11 @@ static void fingertips_group_by_triangle(void **state)
 	assert_int_equal(c[0].taxels[0], 3);
 	assert_int_equal(c[0].taxels[1], 5);
 	assert_int_equal(c[0].n_with_pos, 0);
+	/* no position: NaN, never the link's origin (skin/contact.h) */
+	for (k = 0; k < 3; k++) {
+		assert_true(isnan(c[0].cop[k]) && isnan(c[0].geo[k]) && isnan(c[0].normal[k]));
+		assert_true(c[0].force[k] == 0 && c[0].moment[k] == 0);
+	}
 	assert_int_equal(c[1].taxels[0], 14);
 	assert_int_equal(c[0].skin_part, SKIN_LEFT_HAND);
 	assert_int_equal(c[0].body_part, SKIN_BODY_LEFT_ARM);
