@@ -103,6 +103,7 @@ static void copy_thresholds(struct skind_part *p)
 	for (i = 0; i < p->n_taxels; i++)
 		p->thr[i] = p->flags[i] & SKIN_SHM_TAXEL_TACTILE ? thr[i] : 0;
 	p->thr_valid = true;
+	p->thr_dirty = true;
 }
 
 /* The contacts of the last clustering, into the part's preallocated arrays. */

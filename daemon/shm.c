@@ -45,6 +45,8 @@ static size_t part_layout(struct skin_shm_part_desc *pd, unsigned int n_taxels)
 	off += SKIND_MAX_CONTACTS * sizeof(struct skin_contact_record);
 	pd->contact_taxels_off = (uint32_t)off;
 	off += align_up(n_taxels * sizeof(uint32_t), 8);
+	pd->thresholds_off = (uint32_t)off;
+	off += n_taxels * sizeof(double);
 	return align_up(off, SKIN_SHM_ALIGN);
 }
 
@@ -254,6 +256,8 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 		p->shm_flags = (uint8_t *)(block + pd->flags_off);
 		p->shm_contacts = (struct skin_contact_record *)(block + pd->contacts_off);
 		p->shm_contact_taxels = (uint32_t *)(block + pd->contact_taxels_off);
+		p->shm_thresholds = (double *)(block + pd->thresholds_off);
+		p->thr_dirty = p->thr_valid;	/* a reload's new block */
 		/* the kinds are known before the first sample */
 		memcpy(p->shm_flags, p->flags, p->n_taxels);
 		memcpy(p->shm_raw, p->raw, p->n_taxels);
@@ -302,7 +306,7 @@ void shm_publish_part(struct skind_part *p)
 	sp->frame_ts_ns = p->frame_ts_ns;
 	sp->publish_ns = p->publish_ns;
 	sp->lost_frames = p->lost;
-	sp->state = p->state;
+	sp->state = p->state | (p->thr_valid ? SKIN_SHM_PART_THRESHOLDS : 0);
 	sp->n_contacts = p->n_contacts;
 	sp->n_contact_taxels = p->n_contact_taxels;
 	sp->patches_attached = p->attached;
@@ -313,6 +317,11 @@ void shm_publish_part(struct skind_part *p)
 	       p->n_contacts * sizeof(struct skin_contact_record));
 	memcpy(p->shm_contact_taxels, p->contact_taxels,
 	       p->n_contact_taxels * sizeof(uint32_t));
+	/* only when a calibration changed them: the block keeps them */
+	if (p->thr_dirty) {
+		memcpy(p->shm_thresholds, p->thr, p->n_taxels * sizeof(double));
+		p->thr_dirty = false;
+	}
 
 	__atomic_store_n(&sp->seq, seq + 2, __ATOMIC_RELEASE);	/* data, then even */
 }

@@ -168,12 +168,21 @@ const uint8_t *skin_shm_raw(const struct skin_shm_map *m, unsigned int part,
 			    const void *buf);
 const uint8_t *skin_shm_flags(const struct skin_shm_map *m, unsigned int part,
 			      const void *buf);
-const struct skin_shm_contact *skin_shm_contact(const struct skin_shm_map *m,
+const struct skin_contact_record *skin_shm_contact(const struct skin_shm_map *m,
 						unsigned int part,
 						const void *buf,
 						unsigned int i);
 const uint32_t *skin_shm_contact_taxels(const struct skin_shm_map *m,
 					unsigned int part, const void *buf);
+/*
+ * The part's touch thresholds in the copy (n_taxels doubles, skin/shm.h
+ * since 1.2): the numbers of the socket's `thresholds PART`, without the
+ * text between.  NULL when the part has no calibration's thresholds yet
+ * (its state lacks SKIN_SHM_PART_THRESHOLDS), or the writer publishes
+ * none (a 1.0 or 1.1 object: ask the socket).
+ */
+const double *skin_shm_thresholds(const struct skin_shm_map *m,
+				  unsigned int part, const void *buf);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@
  *	    struct skin_contact_record contacts[max_contacts] at desc.contacts_off
  *	                                   (skin/contact.h)
  *	    uint32_t contact_taxels[n_taxels] at desc.contact_taxels_off
+ *	    double   thresholds[n_taxels] at desc.thresholds_off (since 1.2)
  *
  * Versioning: version_major changes only when a reader of the old layout
  * would misread the new one; fields are only ever appended (header, part
@@ -54,8 +55,18 @@
  * at 1 again after a restart.
  *
  * Reserved fields are 0; a minor version may give one a meaning in which
- * 0 means "not provided" (1.1: heartbeat_ms, instance, heartbeat), so the
- * header keeps its size and an older reader its strides.
+ * 0 means "not provided" (1.1: heartbeat_ms, instance, heartbeat; 1.2: a
+ * part descriptor's thresholds_off), so the header keeps its size and an
+ * older reader its strides.
+ *
+ * The touch thresholds (since 1.2): each taxel's, as the part's last
+ * calibration (or a taxel's own recalibration) left them in skind's
+ * processing, the numbers the socket's `thresholds PART` line prints
+ * (docs/PROTOCOL.md), in the part's block so that a reader gets them with
+ * the publication they belong to, as doubles, without text between.  0
+ * for a taxel that is not a pressure cell; all 0 until
+ * SKIN_SHM_PART_THRESHOLDS says a calibration wrote them.  A descriptor
+ * with thresholds_off 0 (a 1.0 or 1.1 writer) has none: ask the socket.
  *
  * Seqlock contract, per part (one writer: skind; any number of readers;
  * the writer never waits for a reader):
@@ -90,7 +101,7 @@ extern "C" {
 
 #define SKIN_SHM_MAGIC		0x48534b53u	/* "SKSH", little endian */
 #define SKIN_SHM_VERSION_MAJOR	1
-#define SKIN_SHM_VERSION_MINOR	1
+#define SKIN_SHM_VERSION_MINOR	2
 #define SKIN_SHM_PATH		"/run/skin/skind.shm"
 #define SKIN_SHM_NAME_LEN	32
 #define SKIN_SHM_ALIGN		64		/* part blocks: a cache line */
@@ -156,8 +167,10 @@ struct skin_shm_header {
  * @values_off: of float values[], from the block's start
  * @raw_off: of uint8_t raw[]
  * @flags_off: of uint8_t flags[]
- * @contacts_off: of struct skin_shm_contact contacts[]
+ * @contacts_off: of struct skin_contact_record contacts[]
  * @contact_taxels_off: of uint32_t contact_taxels[] (n_taxels entries)
+ * @thresholds_off: of double thresholds[] (n_taxels entries; since 1.2,
+ *	0: not provided)
  * @reserved: 0
  */
 struct skin_shm_part_desc {
@@ -175,7 +188,8 @@ struct skin_shm_part_desc {
 	uint32_t flags_off;
 	uint32_t contacts_off;
 	uint32_t contact_taxels_off;
-	uint32_t reserved[3];
+	uint32_t thresholds_off;
+	uint32_t reserved[2];
 };
 
 /* struct skin_shm_part.state */
@@ -183,6 +197,8 @@ struct skin_shm_part_desc {
 #define SKIN_SHM_PART_CALIBRATED (1u << 1) /* values are compensated */
 #define SKIN_SHM_PART_CALIBRATING (1u << 2) /* calibration in progress */
 #define SKIN_SHM_PART_PARTIAL	 (1u << 3) /* the newest frame was partial */
+#define SKIN_SHM_PART_THRESHOLDS (1u << 4) /* thresholds[] holds a
+					    * calibration's (since 1.2) */
 
 /* flags[taxel] */
 #define SKIN_SHM_TAXEL_TOUCHED	(1u << 0) /* above its touch threshold */

@@ -27,7 +27,7 @@ static bool header_ok(const struct skin_shm_header *h, size_t size)
 	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
 	    h->part_desc_size < sizeof(struct skin_shm_part_desc) ||
 	    h->part_desc_size % 8 ||
-	    h->contact_size < sizeof(struct skin_shm_contact) ||
+	    h->contact_size < sizeof(struct skin_contact_record) ||
 	    h->contact_size % 8 || h->size > size)
 		return false;
 	return (uint64_t)h->header_size +
@@ -48,7 +48,9 @@ static bool part_ok(const struct skin_shm_part_desc *d, uint32_t contact_size,
 	       d->values_off + n * 4 <= d->size &&
 	       d->raw_off + n <= d->size && d->flags_off + n <= d->size &&
 	       d->contacts_off + (uint64_t)d->max_contacts * contact_size <= d->size &&
-	       d->contact_taxels_off + n * 4 <= d->size;
+	       d->contact_taxels_off + n * 4 <= d->size &&
+	       d->thresholds_off % 8 == 0 &&
+	       d->thresholds_off + n * 8 <= d->size;
 }
 
 int skin_shm_map_fd(struct skin_shm_map *m, int fd)
@@ -249,7 +251,7 @@ const uint8_t *skin_shm_flags(const struct skin_shm_map *m, unsigned int part,
 	return (const uint8_t *)VIEW(m, part, buf, flags_off);
 }
 
-const struct skin_shm_contact *skin_shm_contact(const struct skin_shm_map *m,
+const struct skin_contact_record *skin_shm_contact(const struct skin_shm_map *m,
 						unsigned int part,
 						const void *buf, unsigned int i)
 {
@@ -257,7 +259,7 @@ const struct skin_shm_contact *skin_shm_contact(const struct skin_shm_map *m,
 
 	if (!d || i >= d->max_contacts)
 		return NULL;
-	return (const struct skin_shm_contact *)((const char *)buf +
+	return (const struct skin_contact_record *)((const char *)buf +
 		d->contacts_off + (size_t)i * m->contact_size);
 }
 
@@ -265,4 +267,15 @@ const uint32_t *skin_shm_contact_taxels(const struct skin_shm_map *m,
 					unsigned int part, const void *buf)
 {
 	return (const uint32_t *)VIEW(m, part, buf, contact_taxels_off);
+}
+
+const double *skin_shm_thresholds(const struct skin_shm_map *m,
+				  unsigned int part, const void *buf)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+
+	if (!d || !d->thresholds_off ||
+	    !(skin_shm_head(buf)->state & SKIN_SHM_PART_THRESHOLDS))
+		return NULL;
+	return (const double *)((const char *)buf + d->thresholds_off);
 }

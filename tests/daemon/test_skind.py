@@ -458,6 +458,15 @@ def t_thresholds(env):
             c.send(bad)
             o = json.loads(c.read_line())
             assert o["type"] == "error" and o["code"] == code, (bad, o)
+    # shm (1.2) holds the same numbers as doubles: the socket's %.9g of them
+    shm = skin.Shm(d.shm)
+    try:
+        mapped = shm.snapshot("left_forearm").thresholds
+        assert shm.version_minor >= 2 and mapped is not None, shm.version_minor
+        assert all(abs(a - b) <= 5e-9 * abs(a) for a, b in zip(mapped, thr)), (mapped[:8], thr[:8])
+        assert len(mapped) == len(thr)
+    finally:
+        shm.close()
     # the calibration skind saved is lib/proc's (skin_proc_save, %.17g): the
     # socket must give its thresholds slot for slot, 0 where no tactile taxel is
     cal, kinds = saved_calibration(os.path.join(d.dir, "state", "calibration"), "left_forearm")
@@ -494,6 +503,11 @@ def t_thresholds(env):
         with d2.client() as c:
             line = wait_for(lambda: c.command("thresholds pad")[0], 5)
             assert line.startswith("thresholds pad ") and line.endswith(" ()"), line
+        shm = skin.Shm(d2.shm)
+        try:
+            assert shm.snapshot("pad").thresholds is None     # none yet, as "()"
+        finally:
+            shm.close()
             assert d2.parts()[0]["state"] == "calibrating", d2.parts()[0]
     finally:
         d2.stop()
