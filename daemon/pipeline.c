@@ -318,6 +318,10 @@ static unsigned int part_events(struct skind_part *p)
 	if (ev & SKIN_PROC_EV_RECAL)
 		log_field(LOG_INFO, "PART", p->name,
 			  "%s: a taxel recalibrated itself", p->name);
+	/* the histograms are dead until the next calibration: most of
+	 * skind's private memory otherwise (docs/PERFORMANCE.md) */
+	if (ev & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED | SKIN_PROC_EV_RECAL))
+		skin_proc_trim(p->skin->proc, (int)p->index);
 	return ev;
 }
 

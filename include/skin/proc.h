@@ -172,6 +172,16 @@ enum skin_proc_state {
  * Return: 0, or -EINVAL for a bad part.
  */
 int skin_proc_calibrate(struct skin_proc *p, int part);
+/*
+ * Give back the memory only a calibration uses (the per-taxel histograms
+ * of v, 512 bytes a taxel: most of the processor's memory) of part @part
+ * (-1: every part) when no calibration of it runs, not even a taxel's own
+ * recalibration; the next one gets zeroed pages again.  Not [RT]: a
+ * system call (madvise), and the next calibration's first samples fault
+ * the pages in; memory locked with mlockall() is kept.  skind calls it
+ * after a calibration ends.
+ */
+void skin_proc_trim(struct skin_proc *p, int part);
 enum skin_proc_state skin_proc_state(const struct skin_proc *p,
 				     unsigned int part);
 /* Why the last calibration of @part was refused, or "" when it was not.
