@@ -241,6 +241,27 @@ static void attach(struct bridge *b, const struct skin_shm_map *m)
 		 kept + opened, kept, opened);
 }
 
+/* `parts =`: the follower copies and tells only those */
+static int follow_configured_parts(struct skin_follow *f,
+				   const struct ros2_config *cfg)
+{
+	const char **names = calloc(cfg->n_parts ? cfg->n_parts : 1, sizeof(*names));
+	unsigned int i, n = 0;
+	int r;
+
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_parts; i++)
+		if (cfg->parts[i].publish)
+			names[n++] = cfg->parts[i].name;
+	/* none named to publish: a name no part has, not "every part" */
+	if (!n)
+		names[n++] = "";
+	r = skin_follow_set_parts(f, names, n);
+	free(names);
+	return r;
+}
+
 static void put(struct bridge_part *bp, dds_entity_t w, const void *msg)
 {
 	dds_return_t rc = dds_write(w, msg);
@@ -406,6 +427,8 @@ int main(int argc, char **argv)
 	fo.socket = socket_path ? socket_path :
 		    b.cfg.socket[0] ? b.cfg.socket : NULL;
 	rc = skin_follow_new(&f, &fo);
+	if (!rc && !b.cfg.all_parts)
+		rc = follow_configured_parts(f, &b.cfg);
 	if (rc) {
 		log_err("following skind: %s", strerror(-rc));
 		goto out;

@@ -208,15 +208,6 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 			snprintf(name, sizeof(name), "/%s/skin/%s_comp", b->cfg.robot, yname);
 			p->comp = add_port(b, name, false);
 		}
-		if (p->copy_size < d->size) {
-			uint8_t *c = realloc(p->copy, d->size);
-
-			if (!c)
-				continue;
-			p->copy = c;
-			p->copy_size = d->size;
-		}
-		memset(p->copy, 0, d->size);
 		p->index = (int)i;
 	}
 	connect_configured(b);
@@ -265,32 +256,46 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	char env[64];
 	double t;
 
-	if (!p || p->index != (int)s->part || p->copy_size < d->size)
+	if (!p || p->index != (int)s->part)
 		return;
-	memcpy(p->copy, s->block, d->size);
 	b->samples++;
 	/* the envelope: the part's publication count, and the time of the
 	 * sample (the driver's, on the realtime clock as yarp::os::Time) */
 	t = (double)((int64_t)h->frame_ts_ns + b->mono_to_real_ns) / 1e9;
 	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
-	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, p->copy),
+	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, s->block),
 		     d->n_taxels, env);
-	write_values(b, p->comp, skin_shm_values(s->map, s->part, p->copy), NULL,
+	write_values(b, p->comp, skin_shm_values(s->map, s->part, s->block), NULL,
 		     d->n_taxels, env);
 }
 
+const void *yb_block(const struct yb *b, const struct yb_part *p)
+{
+	return b->map && p->index >= 0 ?
+	       skin_follow_block(b->f, (unsigned int)p->index) : NULL;
+}
+
 /* The contacts of part @p's copy, bounded by what its descriptor allows;
- * *taxels set to the part's contact_taxels.  Return the count. */
+ * *taxels set to the part's contact_taxels.  Return the count (0 while
+ * there is no copy). */
 static unsigned int part_contacts(struct yb *b, struct yb_part *p,
 				  const uint32_t **taxels, unsigned int *n_taxels)
 {
 	const struct skin_shm_part_desc *d = skin_shm_part(b->map, (unsigned int)p->index);
-	const struct skin_shm_part *h = skin_shm_head(p->copy);
-	unsigned int n = h->n_contacts;
+	const void *block = yb_block(b, p);
+	const struct skin_shm_part *h;
+	unsigned int n;
+
+	*taxels = NULL;
+	*n_taxels = 0;
+	if (!block)
+		return 0;
+	h = skin_shm_head(block);
+	n = h->n_contacts;
 
 	if (n > d->max_contacts)
 		n = d->max_contacts;
-	*taxels = skin_shm_contact_taxels(b->map, (unsigned int)p->index, p->copy);
+	*taxels = skin_shm_contact_taxels(b->map, (unsigned int)p->index, block);
 	*n_taxels = h->n_contact_taxels < d->n_taxels ? h->n_contact_taxels : d->n_taxels;
 	return n;
 }
@@ -329,7 +334,7 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 		n = part_contacts(b, p, &tx, &ntx);
 		for (j = 0; j < n; j++) {
 			const struct skin_contact_record *c =
-				skin_shm_contact(b->map, (unsigned int)p->index, p->copy, j);
+				skin_shm_contact(b->map, (unsigned int)p->index, yb_block(b, p), j);
 			struct yw_contact y;
 
 			memset(&y, 0, sizeof(y));
@@ -578,8 +583,6 @@ void yb_free(struct yb *b, unsigned int ms)
 	yn_client_free(b->nc);
 	for (i = 0; i < b->n_ports; i++)
 		yp_port_free(b->ports[i]);
-	for (i = 0; i < b->n_parts; i++)
-		free(b->parts[i].copy);
 	yb_rpc_free(b->rpc);
 	skin_follow_free(b->f);
 	sd_event_source_disable_unref(b->follow_io);

@@ -273,7 +273,8 @@ static void touch_thresholds(struct yb *b, struct yp_call *call)
 			reply_fail(call, why);
 			return;
 		}
-		if (!skin_shm_thresholds(b->map, (unsigned int)p->index, p->copy)) {
+		if (!yb_block(b, p) ||
+		    !skin_shm_thresholds(b->map, (unsigned int)p->index, yb_block(b, p))) {
 			snprintf(why, sizeof(why), "part %s is not calibrated yet%s", p->name,
 				 skin_shm_part(b->map, (unsigned int)p->index)->thresholds_off ?
 				 "" : " (or skind too old to publish its thresholds)");
@@ -289,7 +290,7 @@ static void touch_thresholds(struct yb *b, struct yp_call *call)
 	}
 	for (i = 0, n = 0; i < b->n_parts; i++) {
 		unsigned int index = (unsigned int)b->parts[i].index;
-		const double *t = skin_shm_thresholds(b->map, index, b->parts[i].copy);
+		const double *t = skin_shm_thresholds(b->map, index, yb_block(b, &b->parts[i]));
 
 		for (k = 0; k < skin_shm_part(b->map, index)->n_taxels; k++, n++) {
 			a[n].type = YW_ATOM_FLOAT;
@@ -339,7 +340,8 @@ static bool calibrating(const struct yb *b)
 
 	for (i = 0; i < b->n_parts; i++)
 		if (b->map && b->parts[i].index >= 0 &&
-		    skin_shm_head(b->parts[i].copy)->state & SKIN_SHM_PART_CALIBRATING)
+		    yb_block(b, &b->parts[i]) &&
+		    skin_shm_head(yb_block(b, &b->parts[i]))->state & SKIN_SHM_PART_CALIBRATING)
 			return true;
 	return false;
 }

@@ -54,6 +54,14 @@ struct skin_client;
 
 /* @path NULL: $SKIN_SOCKET, else SKIN_SOCKET_PATH.  NULL with *err = -errno. */
 struct skin_client *skin_client_connect(const char *path, int *err);
+/*
+ * The same, on a non-blocking socket: connect() does not wait for a
+ * skind whose listen backlog is full (-EAGAIN: try again later), and no
+ * read or send waits; skin_client_read_line() with a timeout of 0 and
+ * skin_client_send() of short commands on a fresh connection work as on
+ * a blocking one, and a send that would block returns -EAGAIN.
+ */
+struct skin_client *skin_client_connect_nonblock(const char *path, int *err);
 void skin_client_close(struct skin_client *c);
 int skin_client_fd(const struct skin_client *c);
 
@@ -153,6 +161,17 @@ uint64_t skin_shm_seq(const struct skin_shm_map *m, unsigned int part);
  */
 int skin_shm_read_part(const struct skin_shm_map *m, unsigned int part,
 		       void *buf, unsigned int tries);
+/*
+ * The same, copying only what the publication holds: the head, the
+ * values, raw values, flags and thresholds, and of the contacts and
+ * their taxels only the n_contacts and n_contact_taxels in use (64
+ * contacts are 10.7 KB; a part seldom has more than a few), each at its
+ * place in @buf, which is skin_shm_part(m, part)->size bytes as for
+ * skin_shm_read_part().  Entries of @buf past those counts are not part
+ * of the publication (whatever an earlier copy left there).
+ */
+int skin_shm_read_part_used(const struct skin_shm_map *m, unsigned int part,
+			    void *buf, unsigned int tries);
 
 /*
  * Views into a copy made by skin_shm_read_part(): each array holds the

@@ -223,6 +223,47 @@ int skin_shm_read_part(const struct skin_shm_map *m, unsigned int part,
 	return -EAGAIN;
 }
 
+int skin_shm_read_part_used(const struct skin_shm_map *m, unsigned int part,
+			    void *buf, unsigned int tries)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+	const struct skin_shm_part *sp = part_head(m, part);
+	const char *src = (const char *)sp;
+	char *dst = buf;
+	struct skin_shm_part *h = buf;
+	size_t n, nc, nt;
+	uint64_t s1, s2;
+
+	if (!d)
+		return -EINVAL;
+	n = d->n_taxels;
+	while (tries--) {
+		s1 = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1) {
+			sched_yield();	/* the writer is in the middle */
+			continue;
+		}
+		memcpy(h, sp, sizeof(*h));
+		/* the writer's counts, bounded by the room part_ok() checked */
+		nc = h->n_contacts < d->max_contacts ? h->n_contacts : d->max_contacts;
+		nt = h->n_contact_taxels < n ? h->n_contact_taxels : n;
+		memcpy(dst + d->values_off, src + d->values_off, n * sizeof(float));
+		memcpy(dst + d->raw_off, src + d->raw_off, n);
+		memcpy(dst + d->flags_off, src + d->flags_off, n);
+		memcpy(dst + d->contacts_off, src + d->contacts_off, nc * m->contact_size);
+		memcpy(dst + d->contact_taxels_off, src + d->contact_taxels_off,
+		       nt * sizeof(uint32_t));
+		if (d->thresholds_off)
+			memcpy(dst + d->thresholds_off, src + d->thresholds_off,
+			       n * sizeof(double));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&sp->seq, __ATOMIC_RELAXED);
+		if (s1 == s2)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
 const struct skin_shm_part *skin_shm_head(const void *buf)
 {
 	return buf;
