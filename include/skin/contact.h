@@ -5,11 +5,11 @@
  *
  * A contact is a connected group of touched neighbouring taxels of one
  * part.  skind lays this record out in its shared memory (skin/shm.h,
- * contacts[] of a part's block); lib/proc's processor computes it
- * (struct skin_contact of skin/proc.h holds the same quantities, with the
- * processor's own fields); the socket's bottle and JSON lines, the YARP
- * ports and the ROS 2 topics are written from it.  This header includes
- * nothing of shm's or lib/proc's, so either side can take it alone.
+ * contacts[] of a part's block); skind's processor computes it (its
+ * own struct holds the same quantities, with the processor's fields);
+ * the socket's bottle and JSON lines, the YARP ports and the ROS 2
+ * topics are written from it.  This header includes nothing of the
+ * shared memory's or the processor's, so either side can take it alone.
  *
  * No position: a contact none of whose taxels has a position (the hand's
  * fingertips: all-zero rows of their positions file) has @cop, @geo and
@@ -17,7 +17,7 @@
  * a place a contact can be, so a 0 would claim a position the skin does
  * not know.  Not a flag: a reader that forgets a flag plots the contact
  * at the origin; a NaN it forgets spreads into what it computes, where it
- * shows.  lib/proc computes the NaN (so `skinctl process` says it too),
+ * shows.  The processor computes the NaN (`skinctl process` says it too),
  * and every output passes it on as it is: shm as the double NaN, the
  * socket and YARP's text as `nan` (bottle) or `null` (JSON), YARP's
  * binary bottles and ROS 2 messages as NaN.

@@ -62,7 +62,7 @@
  * The touch thresholds (since 1.2): each taxel's, as the part's last
  * calibration (or a taxel's own recalibration) left them in skind's
  * processing, the numbers the socket's `thresholds PART` line prints
- * (docs/PROTOCOL.md), in the part's block so that a reader gets them with
+ * (/usr/share/doc/skin/PROTOCOL.md), in the part's block so that a reader gets them with
  * the publication they belong to, as doubles, without text between.  0
  * for a taxel that is not a pressure cell; all 0 until
  * SKIN_SHM_PART_THRESHOLDS says a calibration wrote them.  A descriptor
