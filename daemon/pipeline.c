@@ -122,16 +122,10 @@ static void copy_contacts(struct skind_part *p)
 	for (i = 0; i < n; i++) {
 		struct skin_contact_record *o = &p->contacts[i];
 
-		o->id = c[i].id;
-		memcpy(o->cop, c[i].cop, sizeof(o->cop));
-		memcpy(o->force, c[i].force, sizeof(o->force));
-		memcpy(o->moment, c[i].moment, sizeof(o->moment));
-		memcpy(o->geo, c[i].geo, sizeof(o->geo));
-		memcpy(o->normal, c[i].normal, sizeof(o->normal));
-		o->pressure = c[i].pressure;
+		*o = c[i].r;	/* the record; its taxels, flat: below */
 		o->first_taxel = nt;
 		o->n_taxels = 0;
-		for (k = 0; k < c[i].n_taxels && nt < p->n_taxels; k++) {
+		for (k = 0; k < c[i].r.n_taxels && nt < p->n_taxels; k++) {
 			p->contact_taxels[nt++] = c[i].taxels[k];
 			o->n_taxels++;
 		}

@@ -344,18 +344,11 @@ static unsigned int published_contacts(const struct skind_part *p,
 		struct skin_contact *c = &out[i];
 
 		memset(c, 0, sizeof(*c));
-		c->id = s->id;
+		c->r = *s;
 		c->part = p->index;
 		c->body_part = p->mp->body_part;
 		c->skin_part = p->mp->skin_part;
 		c->link_number = p->mp->link_number;
-		memcpy(c->cop, s->cop, sizeof(c->cop));
-		memcpy(c->force, s->force, sizeof(c->force));
-		memcpy(c->moment, s->moment, sizeof(c->moment));
-		memcpy(c->geo, s->geo, sizeof(c->geo));
-		memcpy(c->normal, s->normal, sizeof(c->normal));
-		c->pressure = s->pressure;
-		c->n_taxels = s->n_taxels;
 		c->taxels = &p->contact_taxels[s->first_taxel];
 	}
 	return n;

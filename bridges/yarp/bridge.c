@@ -358,17 +358,11 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 				struct skin_contact *k = &tc[nt++];
 
 				memset(k, 0, sizeof(*k));
-				k->id = c->id;
+				k->r = *c;	/* the record, its taxels checked */
+				k->r.n_taxels = y.n_taxels;
 				k->body_part = (enum skin_body_part)d->body_part;
 				k->skin_part = (enum skin_part_id)d->skin_part;
 				k->link_number = d->link_number;
-				memcpy(k->cop, y.cop, sizeof(k->cop));
-				memcpy(k->force, y.force, sizeof(k->force));
-				memcpy(k->moment, y.moment, sizeof(k->moment));
-				memcpy(k->geo, y.geo, sizeof(k->geo));
-				memcpy(k->normal, y.normal, sizeof(k->normal));
-				k->pressure = y.pressure;
-				k->n_taxels = y.n_taxels;
 				k->taxels = y.taxels;
 			}
 		}

@@ -6,9 +6,10 @@
  * A contact is a connected group of touched neighbouring taxels of one
  * part.  skind lays this record out in its shared memory (skin/shm.h,
  * contacts[] of a part's block); skind's processor computes it (its
- * own struct holds the same quantities, with the processor's fields);
- * the socket's bottle and JSON lines, the YARP ports and the ROS 2
- * topics are written from it.  This header includes nothing of the
+ * contact embeds this record, beside the processor's own fields: the
+ * part, a pointer to its taxels), and skind copies it into shared memory
+ * as it is; the socket's bottle and JSON lines, the YARP ports and the
+ * ROS 2 topics are written from it.  This header includes nothing of the
  * shared memory's or the processor's, so either side can take it alone.
  *
  * No position: a contact none of whose taxels has a position (the hand's

@@ -70,6 +70,7 @@
 #include <stdint.h>
 
 #include <linux/skin.h>
+#include <skin/contact.h>
 #include <skin/model.h>
 
 #ifdef __cplusplus
@@ -257,18 +258,14 @@ int skin_fault_names(unsigned int flags, char *buf, size_t len);
  * over the processor's life.
  */
 struct skin_contact {
-	uint64_t id;
+	struct skin_contact_record r;	/* id, cop, force, moment, geo,
+					 * normal, pressure, n_taxels (its
+					 * flat is NaN, first_taxel 0: the
+					 * processor's contact has @taxels) */
 	unsigned int part;		/* model part index */
 	enum skin_body_part body_part;
 	enum skin_part_id skin_part;
 	int link_number;		/* iCub link number, -1 unknown */
-	double cop[3];
-	double force[3];
-	double moment[3];
-	double geo[3];
-	double normal[3];
-	double pressure;
-	unsigned int n_taxels;
 	const unsigned int *taxels;	/* part-local ids, ascending; owned
 					 * by the processor */
 	unsigned int n_with_pos;	/* taxels with a position (0: cop,
