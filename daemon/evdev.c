@@ -169,7 +169,7 @@ int evdev_create(struct skind_part *p)
  * weighting (skin_flatten_centroid()) over the published values.
  */
 static void contact_position(struct skind_evdev *e, const struct skind_part *p,
-			     const struct skin_shm_contact *c, double xy[2])
+			     const struct skin_contact_record *c, double xy[2])
 {
 	const uint32_t *taxels = &p->contact_taxels[c->first_taxel];
 	unsigned int k;
@@ -216,7 +216,7 @@ void evdev_update(struct skind_part *p)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		const struct skin_shm_contact *c = &p->contacts[i];
+		const struct skin_contact_record *c = &p->contacts[i];
 		int free_slot = -1, x, y, pr;
 
 		for (s = 0; s < EVDEV_SLOTS; s++) {

@@ -103,6 +103,7 @@ static void copy_thresholds(struct skind_part *p)
 	for (i = 0; i < p->n_taxels; i++)
 		p->thr[i] = p->flags[i] & SKIN_SHM_TAXEL_TACTILE ? thr[i] : 0;
 	p->thr_valid = true;
+	p->thr_dirty = true;
 }
 
 /* The contacts of the last clustering, into the part's preallocated arrays. */
@@ -119,22 +120,12 @@ static void copy_contacts(struct skind_part *p)
 		n = SKIND_MAX_CONTACTS;
 	}
 	for (i = 0; i < n; i++) {
-		struct skin_shm_contact *o = &p->contacts[i];
+		struct skin_contact_record *o = &p->contacts[i];
 
-		o->id = c[i].id;
-		memcpy(o->cop, c[i].cop, sizeof(o->cop));
-		memcpy(o->force, c[i].force, sizeof(o->force));
-		memcpy(o->moment, c[i].moment, sizeof(o->moment));
-		memcpy(o->geo, c[i].geo, sizeof(o->geo));
-		memcpy(o->normal, c[i].normal, sizeof(o->normal));
-		if (!c[i].n_with_pos) {
-			for (k = 0; k < 3; k++)
-				o->cop[k] = o->geo[k] = o->normal[k] = NAN;
-		}
-		o->pressure = c[i].pressure;
+		*o = c[i].r;	/* the record; its taxels, flat: below */
 		o->first_taxel = nt;
 		o->n_taxels = 0;
-		for (k = 0; k < c[i].n_taxels && nt < p->n_taxels; k++) {
+		for (k = 0; k < c[i].r.n_taxels && nt < p->n_taxels; k++) {
 			p->contact_taxels[nt++] = c[i].taxels[k];
 			o->n_taxels++;
 		}
@@ -355,6 +346,10 @@ static unsigned int part_events(struct skind_part *p)
 	if (ev & SKIN_PROC_EV_RECAL)
 		log_field(LOG_INFO, "PART", p->name,
 			  "%s: a taxel recalibrated itself", p->name);
+	/* the histograms are dead until the next calibration: most of
+	 * skind's private memory otherwise (docs/PERFORMANCE.md) */
+	if (ev & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_CAL_FAILED | SKIN_PROC_EV_RECAL))
+		skin_proc_trim(p->skin->proc, (int)p->index);
 	return ev;
 }
 

@@ -330,9 +330,9 @@ static size_t head(char *buf, size_t len, const struct skind_part *p,
  * The publication's contacts (the snapshot shm readers and evdev got, cut
  * to SKIND_MAX_CONTACTS once, by the pipeline) as lib/proc's, for its
  * encoders: the processor is not read again at fan-out time.  A contact
- * without a positioned taxel is published with NaN positions (shm.h)
- * where lib/proc holds 0 (a sum of nothing), and is written as lib/proc
- * holds it.
+ * without a positioned taxel has NaN positions here as in shm and in
+ * lib/proc (skin/contact.h): the encoders write "nan" (bottle) and null
+ * (JSON), as every other output says NaN.
  */
 static unsigned int published_contacts(const struct skind_part *p,
 				       struct skin_contact *out)
@@ -340,27 +340,15 @@ static unsigned int published_contacts(const struct skind_part *p,
 	unsigned int i, n = p->state & SKIN_SHM_PART_CALIBRATED ? p->n_contacts : 0;
 
 	for (i = 0; i < n; i++) {
-		const struct skin_shm_contact *s = &p->contacts[i];
+		const struct skin_contact_record *s = &p->contacts[i];
 		struct skin_contact *c = &out[i];
 
 		memset(c, 0, sizeof(*c));
-		c->id = s->id;
+		c->r = *s;
 		c->part = p->index;
 		c->body_part = p->mp->body_part;
 		c->skin_part = p->mp->skin_part;
 		c->link_number = p->mp->link_number;
-		memcpy(c->cop, s->cop, sizeof(c->cop));
-		memcpy(c->force, s->force, sizeof(c->force));
-		memcpy(c->moment, s->moment, sizeof(c->moment));
-		memcpy(c->geo, s->geo, sizeof(c->geo));
-		memcpy(c->normal, s->normal, sizeof(c->normal));
-		if (isnan(s->cop[0])) {
-			memset(c->cop, 0, sizeof(c->cop));
-			memset(c->geo, 0, sizeof(c->geo));
-			memset(c->normal, 0, sizeof(c->normal));
-		}
-		c->pressure = s->pressure;
-		c->n_taxels = s->n_taxels;
 		c->taxels = &p->contact_taxels[s->first_taxel];
 	}
 	return n;

@@ -42,9 +42,11 @@ static size_t part_layout(struct skin_shm_part_desc *pd, unsigned int n_taxels)
 	pd->flags_off = (uint32_t)off;
 	off += align_up(n_taxels, 8);
 	pd->contacts_off = (uint32_t)off;
-	off += SKIND_MAX_CONTACTS * sizeof(struct skin_shm_contact);
+	off += SKIND_MAX_CONTACTS * sizeof(struct skin_contact_record);
 	pd->contact_taxels_off = (uint32_t)off;
 	off += align_up(n_taxels * sizeof(uint32_t), 8);
+	pd->thresholds_off = (uint32_t)off;
+	off += n_taxels * sizeof(double);
 	return align_up(off, SKIN_SHM_ALIGN);
 }
 
@@ -220,7 +222,7 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 	h->version_minor = SKIN_SHM_VERSION_MINOR;
 	h->header_size = sizeof(*h);
 	h->part_desc_size = sizeof(struct skin_shm_part_desc);
-	h->contact_size = sizeof(struct skin_shm_contact);
+	h->contact_size = sizeof(struct skin_contact_record);
 	h->n_parts = s->n_parts;
 	h->size = size;
 	h->generation = s->generation;
@@ -252,8 +254,10 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 		p->shm_values = (float *)(block + pd->values_off);
 		p->shm_raw = (uint8_t *)(block + pd->raw_off);
 		p->shm_flags = (uint8_t *)(block + pd->flags_off);
-		p->shm_contacts = (struct skin_shm_contact *)(block + pd->contacts_off);
+		p->shm_contacts = (struct skin_contact_record *)(block + pd->contacts_off);
 		p->shm_contact_taxels = (uint32_t *)(block + pd->contact_taxels_off);
+		p->shm_thresholds = (double *)(block + pd->thresholds_off);
+		p->thr_dirty = p->thr_valid;	/* a reload's new block */
 		/* the kinds are known before the first sample */
 		memcpy(p->shm_flags, p->flags, p->n_taxels);
 		memcpy(p->shm_raw, p->raw, p->n_taxels);
@@ -302,7 +306,7 @@ void shm_publish_part(struct skind_part *p)
 	sp->frame_ts_ns = p->frame_ts_ns;
 	sp->publish_ns = p->publish_ns;
 	sp->lost_frames = p->lost;
-	sp->state = p->state;
+	sp->state = p->state | (p->thr_valid ? SKIN_SHM_PART_THRESHOLDS : 0);
 	sp->n_contacts = p->n_contacts;
 	sp->n_contact_taxels = p->n_contact_taxels;
 	sp->patches_attached = p->attached;
@@ -310,9 +314,14 @@ void shm_publish_part(struct skind_part *p)
 	memcpy(p->shm_raw, p->raw, p->n_taxels);
 	memcpy(p->shm_flags, p->flags, p->n_taxels);
 	memcpy(p->shm_contacts, p->contacts,
-	       p->n_contacts * sizeof(struct skin_shm_contact));
+	       p->n_contacts * sizeof(struct skin_contact_record));
 	memcpy(p->shm_contact_taxels, p->contact_taxels,
 	       p->n_contact_taxels * sizeof(uint32_t));
+	/* only when a calibration changed them: the block keeps them */
+	if (p->thr_dirty) {
+		memcpy(p->shm_thresholds, p->thr, p->n_taxels * sizeof(double));
+		p->thr_dirty = false;
+	}
 
 	__atomic_store_n(&sp->seq, seq + 2, __ATOMIC_RELEASE);	/* data, then even */
 }
@@ -376,9 +385,9 @@ void shm_retire(struct skind_skin *s, bool unlink_name)
 _Static_assert(sizeof(struct skin_shm_header) == 88, "shm header ABI");
 _Static_assert(sizeof(struct skin_shm_part_desc) == 104, "shm part descriptor ABI");
 _Static_assert(sizeof(struct skin_shm_part) == 72, "shm part head ABI");
-_Static_assert(sizeof(struct skin_shm_contact) == 168, "shm contact ABI");
+_Static_assert(sizeof(struct skin_contact_record) == 168, "shm contact ABI");
 _Static_assert(offsetof(struct skin_shm_part_desc, offset) == 56, "shm part offset");
 _Static_assert(offsetof(struct skin_shm_header, heartbeat_ms) == 60 &&
 	       offsetof(struct skin_shm_header, instance) == 64 &&
 	       offsetof(struct skin_shm_header, heartbeat) == 72, "shm header 1.1");
-_Static_assert(offsetof(struct skin_shm_contact, first_taxel) == 152, "shm contact taxels");
+_Static_assert(offsetof(struct skin_contact_record, first_taxel) == 152, "shm contact taxels");

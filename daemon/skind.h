@@ -154,13 +154,14 @@ struct skind_part {
 	uint8_t *raw;			/* n_taxels */
 	float *values;			/* n_taxels: compensated */
 	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
-	struct skin_shm_contact *contacts; /* SKIND_MAX_CONTACTS */
+	struct skin_contact_record *contacts; /* SKIND_MAX_CONTACTS */
 	uint32_t *contact_taxels;	/* n_taxels */
 	/* lib/proc's touch thresholds (counts of v, without add_threshold;
 	 * 0 for a slot that is no tactile taxel) as of the last calibration
 	 * or taxel recalibration; thr_valid once the part was calibrated */
 	double *thr;			/* n_taxels */
 	bool thr_valid;
+	bool thr_dirty;			/* changed since shm last had them */
 	unsigned int n_contacts;
 	unsigned int n_contact_taxels;
 	uint64_t contacts_cut;		/* contacts beyond SKIND_MAX_CONTACTS */
@@ -175,8 +176,9 @@ struct skind_part {
 	float *shm_values;
 	uint8_t *shm_raw;
 	uint8_t *shm_flags;
-	struct skin_shm_contact *shm_contacts;
+	struct skin_contact_record *shm_contacts;
 	uint32_t *shm_contact_taxels;
+	double *shm_thresholds;
 
 	/* for the housekeeping side: what the real-time path saw */
 	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */

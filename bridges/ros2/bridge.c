@@ -215,6 +215,27 @@ static void attach(struct bridge *b, const struct skin_shm_map *m)
 		 kept + opened, kept, opened);
 }
 
+/* `parts =`: the follower copies and tells only those */
+static int follow_configured_parts(struct skin_follow *f,
+				   const struct ros2_config *cfg)
+{
+	const char **names = calloc(cfg->n_parts ? cfg->n_parts : 1, sizeof(*names));
+	unsigned int i, n = 0;
+	int r;
+
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_parts; i++)
+		if (cfg->parts[i].publish)
+			names[n++] = cfg->parts[i].name;
+	/* none named to publish: a name no part has, not "every part" */
+	if (!n)
+		names[n++] = "";
+	r = skin_follow_set_parts(f, names, n);
+	free(names);
+	return r;
+}
+
 static void put(struct bridge_part *bp, dds_entity_t w, const void *msg)
 {
 	dds_return_t rc = dds_write(w, msg);
@@ -234,7 +255,7 @@ static void sample(struct bridge *b, const struct skin_follow_sample *s)
 	const struct skin_shm_map *m = s->map;
 	struct bridge_part *bp = s->part < b->n_index ? b->by_index[s->part] : NULL;
 	const struct skin_shm_part *head = skin_shm_head(s->block);
-	const struct skin_shm_contact *c0;
+	const struct skin_contact_record *c0;
 	ros2_time t;
 	unsigned int n;
 
@@ -376,6 +397,8 @@ int main(int argc, char **argv)
 	fo.socket = socket_path ? socket_path :
 		    b.cfg.socket[0] ? b.cfg.socket : NULL;
 	rc = follow_source_new(&fs, e, &fo, on_event, &b);
+	if (!rc && !b.cfg.all_parts)
+		rc = follow_configured_parts(follow_source_follower(fs), &b.cfg);
 	if (rc) {
 		log_err("following skind: %s", strerror(-rc));
 		goto out;

@@ -115,7 +115,7 @@ static void vec3(geometry_msgs_msg_dds__Vector3_ *v, const double d[3])
 }
 
 bool ros2_msg_fill_contacts(struct ros2_msg_part *p, const ros2_time *stamp,
-			    const struct skin_shm_contact *c, unsigned int n,
+			    const struct skin_contact_record *c, unsigned int n,
 			    size_t stride)
 {
 	unsigned int i;
@@ -124,7 +124,7 @@ bool ros2_msg_fill_contacts(struct ros2_msg_part *p, const ros2_time *stamp,
 	if (n > p->max_contacts)
 		n = p->max_contacts;
 	for (i = 0; i < n; i++) {
-		const struct skin_shm_contact *k = (const void *)
+		const struct skin_contact_record *k = (const void *)
 			((const char *)c + i * stride);
 		ros2_contact *m = &p->contact_buf[i];
 

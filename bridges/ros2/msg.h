@@ -73,7 +73,7 @@ void ros2_msg_fill_raw(struct ros2_msg_part *p, const ros2_time *stamp,
  * after some (the release, published once).
  */
 bool ros2_msg_fill_contacts(struct ros2_msg_part *p, const ros2_time *stamp,
-			    const struct skin_shm_contact *c, unsigned int n,
+			    const struct skin_contact_record *c, unsigned int n,
 			    size_t stride);
 
 #endif /* ROS2_MSG_H */

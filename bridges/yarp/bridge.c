@@ -180,7 +180,6 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 
 	b->map = m;
 	b->period_ms = m->hdr->period_ms ? m->hdr->period_ms : 20;
-	b->mono_to_real_ns = clock_mono_to_real_ns();
 	for (i = 0; i < b->n_parts; i++)
 		b->parts[i].index = -1;
 	for (i = 0; i < n; i++) {
@@ -200,15 +199,6 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 			snprintf(name, sizeof(name), "/%s/skin/%s_comp", b->cfg.robot, yname);
 			p->comp = add_port(b, name, false);
 		}
-		if (p->copy_size < d->size) {
-			uint8_t *c = realloc(p->copy, d->size);
-
-			if (!c)
-				continue;
-			p->copy = c;
-			p->copy_size = d->size;
-		}
-		memset(p->copy, 0, d->size);
 		p->index = (int)i;
 	}
 	connect_configured(b);
@@ -257,32 +247,49 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	char env[64];
 	double t;
 
-	if (!p || p->index != (int)s->part || p->copy_size < d->size)
+	if (!p || p->index != (int)s->part)
 		return;
-	memcpy(p->copy, s->block, d->size);
 	b->samples++;
 	/* the envelope: the part's publication count, and the time of the
-	 * sample (the driver's, on the realtime clock as yarp::os::Time) */
-	t = (double)((int64_t)h->frame_ts_ns + b->mono_to_real_ns) / 1e9;
+	 * sample (the driver's, on the realtime clock as yarp::os::Time,
+	 * through the offset of now, as the ROS 2 bridge stamps: a step of
+	 * the realtime clock shows at once) */
+	t = (double)((int64_t)h->frame_ts_ns + clock_mono_to_real_ns()) / 1e9;
 	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
-	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, p->copy),
+	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, s->block),
 		     d->n_taxels, env);
-	write_values(b, p->comp, skin_shm_values(s->map, s->part, p->copy), NULL,
+	write_values(b, p->comp, skin_shm_values(s->map, s->part, s->block), NULL,
 		     d->n_taxels, env);
 }
 
+const void *yb_block(const struct yb *b, const struct yb_part *p)
+{
+	return b->map && p->index >= 0 ?
+	       skin_follow_block(follow_source_follower(b->follow),
+					 (unsigned int)p->index) : NULL;
+}
+
 /* The contacts of part @p's copy, bounded by what its descriptor allows;
- * *taxels set to the part's contact_taxels.  Return the count. */
+ * *taxels set to the part's contact_taxels.  Return the count (0 while
+ * there is no copy). */
 static unsigned int part_contacts(struct yb *b, struct yb_part *p,
 				  const uint32_t **taxels, unsigned int *n_taxels)
 {
 	const struct skin_shm_part_desc *d = skin_shm_part(b->map, (unsigned int)p->index);
-	const struct skin_shm_part *h = skin_shm_head(p->copy);
-	unsigned int n = h->n_contacts;
+	const void *block = yb_block(b, p);
+	const struct skin_shm_part *h;
+	unsigned int n;
+
+	*taxels = NULL;
+	*n_taxels = 0;
+	if (!block)
+		return 0;
+	h = skin_shm_head(block);
+	n = h->n_contacts;
 
 	if (n > d->max_contacts)
 		n = d->max_contacts;
-	*taxels = skin_shm_contact_taxels(b->map, (unsigned int)p->index, p->copy);
+	*taxels = skin_shm_contact_taxels(b->map, (unsigned int)p->index, block);
 	*n_taxels = h->n_contact_taxels < d->n_taxels ? h->n_contact_taxels : d->n_taxels;
 	return n;
 }
@@ -319,8 +326,8 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 		d = skin_shm_part(b->map, (unsigned int)p->index);
 		n = part_contacts(b, p, &tx, &ntx);
 		for (j = 0; j < n; j++) {
-			const struct skin_shm_contact *c =
-				skin_shm_contact(b->map, (unsigned int)p->index, p->copy, j);
+			const struct skin_contact_record *c =
+				skin_shm_contact(b->map, (unsigned int)p->index, yb_block(b, p), j);
 			struct yw_contact y;
 
 			memset(&y, 0, sizeof(y));
@@ -344,17 +351,11 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 				struct skin_contact *k = &tc[nt++];
 
 				memset(k, 0, sizeof(*k));
-				k->id = c->id;
+				k->r = *c;	/* the record, its taxels checked */
+				k->r.n_taxels = y.n_taxels;
 				k->body_part = (enum skin_body_part)d->body_part;
 				k->skin_part = (enum skin_part_id)d->skin_part;
 				k->link_number = d->link_number;
-				memcpy(k->cop, y.cop, sizeof(k->cop));
-				memcpy(k->force, y.force, sizeof(k->force));
-				memcpy(k->moment, y.moment, sizeof(k->moment));
-				memcpy(k->geo, y.geo, sizeof(k->geo));
-				memcpy(k->normal, y.normal, sizeof(k->normal));
-				k->pressure = y.pressure;
-				k->n_taxels = y.n_taxels;
 				k->taxels = y.taxels;
 			}
 		}
@@ -511,8 +512,6 @@ void yb_free(struct yb *b, unsigned int ms)
 	yn_client_free(b->nc);
 	for (i = 0; i < b->n_ports; i++)
 		yp_port_free(b->ports[i]);
-	for (i = 0; i < b->n_parts; i++)
-		free(b->parts[i].copy);
 	yb_rpc_free(b->rpc);
 	sd_event_source_disable_unref(b->events_timer);
 	sd_event_source_disable_unref(b->recheck);

@@ -25,8 +25,6 @@
 struct yb_part {
 	char name[SKIN_SHM_NAME_LEN];	/* skind's */
 	struct yp_port *raw, *comp;
-	uint8_t *copy;			/* the newest block */
-	size_t copy_size;
 	int index;			/* in the map now, -1: not attached */
 };
 
@@ -50,7 +48,6 @@ struct yb {
 	struct yb_rpc *rpc;
 	struct yw_buf bin, text;
 	uint32_t events_seq;
-	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t samples;		/* SAMPLE events forwarded */
 };
 
@@ -64,5 +61,9 @@ int yb_rpc_new(struct yb_rpc **r, struct yb *b);
 void yb_rpc_free(struct yb_rpc *r);
 void yb_rpc_handle(void *data, struct yp_call *call,
 		   const struct yw_atom *atoms, unsigned int n);
+
+/* Part @p's newest copy, the follower's (skin_follow_block()); NULL
+ * while it has none (not attached, no publication yet) */
+const void *yb_block(const struct yb *b, const struct yb_part *p);
 
 #endif /* SKIN_YARP_BRIDGE_H */

@@ -10,9 +10,10 @@
  * set) come from network peers that skind cannot see: the bridge passes
  * them on only with rpc_admin = true, and skind then applies its own rule
  * to the bridge's user (admin group).  A command skind has no equivalent
- * for is answered [fail] with the reason.  `get touch thr` takes one
- * `thresholds PART` per part, answered as one call once the last is in;
- * `get info` is the bridge's own, in skinManager's nested shape.
+ * for is answered [fail] with the reason.  `get touch thr` and `get info`
+ * are the bridge's own: the thresholds as doubles from the shared memory
+ * skind publishes them in (skin/shm.h since 1.2), `get info` in
+ * skinManager's nested shape.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -29,21 +30,12 @@ enum kind {
 	K_ONOFF,		/* "on" / "off" from skind's true / false */
 };
 
-/* `get touch thr`: every part's thresholds, in the bridge's part order */
-struct thr_reply {
-	double *v;
-	size_t n, cap;
-	char why[200];		/* the first failure; "" none */
-};
-
 struct pending {
 	struct pending *next;
-	struct yp_call *call;	/* NULL: a part of `get touch thr` but its last */
+	struct yp_call *call;
 	bool get;		/* the reply is the "param" line's value */
 	enum kind kind;		/* and its type in skinManager's reply */
 	char value[128];
-	struct thr_reply *thr;	/* shared by the parts' commands; the last frees */
-	const char *part;	/* the part this one asked for */
 };
 
 struct yb_rpc {
@@ -125,77 +117,7 @@ static void reply_ok(struct yp_call *call)
 
 static void pending_free(struct pending *p)
 {
-	if (p->thr && p->call) {
-		free(p->thr->v);
-		free(p->thr);
-	}
 	free(p);
-}
-
-/* skinManager's reply: one float64 per taxel, nothing else */
-static void reply_thresholds(struct yp_call *call, const struct thr_reply *t)
-{
-	struct yw_atom *a;
-	size_t i;
-
-	if (t->why[0]) {
-		reply_fail(call, t->why);
-		return;
-	}
-	a = calloc(t->n ? t->n : 1, sizeof(*a));
-	if (!a) {
-		reply_fail(call, "out of memory");
-		return;
-	}
-	for (i = 0; i < t->n; i++) {
-		a[i].type = YW_ATOM_FLOAT;
-		a[i].f = t->v[i];
-	}
-	yp_call_reply(call, a, (unsigned int)t->n);
-	free(a);
-}
-
-/* A "thresholds PART ... (T0 T1 ...)" line (docs/PROTOCOL.md) */
-static void take_thresholds(struct pending *p, const char *line)
-{
-	struct thr_reply *t = p->thr;
-	const char *s = strchr(line, '(');
-	char *end;
-	double v;
-
-	if (t->why[0])
-		return;
-	if (!s) {
-		snprintf(t->why, sizeof(t->why), "skind sent no thresholds for %s", p->part);
-		return;
-	}
-	for (s++; *s == ' '; s++)
-		;
-	if (*s == ')') {
-		snprintf(t->why, sizeof(t->why), "part %s is not calibrated yet", p->part);
-		return;
-	}
-	while (*s && *s != ')') {
-		v = strtod(s, &end);
-		if (end == s) {
-			snprintf(t->why, sizeof(t->why), "skind's thresholds of %s do not parse", p->part);
-			return;
-		}
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 256;
-			double *nv = realloc(t->v, cap * sizeof(*nv));
-
-			if (!nv) {
-				snprintf(t->why, sizeof(t->why), "out of memory");
-				return;
-			}
-			t->v = nv;
-			t->cap = cap;
-		}
-		t->v[t->n++] = v;
-		for (s = end; *s == ' '; s++)
-			;
-	}
 }
 
 static void disconnect(struct yb_rpc *r, const char *why)
@@ -225,12 +147,7 @@ static void complete(struct yb_rpc *r, const char *line)
 	r->head = p->next;
 	if (!r->head)
 		r->tail = &r->head;
-	if (p->thr) {
-		if (!strncmp(line, "error", 5) && !p->thr->why[0])
-			snprintf(p->thr->why, sizeof(p->thr->why), "%s", line);
-		if (p->call)
-			reply_thresholds(p->call, p->thr);
-	} else if (!strncmp(line, "error", 5)) {
+	if (!strncmp(line, "error", 5)) {
 		reply_fail(p->call, line);
 	} else if (!p->get) {
 		reply_ok(p->call);
@@ -273,8 +190,6 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 			const char *v = strchr(line + 6, ' ');
 
 			snprintf(r->head->value, sizeof(r->head->value), "%s", v ? v + 1 : "");
-		} else if (!strncmp(line, "thresholds ", 11) && r->head && r->head->thr) {
-			take_thresholds(r->head, line);
 		} else if (!strncmp(line, "ok", 2) || !strncmp(line, "error", 5)) {
 			complete(r, line);
 		}
@@ -337,50 +252,53 @@ static void forward(struct yb_rpc *r, struct yp_call *call, const char *cmd,
 /*
  * skinManager's `get touch thr`: the touch thresholds of every taxel, one
  * float64 each, its ports one after the other (the bridge's parts, in the
- * order of their vectors); skind's `thresholds PART` per part, the call
- * answered with the last.  Pendings are allocated first so that a failure
- * to send leaves none of them half queued.
+ * order of their vectors), from each part's newest copy of skind's shared
+ * memory: the doubles skind holds, with no text between.
  */
-static void touch_thresholds(struct yb_rpc *r, struct yp_call *call)
+static void touch_thresholds(struct yb *b, struct yp_call *call)
 {
-	struct pending *p[sizeof(r->b->parts) / sizeof(r->b->parts[0])];
-	struct thr_reply *t;
-	unsigned int i, n = r->b->n_parts;
-	char cmd[64];
+	struct yw_atom *a;
+	unsigned int i, k, n = 0;
+	char why[128];
 
-	if (!n) {
+	if (!b->map || !b->n_parts) {
 		reply_fail(call, "skind publishes no parts yet");
 		return;
 	}
-	if (!connected(r, call))
-		return;
-	t = calloc(1, sizeof(*t));
-	for (i = 0; t && i < n; i++) {
-		p[i] = calloc(1, sizeof(*p[i]));
-		if (!p[i])
-			break;
-		p[i]->thr = t;
-		p[i]->part = r->b->parts[i].name;
+	for (i = 0; i < b->n_parts; i++) {
+		const struct yb_part *p = &b->parts[i];
+
+		if (p->index < 0) {
+			snprintf(why, sizeof(why), "skind has no part %s", p->name);
+			reply_fail(call, why);
+			return;
+		}
+		if (!yb_block(b, p) ||
+		    !skin_shm_thresholds(b->map, (unsigned int)p->index, yb_block(b, p))) {
+			snprintf(why, sizeof(why), "part %s is not calibrated yet%s", p->name,
+				 skin_shm_part(b->map, (unsigned int)p->index)->thresholds_off ?
+				 "" : " (or skind too old to publish its thresholds)");
+			reply_fail(call, why);
+			return;
+		}
+		n += skin_shm_part(b->map, (unsigned int)p->index)->n_taxels;
 	}
-	if (!t || i < n) {
-		while (t && i--)
-			free(p[i]);
-		free(t);
+	a = calloc(n ? n : 1, sizeof(*a));
+	if (!a) {
 		reply_fail(call, "out of memory");
 		return;
 	}
-	p[n - 1]->call = call;
-	for (i = 0; i < n && r->c; i++) {
-		snprintf(cmd, sizeof(cmd), "thresholds %s", r->b->parts[i].name);
-		send_pending(r, p[i], cmd);
+	for (i = 0, n = 0; i < b->n_parts; i++) {
+		unsigned int index = (unsigned int)b->parts[i].index;
+		const double *t = skin_shm_thresholds(b->map, index, yb_block(b, &b->parts[i]));
+
+		for (k = 0; k < skin_shm_part(b->map, index)->n_taxels; k++, n++) {
+			a[n].type = YW_ATOM_FLOAT;
+			a[n].f = t[k];
+		}
 	}
-	/* skind gone mid-way: the queued ones were failed (the last answered
-	 * the call if it was among them); the rest were never queued */
-	for (; i < n; i++) {
-		if (p[i]->call)
-			reply_fail(call, "skind closed the connection");
-		pending_free(p[i]);
-	}
+	yp_call_reply(call, a, n);
+	free(a);
 }
 
 int yb_rpc_new(struct yb_rpc **rp, struct yb *b)
@@ -422,7 +340,8 @@ static bool calibrating(const struct yb *b)
 
 	for (i = 0; i < b->n_parts; i++)
 		if (b->map && b->parts[i].index >= 0 &&
-		    skin_shm_head(b->parts[i].copy)->state & SKIN_SHM_PART_CALIBRATING)
+		    yb_block(b, &b->parts[i]) &&
+		    skin_shm_head(yb_block(b, &b->parts[i]))->state & SKIN_SHM_PART_CALIBRATING)
 			return true;
 	return false;
 }
@@ -535,7 +454,7 @@ void yb_rpc_handle(void *data, struct yp_call *call,
 		return;
 	}
 	if (!strcmp(words, "get touch thr")) {
-		touch_thresholds(r, call);
+		touch_thresholds(b, call);
 		return;
 	}
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {

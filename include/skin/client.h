@@ -54,6 +54,14 @@ struct skin_client;
 
 /* @path NULL: $SKIN_SOCKET, else SKIN_SOCKET_PATH.  NULL with *err = -errno. */
 struct skin_client *skin_client_connect(const char *path, int *err);
+/*
+ * The same, on a non-blocking socket: connect() does not wait for a
+ * skind whose listen backlog is full (-EAGAIN: try again later), and no
+ * read or send waits; skin_client_read_line() with a timeout of 0 and
+ * skin_client_send() of short commands on a fresh connection work as on
+ * a blocking one, and a send that would block returns -EAGAIN.
+ */
+struct skin_client *skin_client_connect_nonblock(const char *path, int *err);
 void skin_client_close(struct skin_client *c);
 int skin_client_fd(const struct skin_client *c);
 
@@ -153,6 +161,17 @@ uint64_t skin_shm_seq(const struct skin_shm_map *m, unsigned int part);
  */
 int skin_shm_read_part(const struct skin_shm_map *m, unsigned int part,
 		       void *buf, unsigned int tries);
+/*
+ * The same, copying only what the publication holds: the head, the
+ * values, raw values, flags and thresholds, and of the contacts and
+ * their taxels only the n_contacts and n_contact_taxels in use (64
+ * contacts are 10.7 KB; a part seldom has more than a few), each at its
+ * place in @buf, which is skin_shm_part(m, part)->size bytes as for
+ * skin_shm_read_part().  Entries of @buf past those counts are not part
+ * of the publication (whatever an earlier copy left there).
+ */
+int skin_shm_read_part_used(const struct skin_shm_map *m, unsigned int part,
+			    void *buf, unsigned int tries);
 
 /*
  * Views into a copy made by skin_shm_read_part(): each array holds the
@@ -168,12 +187,21 @@ const uint8_t *skin_shm_raw(const struct skin_shm_map *m, unsigned int part,
 			    const void *buf);
 const uint8_t *skin_shm_flags(const struct skin_shm_map *m, unsigned int part,
 			      const void *buf);
-const struct skin_shm_contact *skin_shm_contact(const struct skin_shm_map *m,
+const struct skin_contact_record *skin_shm_contact(const struct skin_shm_map *m,
 						unsigned int part,
 						const void *buf,
 						unsigned int i);
 const uint32_t *skin_shm_contact_taxels(const struct skin_shm_map *m,
 					unsigned int part, const void *buf);
+/*
+ * The part's touch thresholds in the copy (n_taxels doubles, skin/shm.h
+ * since 1.2): the numbers of the socket's `thresholds PART`, without the
+ * text between.  NULL when the part has no calibration's thresholds yet
+ * (its state lacks SKIN_SHM_PART_THRESHOLDS), or the writer publishes
+ * none (a 1.0 or 1.1 object: ask the socket).
+ */
+const double *skin_shm_thresholds(const struct skin_shm_map *m,
+				  unsigned int part, const void *buf);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,9 @@
  * itself, every @retry_ms, for as long as it lives.
  *
  * Delivery is latest-state, as the shared memory is: a wakeup makes the
- * follower look at every part's sequence number and copy each part that
- * changed, so a dropped or coalesced wakeup loses nothing but
+ * follower look at every followed part's sequence number and copy each
+ * part that changed (what the publication holds: of the contacts, those
+ * in use; skin_shm_read_part_used()), so a dropped or coalesced wakeup loses nothing but
  * intermediate publications; the copy's head says how many samples there
  * were (skin_shm_part.samples).  A copy that holds a new sample is a
  * SAMPLE; one in which only the part's state changed (a patch attached or
@@ -33,11 +34,19 @@
  *	}
  *	skin_follow_free(f);
  *
- * Ownership: the follower owns its connection, mapping and copies; what
- * it hands @fn (the map, the copy) is valid during that call only.
+ * Any event loop drives it: poll() as above, or an I/O source on
+ * skin_follow_fd() (asked again after each dispatch: it changes across
+ * reconnections) and a timer of skin_follow_timeout_ms(), each calling
+ * skin_follow_dispatch().
+ *
+ * Ownership: the follower owns its connection, mapping and copies, one
+ * per followed part; the map it hands @fn is valid during that call, a
+ * part's copy until the dispatch that delivers the part again or a
+ * DETACHED (skin_follow_block() finds it between dispatches).
  * Errors: negative errno.  Threads: not thread-safe per follower; one
- * thread dispatches it.  It never blocks: skin_follow_dispatch() does
- * what the fd says is ready and returns.
+ * thread dispatches it.  It never blocks: its socket is non-blocking
+ * (connect included: a skind whose backlog is full is tried again after
+ * @retry_ms), and skin_follow_dispatch() does what is ready and returns.
  */
 #ifndef SKIN_FOLLOW_H
 #define SKIN_FOLLOW_H
@@ -127,6 +136,24 @@ int skin_follow_timeout_ms(const struct skin_follow *f);
  */
 int skin_follow_dispatch(struct skin_follow *f, skin_follow_fn fn,
 			 void *data);
+
+/*
+ * Follow only the parts named in @names[0 .. @n) (n 0: every part, the
+ * default): the others are neither copied nor told.  Names the object
+ * does not have are kept for the objects to come (a reload that adds the
+ * part).  Any time; a part that starts being followed comes at the next
+ * dispatch, as a SAMPLE or a STATE.  0 or -ENOMEM.
+ */
+int skin_follow_set_parts(struct skin_follow *f, const char *const *names,
+			  unsigned int n);
+
+/*
+ * The newest copy of part @part of the map (the one the last SAMPLE or
+ * STATE of it carried): skin_shm_values(map, part, block) ...  NULL when
+ * not attached, the part is not followed, or it has no copy yet.  Valid
+ * until the dispatch that delivers the part again or a DETACHED.
+ */
+const void *skin_follow_block(const struct skin_follow *f, unsigned int part);
 
 /* Whether the follower is attached, and the map (NULL when not). */
 const struct skin_shm_map *skin_follow_map(const struct skin_follow *f);

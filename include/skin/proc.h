@@ -70,6 +70,7 @@
 #include <stdint.h>
 
 #include <linux/skin.h>
+#include <skin/contact.h>
 #include <skin/model.h>
 
 #ifdef __cplusplus
@@ -172,6 +173,16 @@ enum skin_proc_state {
  * Return: 0, or -EINVAL for a bad part.
  */
 int skin_proc_calibrate(struct skin_proc *p, int part);
+/*
+ * Give back the memory only a calibration uses (the per-taxel histograms
+ * of v, 512 bytes a taxel: most of the processor's memory) of part @part
+ * (-1: every part) when no calibration of it runs, not even a taxel's own
+ * recalibration; the next one gets zeroed pages again.  Not [RT]: a
+ * system call (madvise), and the next calibration's first samples fault
+ * the pages in; memory locked with mlockall() is kept.  skind calls it
+ * after a calibration ends.
+ */
+void skin_proc_trim(struct skin_proc *p, int part);
 enum skin_proc_state skin_proc_state(const struct skin_proc *p,
 				     unsigned int part);
 /* Why the last calibration of @part was refused, or "" when it was not.
@@ -239,27 +250,27 @@ int skin_fault_names(unsigned int flags, char *buf, size_t len);
  *  pressure = mean p over all the contact's taxels
  *  force    = -0.05 * n_taxels * pressure * normal
  *  moment   = cop x force, about the link origin (compat: 0, as upstream)
+ * The quantities of skin/contact.h's record, the one every output
+ * publishes, with its rule for a contact without a position; here with
+ * the processor's own fields (the part, a pointer to its taxels).
  * Ids: a contact keeps its id while it persists (matched to the previous
  * sample's contacts by taxel overlap); a new contact gets a new id, unique
  * over the processor's life.
  */
 struct skin_contact {
-	uint64_t id;
+	struct skin_contact_record r;	/* id, cop, force, moment, geo,
+					 * normal, pressure, n_taxels (its
+					 * flat is NaN, first_taxel 0: the
+					 * processor's contact has @taxels) */
 	unsigned int part;		/* model part index */
 	enum skin_body_part body_part;
 	enum skin_part_id skin_part;
 	int link_number;		/* iCub link number, -1 unknown */
-	double cop[3];
-	double force[3];
-	double moment[3];
-	double geo[3];
-	double normal[3];
-	double pressure;
-	unsigned int n_taxels;
 	const unsigned int *taxels;	/* part-local ids, ascending; owned
 					 * by the processor */
 	unsigned int n_with_pos;	/* taxels with a position (0: cop,
-					 * geo and normal are 0) */
+					 * geo and normal are NaN, force
+					 * and moment 0: skin/contact.h) */
 	uint64_t first_ns;		/* frame time it appeared */
 };
 

@@ -23,8 +23,10 @@
  *	    float    values[n_taxels]      at desc.values_off (from the block)
  *	    uint8_t  raw[n_taxels]         at desc.raw_off
  *	    uint8_t  flags[n_taxels]       at desc.flags_off, SKIN_SHM_TAXEL_*
- *	    struct skin_shm_contact contacts[max_contacts] at desc.contacts_off
+ *	    struct skin_contact_record contacts[max_contacts] at desc.contacts_off
+ *	                                   (skin/contact.h)
  *	    uint32_t contact_taxels[n_taxels] at desc.contact_taxels_off
+ *	    double   thresholds[n_taxels] at desc.thresholds_off (since 1.2)
  *
  * Versioning: version_major changes only when a reader of the old layout
  * would misread the new one; fields are only ever appended (header, part
@@ -53,8 +55,18 @@
  * at 1 again after a restart.
  *
  * Reserved fields are 0; a minor version may give one a meaning in which
- * 0 means "not provided" (1.1: heartbeat_ms, instance, heartbeat), so the
- * header keeps its size and an older reader its strides.
+ * 0 means "not provided" (1.1: heartbeat_ms, instance, heartbeat; 1.2: a
+ * part descriptor's thresholds_off), so the header keeps its size and an
+ * older reader its strides.
+ *
+ * The touch thresholds (since 1.2): each taxel's, as the part's last
+ * calibration (or a taxel's own recalibration) left them in skind's
+ * processing, the numbers the socket's `thresholds PART` line prints
+ * (/usr/share/doc/skin/PROTOCOL.md), in the part's block so that a reader gets them with
+ * the publication they belong to, as doubles, without text between.  0
+ * for a taxel that is not a pressure cell; all 0 until
+ * SKIN_SHM_PART_THRESHOLDS says a calibration wrote them.  A descriptor
+ * with thresholds_off 0 (a 1.0 or 1.1 writer) has none: ask the socket.
  *
  * Seqlock contract, per part (one writer: skind; any number of readers;
  * the writer never waits for a reader):
@@ -81,13 +93,15 @@
 
 #include <stdint.h>
 
+#include "contact.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define SKIN_SHM_MAGIC		0x48534b53u	/* "SKSH", little endian */
 #define SKIN_SHM_VERSION_MAJOR	1
-#define SKIN_SHM_VERSION_MINOR	1
+#define SKIN_SHM_VERSION_MINOR	2
 #define SKIN_SHM_PATH		"/run/skin/skind.shm"
 #define SKIN_SHM_NAME_LEN	32
 #define SKIN_SHM_ALIGN		64		/* part blocks: a cache line */
@@ -153,8 +167,10 @@ struct skin_shm_header {
  * @values_off: of float values[], from the block's start
  * @raw_off: of uint8_t raw[]
  * @flags_off: of uint8_t flags[]
- * @contacts_off: of struct skin_shm_contact contacts[]
+ * @contacts_off: of struct skin_contact_record contacts[]
  * @contact_taxels_off: of uint32_t contact_taxels[] (n_taxels entries)
+ * @thresholds_off: of double thresholds[] (n_taxels entries; since 1.2,
+ *	0: not provided)
  * @reserved: 0
  */
 struct skin_shm_part_desc {
@@ -172,7 +188,8 @@ struct skin_shm_part_desc {
 	uint32_t flags_off;
 	uint32_t contacts_off;
 	uint32_t contact_taxels_off;
-	uint32_t reserved[3];
+	uint32_t thresholds_off;
+	uint32_t reserved[2];
 };
 
 /* struct skin_shm_part.state */
@@ -180,6 +197,8 @@ struct skin_shm_part_desc {
 #define SKIN_SHM_PART_CALIBRATED (1u << 1) /* values are compensated */
 #define SKIN_SHM_PART_CALIBRATING (1u << 2) /* calibration in progress */
 #define SKIN_SHM_PART_PARTIAL	 (1u << 3) /* the newest frame was partial */
+#define SKIN_SHM_PART_THRESHOLDS (1u << 4) /* thresholds[] holds a
+					    * calibration's (since 1.2) */
 
 /* flags[taxel] */
 #define SKIN_SHM_TAXEL_TOUCHED	(1u << 0) /* above its touch threshold */
@@ -213,38 +232,6 @@ struct skin_shm_part {
 	uint32_t n_contact_taxels;
 	uint32_t patches_attached;
 	uint64_t reserved[2];
-};
-
-/**
- * struct skin_shm_contact - one contact: connected touched taxels
- * @id: contact id, unique over skind's life (iCub skinContact id)
- * @cop: centre of pressure, metres, link frame (NaN when no taxel of
- *	the contact has a position)
- * @force: -0.05 x taxels x pressure x normal (skinManager's estimate)
- * @moment: cop x force, the force's moment about the link's origin in
- *	the link frame (0 in compat mode, as skinManager's)
- * @geo: geometric centre, metres, link frame
- * @normal: pressure-weighted normal, of length 1 (in compat mode not
- *	re-normalised, as skinManager's)
- * @pressure: mean published value of its taxels
- * @flat: pressure-weighted position in the part's flattened layout (its
- *	flat unit; NaN when unknown)
- * @first_taxel: its taxels are contact_taxels[first_taxel ...]
- * @n_taxels: how many
- * @reserved: 0
- */
-struct skin_shm_contact {
-	uint64_t id;
-	double cop[3];
-	double force[3];
-	double moment[3];
-	double geo[3];
-	double normal[3];
-	double pressure;
-	double flat[2];
-	uint32_t first_taxel;
-	uint32_t n_taxels;
-	uint32_t reserved[2];
 };
 
 #ifdef __cplusplus

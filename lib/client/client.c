@@ -29,7 +29,7 @@ struct skin_client {
 	int passed_fd;		/* from SCM_RIGHTS, -1 none */
 };
 
-struct skin_client *skin_client_connect(const char *path, int *err)
+static struct skin_client *connect_to(const char *path, int type, int *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct skin_client *c;
@@ -51,7 +51,7 @@ struct skin_client *skin_client_connect(const char *path, int *err)
 	c->passed_fd = -1;
 	c->cap = 65536;
 	c->buf = malloc(c->cap);
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	c->fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (!c->buf || c->fd < 0 ||
 	    connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		*err = c->buf ? -errno : -ENOMEM;
@@ -63,6 +63,16 @@ struct skin_client *skin_client_connect(const char *path, int *err)
 	}
 	*err = 0;
 	return c;
+}
+
+struct skin_client *skin_client_connect(const char *path, int *err)
+{
+	return connect_to(path, SOCK_STREAM, err);
+}
+
+struct skin_client *skin_client_connect_nonblock(const char *path, int *err)
+{
+	return connect_to(path, SOCK_STREAM | SOCK_NONBLOCK, err);
 }
 
 void skin_client_close(struct skin_client *c)

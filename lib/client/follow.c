@@ -22,9 +22,16 @@
  * so a wakeup dropped by skind (its queue full) or read together with
  * others loses nothing but intermediate publications.
  *
- * One wait is left: connect() on a Unix socket whose listen backlog is
- * full (a skind stopped with 128 connections pending) waits until skind
- * accepts; skin_client_connect() is a blocking connect for every client.
+ * The socket is non-blocking from its creation
+ * (skin_client_connect_nonblock()): a skind whose listen backlog is full
+ * (stopped with 128 connections pending) is an -EAGAIN, tried again
+ * after retry_ms like an absent one, never a wait.
+ *
+ * Each followed part has a copy of its own, kept until the part's next
+ * delivery (skin_follow_block()), and a copy takes only what the
+ * publication holds (skin_shm_read_part_used(): the contacts in use, not
+ * all 64).  A part filter (skin_follow_set_parts()) leaves the other
+ * parts uncopied and untold.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +52,7 @@ struct seen {
 	uint64_t seq;			/* the last copy's seqlock value; 0
 					 * at ATTACHED: copy it again */
 	uint64_t samples;		/* the last SAMPLE's count; 0: none */
+	void *block;			/* the newest copy; NULL: not followed */
 };
 
 struct skin_follow {
@@ -57,7 +65,8 @@ struct skin_follow {
 	bool told;			/* ATTACHED said, no DETACHED since */
 	struct skin_shm_map map;	/* map.base: mapped */
 	struct seen *seen;		/* per part: what was last delivered */
-	void *copy;			/* one part's block, the largest */
+	char **names;			/* the parts to follow; NULL: all */
+	unsigned int n_names;
 };
 
 int skin_follow_new(struct skin_follow **fp,
@@ -86,17 +95,35 @@ int skin_follow_new(struct skin_follow **fp,
 	return 0;
 }
 
+static void free_blocks(struct skin_follow *f)
+{
+	unsigned int i;
+
+	for (i = 0; f->seen && i < skin_shm_n_parts(&f->map); i++)
+		free(f->seen[i].block);
+	free(f->seen);
+	f->seen = NULL;
+}
+
+static void free_names(struct skin_follow *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_names; i++)
+		free(f->names[i]);
+	free(f->names);
+	f->names = NULL;
+	f->n_names = 0;
+}
+
 /* Back to no connection, no mapping; the next attempt at @retry_ns. */
 static void drop(struct skin_follow *f, uint64_t retry_ns)
 {
 	skin_client_close(f->c);
 	f->c = NULL;
+	free_blocks(f);
 	if (f->map.base)
 		skin_shm_close(&f->map);
-	free(f->seen);
-	f->seen = NULL;
-	free(f->copy);
-	f->copy = NULL;
 	f->state = WAITING;
 	f->retry_ns = retry_ns;
 	f->told = false;
@@ -107,6 +134,7 @@ void skin_follow_free(struct skin_follow *f)
 	if (!f)
 		return;
 	drop(f, 0);
+	free_names(f);
 	free(f->socket);
 	free(f);
 }
@@ -147,7 +175,7 @@ static void emit(struct skin_follow *f, skin_follow_fn fn, void *data,
 		.map = ev == SKIN_FOLLOW_DETACHED ? NULL : &f->map,
 		.part = part,
 		.block = ev == SKIN_FOLLOW_SAMPLE || ev == SKIN_FOLLOW_STATE ?
-			 f->copy : NULL,
+			 f->seen[part].block : NULL,
 		.reason = reason,
 	};
 
@@ -160,7 +188,7 @@ static void connect_now(struct skin_follow *f, uint64_t now)
 {
 	int err;
 
-	f->c = skin_client_connect(f->socket, &err);
+	f->c = skin_client_connect_nonblock(f->socket, &err);
 	if (f->c && (skin_client_send(f->c, "shm") < 0 ||
 		     skin_client_send(f->c, "subscribe samples all") < 0)) {
 		skin_client_close(f->c);
@@ -174,11 +202,46 @@ static void connect_now(struct skin_follow *f, uint64_t now)
 	f->replies = 2;
 }
 
+/* Whether part @i of the map is one the caller follows. */
+static bool wanted(const struct skin_follow *f, unsigned int i)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(&f->map, i);
+	unsigned int k;
+
+	if (!f->names)
+		return true;
+	for (k = 0; k < f->n_names; k++)
+		if (!strncmp(f->names[k], d->name, SKIN_SHM_NAME_LEN))
+			return true;
+	return false;
+}
+
+/* A copy for each followed part of the map that has none, none for the
+ * others; a part that starts being followed is copied at the next scan. */
+static int follow_parts(struct skin_follow *f)
+{
+	unsigned int i, n = skin_shm_n_parts(&f->map);
+
+	for (i = 0; i < n; i++) {
+		struct seen *sn = &f->seen[i];
+
+		if (!wanted(f, i)) {
+			free(sn->block);
+			sn->block = NULL;
+		} else if (!sn->block) {
+			sn->block = calloc(1, skin_shm_part(&f->map, i)->size);
+			if (!sn->block)
+				return -ENOMEM;
+			sn->seq = 0;
+		}
+	}
+	return 0;
+}
+
 /* The mapping @fd (the `shm` reply's) and the state its parts need. */
 static int map_object(struct skin_follow *f, int fd)
 {
-	uint64_t biggest = 0;
-	unsigned int i, n;
+	unsigned int n;
 	int r;
 
 	if (f->map.base)
@@ -187,14 +250,41 @@ static int map_object(struct skin_follow *f, int fd)
 	if (r < 0)
 		return r;
 	n = skin_shm_n_parts(&f->map);
-	for (i = 0; i < n; i++)
-		if (skin_shm_part(&f->map, i)->size > biggest)
-			biggest = skin_shm_part(&f->map, i)->size;
 	f->seen = calloc(n ? n : 1, sizeof(*f->seen));
-	f->copy = malloc(biggest ? biggest : 1);
-	if (!f->seen || !f->copy)
+	if (!f->seen)
 		return -ENOMEM;
-	return 0;
+	return follow_parts(f);
+}
+
+int skin_follow_set_parts(struct skin_follow *f, const char *const *names,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	free_names(f);
+	if (n) {
+		f->names = calloc(n, sizeof(*f->names));
+		if (!f->names)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			f->names[i] = strdup(names[i]);
+			if (!f->names[i]) {
+				f->n_names = i;
+				free_names(f);
+				return -ENOMEM;
+			}
+		}
+		f->n_names = n;
+	}
+	return f->seen ? follow_parts(f) : 0;
+}
+
+const void *skin_follow_block(const struct skin_follow *f, unsigned int part)
+{
+	if (f->state != ATTACHED || part >= skin_shm_n_parts(&f->map) ||
+	    !f->seen[part].block || !f->seen[part].seq)
+		return NULL;
+	return f->seen[part].block;
 }
 
 /*
@@ -245,11 +335,15 @@ static int scan(struct skin_follow *f, skin_follow_fn fn, void *data)
 		struct seen *sn = &f->seen[i];
 		uint64_t seq = skin_shm_seq(&f->map, i);
 
-		if (seq == sn->seq || seq < 2)
-			continue;	/* nothing new, or never published */
-		if (skin_shm_read_part(&f->map, i, f->copy, READ_TRIES) < 0)
-			continue;	/* busy: the next wakeup takes it */
-		h = skin_shm_head(f->copy);
+		if (!sn->block || seq == sn->seq || seq < 2)
+			continue;	/* not followed, nothing new, or never
+					 * published */
+		if (skin_shm_read_part_used(&f->map, i, sn->block, READ_TRIES) < 0) {
+			sn->seq = 0;	/* busy: the copy may be torn, the
+					 * next wakeup takes it */
+			continue;
+		}
+		h = skin_shm_head(sn->block);
 		sn->seq = h->seq;
 		if (!h->samples || h->samples == sn->samples) {
 			emit(f, fn, data, SKIN_FOLLOW_STATE, i, 0);

@@ -29,7 +29,7 @@ static bool header_ok(const struct skin_shm_header *h, size_t size)
 	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
 	    h->part_desc_size < sizeof(struct skin_shm_part_desc) ||
 	    h->part_desc_size % 8 ||
-	    h->contact_size < sizeof(struct skin_shm_contact) ||
+	    h->contact_size < sizeof(struct skin_contact_record) ||
 	    h->contact_size % 8 || h->size > size)
 		return false;
 	return (uint64_t)h->header_size +
@@ -50,7 +50,9 @@ static bool part_ok(const struct skin_shm_part_desc *d, uint32_t contact_size,
 	       d->values_off + n * 4 <= d->size &&
 	       d->raw_off + n <= d->size && d->flags_off + n <= d->size &&
 	       d->contacts_off + (uint64_t)d->max_contacts * contact_size <= d->size &&
-	       d->contact_taxels_off + n * 4 <= d->size;
+	       d->contact_taxels_off + n * 4 <= d->size &&
+	       d->thresholds_off % 8 == 0 &&
+	       d->thresholds_off + n * 8 <= d->size;
 }
 
 int skin_shm_map_fd(struct skin_shm_map *m, int fd)
@@ -215,6 +217,47 @@ int skin_shm_read_part(const struct skin_shm_map *m, unsigned int part,
 	return -EAGAIN;
 }
 
+int skin_shm_read_part_used(const struct skin_shm_map *m, unsigned int part,
+			    void *buf, unsigned int tries)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+	const struct skin_shm_part *sp = part_head(m, part);
+	const char *src = (const char *)sp;
+	char *dst = buf;
+	struct skin_shm_part *h = buf;
+	size_t n, nc, nt;
+	uint64_t s1, s2;
+
+	if (!d)
+		return -EINVAL;
+	n = d->n_taxels;
+	while (tries--) {
+		s1 = __atomic_load_n(&sp->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1) {
+			sched_yield();	/* the writer is in the middle */
+			continue;
+		}
+		memcpy(h, sp, sizeof(*h));
+		/* the writer's counts, bounded by the room part_ok() checked */
+		nc = h->n_contacts < d->max_contacts ? h->n_contacts : d->max_contacts;
+		nt = h->n_contact_taxels < n ? h->n_contact_taxels : n;
+		memcpy(dst + d->values_off, src + d->values_off, n * sizeof(float));
+		memcpy(dst + d->raw_off, src + d->raw_off, n);
+		memcpy(dst + d->flags_off, src + d->flags_off, n);
+		memcpy(dst + d->contacts_off, src + d->contacts_off, nc * m->contact_size);
+		memcpy(dst + d->contact_taxels_off, src + d->contact_taxels_off,
+		       nt * sizeof(uint32_t));
+		if (d->thresholds_off)
+			memcpy(dst + d->thresholds_off, src + d->thresholds_off,
+			       n * sizeof(double));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&sp->seq, __ATOMIC_RELAXED);
+		if (s1 == s2)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
 const struct skin_shm_part *skin_shm_head(const void *buf)
 {
 	return buf;
@@ -243,7 +286,7 @@ const uint8_t *skin_shm_flags(const struct skin_shm_map *m, unsigned int part,
 	return (const uint8_t *)VIEW(m, part, buf, flags_off);
 }
 
-const struct skin_shm_contact *skin_shm_contact(const struct skin_shm_map *m,
+const struct skin_contact_record *skin_shm_contact(const struct skin_shm_map *m,
 						unsigned int part,
 						const void *buf, unsigned int i)
 {
@@ -251,7 +294,7 @@ const struct skin_shm_contact *skin_shm_contact(const struct skin_shm_map *m,
 
 	if (!d || i >= d->max_contacts)
 		return NULL;
-	return (const struct skin_shm_contact *)((const char *)buf +
+	return (const struct skin_contact_record *)((const char *)buf +
 		d->contacts_off + (size_t)i * m->contact_size);
 }
 
@@ -259,4 +302,15 @@ const uint32_t *skin_shm_contact_taxels(const struct skin_shm_map *m,
 					unsigned int part, const void *buf)
 {
 	return (const uint32_t *)VIEW(m, part, buf, contact_taxels_off);
+}
+
+const double *skin_shm_thresholds(const struct skin_shm_map *m,
+				  unsigned int part, const void *buf)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+
+	if (!d || !d->thresholds_off ||
+	    !(skin_shm_head(buf)->state & SKIN_SHM_PART_THRESHOLDS))
+		return NULL;
+	return (const double *)((const char *)buf + d->thresholds_off);
 }

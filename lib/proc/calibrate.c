@@ -18,7 +18,7 @@
 
 void proc_hist_clear(struct proc_part *pt, unsigned int k)
 {
-	memset(proc_hist(pt, k), 0, (PROC_MAX_SKIN + 1) * sizeof(uint32_t));
+	memset(proc_hist(pt, k), 0, (PROC_MAX_SKIN + 1) * sizeof(uint16_t));
 	pt->sum[k] = 0;
 	pt->valid[k] = 0;
 }
@@ -47,7 +47,7 @@ void proc_cal_start(struct skin_proc *p, struct proc_part *pt)
  * The 95th-percentile rule on a taxel's histogram of @n readings: the
  * first value j whose cumulative count exceeds 0.95 n.  -1 when n is 0.
  */
-static int percentile95(const uint32_t *h, unsigned int n)
+static int percentile95(const uint16_t *h, unsigned int n)
 {
 	uint64_t cum = 0;
 	int j;
@@ -60,7 +60,7 @@ static int percentile95(const uint32_t *h, unsigned int n)
 	return -1;
 }
 
-void proc_hist_range(const uint32_t *h, int *lo, int *hi)
+void proc_hist_range(const uint16_t *h, int *lo, int *hi)
 {
 	int j;
 

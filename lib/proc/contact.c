@@ -87,7 +87,7 @@ static unsigned int component_done(struct proc_part *pt,
 		if (o < 0)
 			continue;
 		if (n_o > best_n ||
-		    (n_o == best_n && prev->c[o].id < prev->c[best].id)) {
+		    (n_o == best_n && prev->c[o].r.id < prev->c[best].r.id)) {
 			best = (unsigned int)o;
 			best_n = n_o;
 		}
@@ -265,7 +265,7 @@ static void component(const struct skin_proc *p, struct proc_part *pt,
 		ns = walk_model(p, pt, po, lab, k, (int32_t)c);
 	size = component_done(pt, prev, c, ns);
 	ct->taxels = cur->taxels + *off;
-	ct->n_taxels = size;
+	ct->r.n_taxels = size;
 	pt->count[c] = *off;
 	*off += size;
 }
@@ -348,7 +348,7 @@ static void contact_geometry(const struct skin_proc *p,
 	const double *restrict smooth = pt->smooth;
 	const double *restrict geom = pt->geom;
 	const unsigned int *restrict tx = c->taxels;
-	const unsigned int nt = c->n_taxels;
+	const unsigned int nt = c->r.n_taxels;
 	/* the sums in pairs, lane by lane the same additions in the same
 	 * order as one by one: (cop0, cop1), (cop2, nrm0), (nrm1, nrm2),
 	 * (geo0, geo1), against geom's (pos0, pos1), (pos2, normal0),
@@ -395,34 +395,41 @@ static void contact_geometry(const struct skin_proc *p,
 	geo[0] = g01[0];
 	geo[1] = g01[1];
 	geo[2] = g2;
-	memcpy(c->cop, cop, sizeof(cop));
-	memcpy(c->geo, geo, sizeof(geo));
+	memcpy(c->r.cop, cop, sizeof(cop));
+	memcpy(c->r.geo, geo, sizeof(geo));
 	c->n_with_pos = n_pos;
+	c->r.flat[0] = c->r.flat[1] = NAN;	/* a flattening is skind's */
 	if (sum_pp != 0)
 		for (j = 0; j < 3; j++)
-			c->cop[j] /= sum_pp;
+			c->r.cop[j] /= sum_pp;
 	if (n_pos)
 		for (j = 0; j < 3; j++)
-			c->geo[j] /= n_pos;
+			c->r.geo[j] /= n_pos;
 	if (p->prm.compat) {
 		/* upstream: weighted mean, not re-normalised */
 		for (j = 0; j < 3; j++)
-			c->normal[j] = sum_pn != 0 ? nrm[j] / sum_pn : 0;
+			c->r.normal[j] = sum_pn != 0 ? nrm[j] / sum_pn : 0;
 	} else {
 		double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] +
 				  nrm[2] * nrm[2]);
 
 		for (j = 0; j < 3; j++)
-			c->normal[j] = len > 0 ? nrm[j] / len : 0;
+			c->r.normal[j] = len > 0 ? nrm[j] / len : 0;
 	}
-	c->pressure = c->n_taxels ? sum_p / c->n_taxels : 0;
+	c->r.pressure = c->r.n_taxels ? sum_p / c->r.n_taxels : 0;
 	for (j = 0; j < 3; j++)
-		c->force[j] = PROC_FORCE_SCALE * c->n_taxels * c->pressure *
-			      c->normal[j];
+		c->r.force[j] = PROC_FORCE_SCALE * c->r.n_taxels * c->r.pressure *
+			      c->r.normal[j];
 	if (p->prm.compat)
-		memset(c->moment, 0, sizeof(c->moment));
+		memset(c->r.moment, 0, sizeof(c->r.moment));
 	else
-		cross(c->cop, c->force, c->moment);
+		cross(c->r.cop, c->r.force, c->r.moment);
+	/* No taxel with a position: no place and no direction, which 0
+	 * (the link's origin, a real place) would claim; force and moment
+	 * stay 0 (skin/contact.h) */
+	if (!n_pos)
+		for (j = 0; j < 3; j++)
+			c->r.cop[j] = c->r.geo[j] = c->r.normal[j] = NAN;
 }
 
 /*
@@ -455,7 +462,7 @@ cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 		const struct skin_contact *last = &prev->c[prev->n - 1];
 		const unsigned int *restrict pl = prev->taxels;
 		const unsigned int pn = (unsigned int)(last->taxels - pl) +
-					last->n_taxels;
+					last->r.n_taxels;
 
 		for (i = 0; i < pn; i++)
 			po[pl[i]] = -1;
@@ -480,10 +487,10 @@ cluster(struct skin_proc *p, struct proc_part *pt, unsigned int n)
 		unsigned int b = pt->best[i];
 
 		if (b != UINT32_MAX && pt->claim[b] == (int32_t)i) {
-			c->id = prev->c[b].id;
+			c->r.id = prev->c[b].r.id;
 			c->first_ns = prev->c[b].first_ns;
 		} else {
-			c->id = p->next_id++;
+			c->r.id = p->next_id++;
 			c->first_ns = pt->last_ns;
 		}
 		c->part = pt->index;

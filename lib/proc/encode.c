@@ -81,22 +81,22 @@ static void bottle_one(struct out *o, const struct skin_contact *c)
 {
 	unsigned int i;
 
-	put(o, "((%llu %d %d %d) ", (unsigned long long)c->id,
+	put(o, "((%llu %d %d %d) ", (unsigned long long)c->r.id,
 	    (int)c->body_part, c->link_number, (int)c->skin_part);
-	put_vec(o, c->cop, false);
+	put_vec(o, c->r.cop, false);
 	put(o, " ");
-	put_vec(o, c->force, false);
+	put_vec(o, c->r.force, false);
 	put(o, " ");
-	put_vec(o, c->moment, false);
+	put_vec(o, c->r.moment, false);
 	put(o, " ");
-	put_vec(o, c->geo, false);
+	put_vec(o, c->r.geo, false);
 	put(o, " ");
-	put_vec(o, c->normal, false);
+	put_vec(o, c->r.normal, false);
 	put(o, " (");
-	for (i = 0; i < c->n_taxels; i++)
+	for (i = 0; i < c->r.n_taxels; i++)
 		put(o, i ? " %u" : "%u", c->taxels[i]);
 	put(o, ") ");
-	put_double(o, c->pressure, false);
+	put_double(o, c->r.pressure, false);
 	put(o, ")");
 }
 
@@ -184,23 +184,23 @@ static void json_one(struct out *o, const struct skin_model *m,
 	unsigned int i;
 	const char *name = m && c->part < m->n_parts ? m->parts[c->part].name : "";
 
-	put(o, "{\"id\":%llu,\"part\":\"", (unsigned long long)c->id);
+	put(o, "{\"id\":%llu,\"part\":\"", (unsigned long long)c->r.id);
 	put_json_string(o, name);
 	put(o, "\",\"body_part\":%d,\"skin_part\":%d,\"link\":%d,\"cop\":",
 	    (int)c->body_part, (int)c->skin_part, c->link_number);
-	put_vec(o, c->cop, true);
+	put_vec(o, c->r.cop, true);
 	put(o, ",\"force\":");
-	put_vec(o, c->force, true);
+	put_vec(o, c->r.force, true);
 	put(o, ",\"moment\":");
-	put_vec(o, c->moment, true);
+	put_vec(o, c->r.moment, true);
 	put(o, ",\"geo\":");
-	put_vec(o, c->geo, true);
+	put_vec(o, c->r.geo, true);
 	put(o, ",\"normal\":");
-	put_vec(o, c->normal, true);
+	put_vec(o, c->r.normal, true);
 	put(o, ",\"pressure\":");
-	put_double(o, c->pressure, true);
+	put_double(o, c->r.pressure, true);
 	put(o, ",\"taxels\":[");
-	for (i = 0; i < c->n_taxels; i++)
+	for (i = 0; i < c->r.n_taxels; i++)
 		put(o, i ? ",%u" : "%u", c->taxels[i]);
 	put(o, "]}");
 }

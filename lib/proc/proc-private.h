@@ -30,8 +30,10 @@
 						 * every 100 ms of frame time */
 #define PROC_RECENT_CHECKS	3	/* checks whose moved raw values
 					 * are a mask, not timestamps */
-#define PROC_CAL_MAX_SAMPLES	65535u	/* histogram counts are 32-bit;
-					 * far beyond any sane calibration */
+#define PROC_CAL_MAX_SAMPLES	65535u	/* a histogram's bins are 16-bit:
+					 * no bin counts more readings than a
+					 * calibration has samples; far beyond
+					 * any sane calibration */
 
 /* struct proc_part.mode[] (per taxel): what the per-sample step does */
 enum proc_mode {
@@ -207,8 +209,12 @@ struct proc_part {
 		void *baseline, *smooth, *d, *value, *level, *inv_thr, *act;
 		void *raw_ns;
 	} mem;
-	/* calibration: per taxel histogram of v, sums, staging results */
-	uint32_t *hist;			/* n x 256 */
+	/* calibration: per taxel histogram of v, sums, staging results.
+	 * The histograms are their own pages (mmap), which skin_proc_trim()
+	 * gives back once no calibration needs them: most of lib/proc's
+	 * memory otherwise, dead between calibrations */
+	uint16_t *hist;			/* n x 256 */
+	size_t hist_bytes;
 	uint32_t *valid;		/* readings counted per taxel */
 	uint64_t *sum;			/* integer sum of v */
 	uint32_t *recal_n;		/* samples of a taxel's own recal */
@@ -330,7 +336,7 @@ static inline void proc_touch_dirty(struct proc_part *pt)
 }
 
 /* taxel k's histogram of v (calibration) */
-static inline uint32_t *proc_hist(const struct proc_part *pt, unsigned int k)
+static inline uint16_t *proc_hist(const struct proc_part *pt, unsigned int k)
 {
 	return &pt->hist[(size_t)k * (PROC_MAX_SKIN + 1)];
 }
@@ -358,7 +364,7 @@ void proc_set_running(struct skin_proc *p, struct proc_part *pt);
 int proc_collect(struct skin_proc *p, struct proc_patch *pp,
 		 const struct skin_frame *f);
 void proc_hist_clear(struct proc_part *pt, unsigned int k);
-void proc_hist_range(const uint32_t *h, int *lo, int *hi);
+void proc_hist_range(const uint16_t *h, int *lo, int *hi);
 bool proc_taxel_calibration(const struct skin_proc *p,
 			    const struct proc_part *pt, unsigned int k,
 			    unsigned int expected, double *baseline,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "conf.h"
 #include "proc-private.h"
@@ -104,6 +105,19 @@ static void *zalloc_line(size_t n, size_t size, void **raw, bool *oom)
 	return *raw ? (void *)(((uintptr_t)*raw + 63) & ~(uintptr_t)63) : NULL;
 }
 
+/* Zeroed pages of their own, for what skin_proc_trim() gives back */
+static void *zalloc_pages(size_t bytes, bool *oom)
+{
+	void *q = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (q == MAP_FAILED) {
+		*oom = true;
+		return NULL;
+	}
+	return q;
+}
+
 static void part_free(struct proc_part *pt)
 {
 	unsigned int i;
@@ -114,7 +128,9 @@ static void part_free(struct proc_part *pt)
 	free(pt->mem.value); free(pt->byte); free(pt->touched);
 	free(pt->hold); free(pt->hold_ns);
 	free(pt->fault); free(pt->fault_ns);
-	free(pt->mem.raw_ns); free(pt->mem.level); free(pt->special); free(pt->mem.act); free(pt->hist); free(pt->valid);
+	free(pt->mem.raw_ns); free(pt->mem.level); free(pt->special); free(pt->mem.act); free(pt->valid);
+	if (pt->hist)
+		munmap(pt->hist, pt->hist_bytes);
 	free(pt->sum); free(pt->recal_n); free(pt->cal_baseline);
 	free(pt->cal_thr); free(pt->owner[0]); free(pt->owner[1]); free(pt->queue);
 	free(pt->overlap); free(pt->claim);
@@ -222,7 +238,8 @@ static bool part_alloc(struct proc_part *pt)
 	pt->level = zalloc_line(n, sizeof(double), &pt->mem.level, &oom);
 	pt->special = zalloc(n, 1, &oom);
 	pt->act = zalloc_line(n, sizeof(double), &pt->mem.act, &oom);
-	pt->hist = zalloc(n * (PROC_MAX_SKIN + 1), sizeof(uint32_t), &oom);
+	pt->hist_bytes = (size_t)n * (PROC_MAX_SKIN + 1) * sizeof(uint16_t);
+	pt->hist = zalloc_pages(pt->hist_bytes, &oom);
 	pt->valid = zalloc(n, sizeof(uint32_t), &oom);
 	pt->sum = zalloc(n, sizeof(uint64_t), &oom);
 	pt->recal_n = zalloc(n, sizeof(uint32_t), &oom);
@@ -485,6 +502,26 @@ int skin_proc_calibrate(struct skin_proc *p, int part)
 		if (part < 0 || (unsigned int)part == i)
 			proc_cal_start(p, &p->parts[i]);
 	return 0;
+}
+
+void skin_proc_trim(struct skin_proc *p, int part)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < p->n_parts; i++) {
+		struct proc_part *pt = &p->parts[i];
+
+		if ((part >= 0 && (unsigned int)part != i) || !pt->hist ||
+		    pt->state == SKIN_PROC_CALIBRATING)
+			continue;
+		for (k = 0; k < pt->n && pt->mode[k] != MODE_RECAL; k++)
+			;
+		if (k < pt->n)
+			continue;	/* a taxel's own recalibration counts */
+		/* zero pages again, faulted in by the next calibration's
+		 * clear; locked memory (skind --mlock) refuses, and stays */
+		(void)madvise(pt->hist, pt->hist_bytes, MADV_DONTNEED);
+	}
 }
 
 enum skin_proc_state skin_proc_state(const struct skin_proc *p,

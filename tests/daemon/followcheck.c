@@ -133,7 +133,7 @@ static void print_copy(struct watch *w, const struct skin_shm_map *m,
 	}
 	printf("contacts %s %llu", d->name, (unsigned long long)h->samples);
 	for (k = 0; k < h->n_contacts; k++) {
-		const struct skin_shm_contact *c = skin_shm_contact(m, part, block, k);
+		const struct skin_contact_record *c = skin_shm_contact(m, part, block, k);
 
 		if (c->first_taxel > h->n_contact_taxels ||
 		    c->n_taxels > h->n_contact_taxels - c->first_taxel) {

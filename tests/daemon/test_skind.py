@@ -353,6 +353,57 @@ def t_json(env):
     env.feed.cmd("release pad")
 
 
+HAND_CONFIG = """\
+[skind]
+period_ms = 20
+calibration_s = 0.5
+add_threshold = 7
+
+[bus can0]
+
+[part left_hand]
+skin_part = left_hand
+layout = hand_v2_1
+geometry = {src}/tests/data/icub/positions/left_hand_V2_1.txt
+patches = can0:1
+"""
+
+
+@case("a contact without a position: NaN in shm, nan in bottle, null in JSON")
+def t_contact_no_position(env):
+    # the hand's fingertips have no position (all-zero rows): slots 3 and
+    # 5 of the index fingertip make one contact with nowhere to be
+    # (include/skin/contact.h); every output says so the same way
+    conf = os.path.join(env.dir, "hand.conf")
+    with open(conf, "w") as f:
+        f.write(HAND_CONFIG.format(src=SRC))
+    d = Daemon(env, config=conf, side="hand")
+    try:
+        d.ready(calibrated=1)
+        env.feed.cmd("press pad 60 3 5")
+        expect_contacts(d, "left_hand", [[3, 5]])
+        with d.client() as c:
+            bottle = skin.parse_event(c.command("contacts left_hand")[0])["contacts"]
+            c.command("format json")
+            obj = json.loads(c.command("contacts left_hand")[0])
+        shm = skin.Shm(d.shm)
+        try:
+            mapped = shm.snapshot("left_hand").contacts
+        finally:
+            shm.close()
+        assert len(bottle) == len(obj["contacts"]) == len(mapped) == 1
+        for name in ("cop", "geo", "normal"):
+            assert np.isnan(getattr(mapped[0], name)).all(), ("shm", name, getattr(mapped[0], name))
+            assert np.isnan(getattr(bottle[0], name)).all(), ("bottle", name, getattr(bottle[0], name))
+            assert obj["contacts"][0][name] == [None] * 3, ("json", name, obj["contacts"][0][name])
+        for name in ("force", "moment"):
+            assert not getattr(mapped[0], name).any() and not getattr(bottle[0], name).any()
+            assert obj["contacts"][0][name] == [0, 0, 0], ("json", name, obj["contacts"][0][name])
+    finally:
+        env.feed.cmd("release pad")
+        d.stop()
+
+
 @case("get and set processing parameters; bad values refused")
 def t_params(env):
     with env.daemon.client() as c:
@@ -407,6 +458,15 @@ def t_thresholds(env):
             c.send(bad)
             o = json.loads(c.read_line())
             assert o["type"] == "error" and o["code"] == code, (bad, o)
+    # shm (1.2) holds the same numbers as doubles: the socket's %.9g of them
+    shm = skin.Shm(d.shm)
+    try:
+        mapped = shm.snapshot("left_forearm").thresholds
+        assert shm.version_minor >= 2 and mapped is not None, shm.version_minor
+        assert all(abs(a - b) <= 5e-9 * abs(a) for a, b in zip(mapped, thr)), (mapped[:8], thr[:8])
+        assert len(mapped) == len(thr)
+    finally:
+        shm.close()
     # the calibration skind saved is lib/proc's (skin_proc_save, %.17g): the
     # socket must give its thresholds slot for slot, 0 where no tactile taxel is
     cal, kinds = saved_calibration(os.path.join(d.dir, "state", "calibration"), "left_forearm")
@@ -443,6 +503,11 @@ def t_thresholds(env):
         with d2.client() as c:
             line = wait_for(lambda: c.command("thresholds pad")[0], 5)
             assert line.startswith("thresholds pad ") and line.endswith(" ()"), line
+        shm = skin.Shm(d2.shm)
+        try:
+            assert shm.snapshot("pad").thresholds is None     # none yet, as "()"
+        finally:
+            shm.close()
             assert d2.parts()[0]["state"] == "calibrating", d2.parts()[0]
     finally:
         d2.stop()

@@ -54,6 +54,7 @@ static void read_all(struct skin_shm_map *m)
 		const float *v;
 		const uint8_t *raw, *fl;
 		const uint32_t *ct;
+		const double *thr;
 		char *buf;
 
 		if (!d || d->offset > m->size || d->size > m->size - d->offset ||
@@ -85,7 +86,7 @@ static void read_all(struct skin_shm_map *m)
 				sink += bits + raw[k] + fl[k] + ct[k];
 			}
 			for (k = 0; k < d->max_contacts && k < 4096; k++) {
-				const struct skin_shm_contact *c =
+				const struct skin_contact_record *c =
 					skin_shm_contact(m, i, buf, k);
 
 				in_copy(c, sizeof(*c), 8, buf, d->size);
@@ -93,6 +94,12 @@ static void read_all(struct skin_shm_map *m)
 			}
 			if (skin_shm_contact(m, i, buf, d->max_contacts))
 				abort();
+			thr = skin_shm_thresholds(m, i, buf);
+			if (thr) {
+				in_copy(thr, (size_t)d->n_taxels * 8, 8, buf, d->size);
+				for (k = 0; k < d->n_taxels; k++)
+					sink += (uint64_t)(thr[k] == thr[k]);
+			}
 		}
 		free(buf);
 	}

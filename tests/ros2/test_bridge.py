@@ -334,7 +334,15 @@ class Demo:
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="ros2-demo.")
         self.truth = os.path.join(self.dir, "truth")
-        scn = os.path.join(SRC, "etc/scenarios/demo.scn")
+        # demo.scn, and an index fingertip taxel (no position: an
+        # all-zero row) stuck pressed while the palm is: a contact with
+        # nowhere to be, which every output must say the same way
+        scn = os.path.join(self.dir, "demo.scn")
+        with open(os.path.join(SRC, "etc/scenarios/demo.scn")) as f:
+            text = f.read().replace("config ../examples/demo.conf",
+                                    "config " + os.path.join(SRC, "etc/examples/demo.conf"))
+        with open(scn, "w") as f:
+            f.write(text + "at 17s fault stuck left_hand 3 value 150 for 4s\n")
         self.stack = Stack(scenario=scn, truth=self.truth)
         self.sub = Sub(self.dir)
         self.stack.calibrated()
@@ -445,6 +453,31 @@ def t_contacts(s):
             turning += any(c["moment"])
     assert matched >= 0.9 * len(nonempty), "%d of %d matched" % (matched, len(nonempty))
     assert turning, "every contact's torque is 0"
+
+
+@case("a contact without a position: NaN over DDS, as nan on the socket", "demo")
+def t_contacts_no_position(s):
+    sock = by_stamp(s.sock.events, "contacts", "left_hand", s.offset)
+    got = [parse_contacts(w) for w in s.sub.samples("default", "%s/left_hand/contacts" % NS)]
+    seen = 0
+    for cs in got:
+        e = sock.get((cs[0]["stamp"] + 500000) // 1000000) if cs else None
+        if e is None:
+            continue
+        want = {"contact_%d" % k.id: k for k in e["contacts"]}
+        for c in cs:
+            k = want.get(c["name"])
+            if k is None or not math.isnan(c["cop"][0]):
+                continue
+            # DDS says NaN, so must the socket (it said 0.0); force 0
+            for ours, theirs in (("cop", "cop"), ("normal", "normal"), ("force", "force"),
+                                 ("moment", "moment")):
+                for a, b in zip(c[ours], getattr(k, theirs)):
+                    assert close(a, b, 1e-8), "%s %s: %r vs %r" % (c["name"], ours, c[ours],
+                                                                   getattr(k, theirs))
+            assert all(math.isnan(x) for x in c["cop"]) and not any(c["force"]), c
+            seen += 1
+    assert seen > 10, "%d contacts without a position matched" % seen
 
 
 @case("contacts lie where skinsim pressed (ground truth, 15 mm)", "demo")

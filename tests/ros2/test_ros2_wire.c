@@ -119,7 +119,7 @@ static void enc_xyz(struct cdr *c, const double d[3])
  * geometry_msgs/Wrench wrench (Vector3 force, Vector3 torque) */
 static void enc_contact(struct cdr *c, int32_t sec, uint32_t nsec,
 			const char *frame, const char *name,
-			const struct skin_shm_contact *k)
+			const struct skin_contact_record *k)
 {
 	enc_header(c, sec, nsec, frame);
 	cdr_string(c, name);
@@ -303,7 +303,7 @@ static void test_state_raw(void **state)
 	ros2_msg_part_free(&p);
 }
 
-static void contact_set(struct skin_shm_contact *k, uint64_t id, double s)
+static void contact_set(struct skin_contact_record *k, uint64_t id, double s)
 {
 	int i;
 
@@ -322,7 +322,7 @@ static void contact_set(struct skin_shm_contact *k, uint64_t id, double s)
 static void test_contacts(void **state)
 {
 	/* twice the writer's stride would be: a stride other than sizeof */
-	struct { struct skin_shm_contact k; uint8_t more[40]; } ks[3];
+	struct { struct skin_contact_record k; uint8_t more[40]; } ks[3];
 	struct ros2_msg_part p;
 	struct wire x;
 	struct cdr want;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -36,6 +37,7 @@ struct events {
 	enum skin_follow_event ev[8];
 	int reason[8];
 	bool map[8];		/* s->map given */
+	unsigned int part[8];	/* SAMPLE and STATE */
 };
 
 static void count(struct skin_follow *f, enum skin_follow_event ev,
@@ -48,6 +50,9 @@ static void count(struct skin_follow *f, enum skin_follow_event ev,
 		e->ev[e->n] = ev;
 		e->reason[e->n] = s->reason;
 		e->map[e->n] = s->map;
+		e->part[e->n] = s->part;
+		if (ev == SKIN_FOLLOW_SAMPLE || ev == SKIN_FOLLOW_STATE)
+			assert_ptr_equal(s->block, skin_follow_block(f, s->part));
 	}
 	e->n++;
 }
@@ -282,7 +287,7 @@ static void object_make(struct object *o, uint32_t heartbeat_ms)
 	h->version_minor = SKIN_SHM_VERSION_MINOR;
 	h->header_size = sizeof(*h);
 	h->part_desc_size = sizeof(struct skin_shm_part_desc);
-	h->contact_size = sizeof(struct skin_shm_contact);
+	h->contact_size = sizeof(struct skin_contact_record);
 	h->size = 4096;
 	h->generation = 1;
 	h->state = SKIN_SHM_LIVE;
@@ -453,6 +458,88 @@ static void test_heartbeat(void **state)
 	object_free(&o);
 }
 
+/*
+ * Parts "a" and "b" in the object, 4 slots and room for 4 contacts each,
+ * both published once; part a holds 1 contact (id 7), and a contact the
+ * writer left past it (id 99) that is no part of the publication.
+ */
+static void object_two_parts(struct object *o)
+{
+	static const char *const names[2] = { "a", "b" };
+	struct skin_shm_part_desc *d;
+	unsigned int i;
+
+	object_make(o, 0);
+	o->h->n_parts = 2;
+	for (i = 0; i < 2; i++) {
+		struct skin_shm_part *sp;
+		struct skin_contact_record *c;
+
+		d = (struct skin_shm_part_desc *)((char *)o->h + sizeof(*o->h)) + i;
+		snprintf(d->name, sizeof(d->name), "%s", names[i]);
+		d->n_taxels = 4;
+		d->n_patches = 1;
+		d->max_contacts = 4;
+		d->offset = 320 + i * 832;
+		d->size = 832;
+		d->values_off = 72;
+		d->raw_off = 88;
+		d->flags_off = 96;
+		d->contacts_off = 104;
+		d->contact_taxels_off = 776;
+		d->thresholds_off = 792;
+		sp = (struct skin_shm_part *)((char *)o->h + d->offset);
+		c = (struct skin_contact_record *)((char *)sp + d->contacts_off);
+		sp->samples = 1;
+		sp->n_contacts = i ? 0 : 1;
+		c[0].id = 7;
+		c[1].id = 99;
+		__atomic_store_n(&sp->seq, 2, __ATOMIC_RELEASE);
+	}
+}
+
+/* A follower of part a only, on a non-blocking socket: a's copy holds
+ * its one contact and nothing past it; b is neither copied nor told. */
+static void test_part_filter(void **state)
+{
+	static const char *const only_a[] = { "a" };
+	const struct skin_contact_record *c;
+	const void *block;
+	struct object o;
+	struct peer p;
+
+	(void)state;
+	object_two_parts(&o);
+	peer_start(&p);
+	assert_int_equal(skin_follow_set_parts(p.f, only_a, 1), 0);
+	serve(&p, &o);
+	assert_true(fcntl(skin_follow_fd(p.f), F_GETFL) & O_NONBLOCK);
+	events_until(&p, 2);
+	assert_int_equal(p.e.ev[0], SKIN_FOLLOW_ATTACHED);
+	assert_int_equal(p.e.ev[1], SKIN_FOLLOW_SAMPLE);
+	assert_int_equal(p.e.part[1], 0);
+	assert_null(skin_follow_block(p.f, 1));
+	block = skin_follow_block(p.f, 0);
+	assert_non_null(block);
+	assert_int_equal(skin_shm_head(block)->n_contacts, 1);
+	c = skin_shm_contact(skin_follow_map(p.f), 0, block, 0);
+	assert_int_equal(c->id, 7);
+	c = skin_shm_contact(skin_follow_map(p.f), 0, block, 1);
+	assert_int_equal(c->id, 0);	/* not in use: not copied */
+	/* nothing new: nothing told, the copy stays */
+	assert_int_equal(skin_follow_dispatch(p.f, count, &p.e), 0);
+	assert_int_equal(p.e.n, 2);
+	assert_ptr_equal(skin_follow_block(p.f, 0), block);
+	/* b followed too: it comes at the next dispatch */
+	assert_int_equal(skin_follow_set_parts(p.f, NULL, 0), 0);
+	events_until(&p, 3);
+	assert_int_equal(p.e.ev[2], SKIN_FOLLOW_SAMPLE);
+	assert_int_equal(p.e.part[2], 1);
+	assert_non_null(skin_follow_block(p.f, 1));
+	peer_stop(&p);
+	object_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_attach_hang_up),
 		cmocka_unit_test(test_retired),
 		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_part_filter),
 	};
 
 	int r = cmocka_run_group_tests(tests, NULL, NULL);

@@ -570,28 +570,28 @@ static void contacts_geometry(void **state)
 	feed4(fx.p, seq, 200, 220, 240, 210);
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 2);
 	assert_int_equal(skin_proc_contacts(fx.p, 0, &c), 2);
-	assert_int_equal(c[0].n_taxels, 2);
+	assert_int_equal(c[0].r.n_taxels, 2);
 	assert_int_equal(c[0].taxels[0], 0);
 	assert_int_equal(c[0].taxels[1], 1);
-	assert_near(c[0].cop[0], 0, EPS);
-	assert_near(c[0].cop[1], 1.0 / 300, EPS);
-	assert_near(c[0].geo[1], 0.005, EPS);
-	assert_near(c[0].normal[0], 0, EPS);
-	assert_near(c[0].normal[1], -1 / s5, 1e-9);
-	assert_near(c[0].normal[2], 2 / s5, 1e-9);
-	assert_near(c[0].pressure, 30, EPS);
-	assert_near(c[0].force[1], -3 * -1 / s5, 1e-9);
-	assert_near(c[0].force[2], -3 * 2 / s5, 1e-9);
-	assert_near(c[0].moment[0], 1.0 / 300 * (-3 * 2 / s5) - 0 * c[0].force[1], 1e-9);
-	assert_near(c[0].moment[1], 0, EPS);
-	assert_near(c[0].moment[2], 0, EPS);
+	assert_near(c[0].r.cop[0], 0, EPS);
+	assert_near(c[0].r.cop[1], 1.0 / 300, EPS);
+	assert_near(c[0].r.geo[1], 0.005, EPS);
+	assert_near(c[0].r.normal[0], 0, EPS);
+	assert_near(c[0].r.normal[1], -1 / s5, 1e-9);
+	assert_near(c[0].r.normal[2], 2 / s5, 1e-9);
+	assert_near(c[0].r.pressure, 30, EPS);
+	assert_near(c[0].r.force[1], -3 * -1 / s5, 1e-9);
+	assert_near(c[0].r.force[2], -3 * 2 / s5, 1e-9);
+	assert_near(c[0].r.moment[0], 1.0 / 300 * (-3 * 2 / s5) - 0 * c[0].r.force[1], 1e-9);
+	assert_near(c[0].r.moment[1], 0, EPS);
+	assert_near(c[0].r.moment[2], 0, EPS);
 	assert_int_equal(c[0].n_with_pos, 2);
-	assert_int_equal(c[1].n_taxels, 1);
+	assert_int_equal(c[1].r.n_taxels, 1);
 	assert_int_equal(c[1].taxels[0], 3);
-	assert_near(c[1].cop[1], 0.03, EPS);
-	assert_near(c[1].force[2], -1.5, EPS);
-	assert_near(c[1].moment[0], -0.045, 1e-12);
-	assert_true(c[0].id != c[1].id);
+	assert_near(c[1].r.cop[1], 0.03, EPS);
+	assert_near(c[1].r.force[2], -1.5, EPS);
+	assert_near(c[1].r.moment[0], -0.045, 1e-12);
+	assert_true(c[0].r.id != c[1].r.id);
 	fixture_done(&fx);
 
 	fixture_strip(&fc, "binarization = false\nsmooth_filter = false\ncompat = true");
@@ -599,10 +599,10 @@ static void contacts_geometry(void **state)
 	feed4(fc.p, seq, 200, 220, 240, 210);
 	assert_int_equal(skin_proc_cluster(fc.p, 0), 2);
 	skin_proc_contacts(fc.p, 0, &c);
-	assert_near(c[0].normal[1], -20.0 / 60, EPS);
-	assert_near(c[0].normal[2], 40.0 / 60, EPS);
-	assert_near(c[0].force[2], -3 * 40.0 / 60, 1e-12);
-	assert_near(c[0].moment[0], 0, 0);
+	assert_near(c[0].r.normal[1], -20.0 / 60, EPS);
+	assert_near(c[0].r.normal[2], 40.0 / 60, EPS);
+	assert_near(c[0].r.force[2], -3 * 40.0 / 60, 1e-12);
+	assert_near(c[0].r.moment[0], 0, 0);
 	fixture_done(&fc);
 }
 
@@ -625,31 +625,31 @@ static void contact_ids(void **state)
 	feed4(fx.p, seq++, 200, 220, 240, 210);
 	skin_proc_cluster(fx.p, 0);
 	skin_proc_contacts(fx.p, 0, &c);
-	a = c[0].id;
-	b = c[1].id;
+	a = c[0].r.id;
+	b = c[1].r.id;
 	feed4(fx.p, seq++, 201, 221, 240, 211);
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 2);
 	skin_proc_contacts(fx.p, 0, &c);
-	assert_int_equal(c[0].id, a);
-	assert_int_equal(c[1].id, b);
+	assert_int_equal(c[0].r.id, a);
+	assert_int_equal(c[1].r.id, b);
 	feed4(fx.p, seq++, 240, 220, 210, 210);	/* {1} and... {1,2,3} */
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 1);
 	skin_proc_contacts(fx.p, 0, &c);
 	/* {1,2,3}: overlap 1 with A ({1}), 1 with B ({3}): the lower id */
-	assert_int_equal(c[0].id, a < b ? a : b);
-	ab = c[0].id;
+	assert_int_equal(c[0].r.id, a < b ? a : b);
+	ab = c[0].r.id;
 	feed4(fx.p, seq++, 200, 240, 210, 210);	/* {0} and {2,3} */
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 2);
 	skin_proc_contacts(fx.p, 0, &c);
-	assert_int_equal(c[1].n_taxels, 2);
-	assert_int_equal(c[1].id, ab);
-	assert_true(c[0].id > a && c[0].id > b);
+	assert_int_equal(c[1].r.n_taxels, 2);
+	assert_int_equal(c[1].r.id, ab);
+	assert_true(c[0].r.id > a && c[0].r.id > b);
 	feed4(fx.p, seq++, 240, 240, 240, 240);
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 0);
 	feed4(fx.p, seq++, 240, 240, 210, 210);
 	assert_int_equal(skin_proc_cluster(fx.p, 0), 1);
 	skin_proc_contacts(fx.p, 0, &c);
-	assert_true(c[0].id != ab);
+	assert_true(c[0].r.id != ab);
 	fixture_done(&fx);
 }
 
@@ -710,10 +710,15 @@ static void fingertips_group_by_triangle(void **state)
 		skin_proc_feed(fx.p, fx.m->parts[hand].first_patch, &f);
 	assert_int_equal(skin_proc_cluster(fx.p, hand), 2);
 	skin_proc_contacts(fx.p, hand, &c);
-	assert_int_equal(c[0].n_taxels, 2);
+	assert_int_equal(c[0].r.n_taxels, 2);
 	assert_int_equal(c[0].taxels[0], 3);
 	assert_int_equal(c[0].taxels[1], 5);
 	assert_int_equal(c[0].n_with_pos, 0);
+	/* no position: NaN, never the link's origin (skin/contact.h) */
+	for (k = 0; k < 3; k++) {
+		assert_true(isnan(c[0].r.cop[k]) && isnan(c[0].r.geo[k]) && isnan(c[0].r.normal[k]));
+		assert_true(c[0].r.force[k] == 0 && c[0].r.moment[k] == 0);
+	}
 	assert_int_equal(c[1].taxels[0], 14);
 	assert_int_equal(c[0].skin_part, SKIN_LEFT_HAND);
 	assert_int_equal(c[0].body_part, SKIN_BODY_LEFT_ARM);

@@ -538,18 +538,18 @@ static uint64_t run_hash(void (*tweak)(struct skin_config_comp *),
 			n_c = skin_proc_contacts(fx.p, pi, &c);
 			hash_bytes(&h, &n_c, sizeof(n_c));
 			for (i = 0; i < n_c; i++)
-				hash_bytes(&h, &c[i].n_taxels, sizeof(c[i].n_taxels));
+				hash_bytes(&h, &c[i].r.n_taxels, sizeof(c[i].r.n_taxels));
 			for (i = 0; hash_contacts && i < n_c; i++) {
-				hash_bytes(&h, c[i].taxels, c[i].n_taxels * sizeof(*c[i].taxels));
-				hash_bytes(&h, &c[i].id, sizeof(c[i].id));
+				hash_bytes(&h, c[i].taxels, c[i].r.n_taxels * sizeof(*c[i].taxels));
+				hash_bytes(&h, &c[i].r.id, sizeof(c[i].r.id));
 				hash_bytes(&h, &c[i].first_ns, sizeof(c[i].first_ns));
 				hash_bytes(&h, &c[i].n_with_pos, sizeof(c[i].n_with_pos));
-				hash_bytes(&h, c[i].cop, sizeof(c[i].cop));
-				hash_bytes(&h, c[i].geo, sizeof(c[i].geo));
-				hash_bytes(&h, c[i].normal, sizeof(c[i].normal));
-				hash_bytes(&h, &c[i].pressure, sizeof(c[i].pressure));
-				hash_bytes(&h, c[i].force, sizeof(c[i].force));
-				hash_bytes(&h, c[i].moment, sizeof(c[i].moment));
+				hash_bytes(&h, c[i].r.cop, sizeof(c[i].r.cop));
+				hash_bytes(&h, c[i].r.geo, sizeof(c[i].r.geo));
+				hash_bytes(&h, c[i].r.normal, sizeof(c[i].r.normal));
+				hash_bytes(&h, &c[i].r.pressure, sizeof(c[i].r.pressure));
+				hash_bytes(&h, c[i].r.force, sizeof(c[i].r.force));
+				hash_bytes(&h, c[i].r.moment, sizeof(c[i].r.moment));
 			}
 			hash_bytes(&h, skin_proc_values(fx.p, pi), sp->n_taxels * sizeof(double));
 			hash_bytes(&h, skin_proc_baselines(fx.p, pi), sp->n_taxels * sizeof(double));

@@ -185,9 +185,9 @@ static void single_touch(bool compat)
 			continue;
 		held++;
 		if (n == 1) {
-			double e = sqrt(pow(c[0].cop[0] - truth[0].centre[0], 2) +
-					pow(c[0].cop[1] - truth[0].centre[1], 2) +
-					pow(c[0].cop[2] - truth[0].centre[2], 2));
+			double e = sqrt(pow(c[0].r.cop[0] - truth[0].centre[0], 2) +
+					pow(c[0].r.cop[1] - truth[0].centre[1], 2) +
+					pow(c[0].r.cop[2] - truth[0].centre[2], 2));
 
 			found++;
 			cop_err += e;
@@ -238,9 +238,9 @@ static void false_contacts(void **state)
 			unsigned int n = skin_proc_contacts(s.p, i, &c), j;
 
 			for (j = 0; j < n; j++)
-				if (c[j].id > last_seen) {
+				if (c[j].r.id > last_seen) {
 					ids++;
-					last_seen = c[j].id;
+					last_seen = c[j].r.id;
 				}
 		}
 	}

@@ -12,7 +12,8 @@
  * it.)
  *
  * usage: contact_reader SOURCE_PORT N   reads N messages, one line each:
- *   msg SEQ TIME NCONTACTS [id body link skin ntaxels pressure]...
+ *   msg SEQ TIME NCONTACTS [id body link skin ntaxels pressure copx copy copz]...
+ * (the CoP with %g: "nan" when the contact has no position)
  * exit 0 when N messages were read and parsed, 1 otherwise.
  */
 #include <cstdio>
@@ -109,8 +110,9 @@ int main(int argc, char **argv)
 		port.getEnvelope(st);
 		std::printf("msg %d %.6f %zu", st.getCount(), st.getTime(), list.contacts.size());
 		for (const auto &k : list.contacts)
-			std::printf(" [%d %d %d %d %zu %.3f]", k.id, k.body, k.link, k.skin,
-				    k.taxels.size(), k.pressure);
+			std::printf(" [%d %d %d %d %zu %.3f %g %g %g]", k.id, k.body, k.link,
+				    k.skin, k.taxels.size(), k.pressure, k.v[0][0], k.v[0][1],
+				    k.v[0][2]);
 		std::printf("\n");
 		std::fflush(stdout);
 		got++;

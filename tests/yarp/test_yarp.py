@@ -112,16 +112,19 @@ class Stack:
 
     def start_skin(self, conf="etc/examples/demo.conf",
                    touches=("left_hand taxel 110 radius 15mm force 60",
-                            "left_forearm taxel 37 radius 12mm force 80"), at="3s"):
+                            "left_forearm taxel 37 radius 12mm force 80"), at="3s",
+                   faults=()):
         """skinsim playing CONF's skin on ring files, TOUCHES pressed from
-        AT on and held (after skind's calibration); skind on them,
-        calibrated"""
+        AT on and held (after skind's calibration), FAULTS from AT on;
+        skind on them, calibrated"""
         conf = os.path.join(TOP, conf)
         scn = os.path.join(self.tmp, "test.scn")
         with open(scn, "w") as f:
             f.write("config %s\nseed 7\nduration 600s\n" % conf)
             for i, t in enumerate(touches):
                 f.write("at %s press %s name touch%d\n" % (at, t, i))
+            for t in faults:
+                f.write("at %s fault %s\n" % (at, t))
         rings = os.path.join(self.tmp, "rings")
         os.makedirs(rings)
         os.makedirs(os.path.join(self.tmp, "state"))
@@ -223,6 +226,23 @@ def parse_values(line):
     """envelope "SEQ TIME" then the values; -> (seq, [floats])"""
     words = line.replace("(", " ").replace(")", " ").split()
     return int(words[0]), float(words[1]), [float(w) for w in words[2:]]
+
+
+@case
+def contact_no_position():
+    """an index fingertip taxel (no position) stuck pressed: a contact whose
+    CoP is NaN in skinDynLib's binary read, as on skind's socket (nan)"""
+    line = skind_cmd("contacts left_hand").splitlines()[0]
+    ids = [int(m.group(1)) for m in
+           re.finditer(r"\(\((\d+) 3 6 1\) \(nan nan nan\)", line)]
+    assert ids, "skind's socket: no contact without a position: " + line[:300]
+    r = subprocess.run([ENV["CONTACT_READER"], "/skinManager/skin_events:o", "10"],
+                       env=S.env, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = re.findall(r"\[(\d+) 3 6 1 \d+ \S+ (\S+) (\S+) (\S+)\]", r.stdout)
+    nan = [int(g[0]) for g in got if all(x in ("nan", "-nan") for x in g[1:])]
+    assert set(ids) & set(nan), (ids, r.stdout[-500:])
+    assert all(int(g[0]) not in ids or g[1] in ("nan", "-nan") for g in got), r.stdout[-500:]
 
 
 @case
@@ -557,7 +577,9 @@ def main():
     failed = 0
     try:
         S.start_yarpserver()
-        S.start_skin()
+        # (a fingertip slot stuck: skind sees it touched, a contact
+        # without a position, until stuck_s (60 s) calls it a fault)
+        S.start_skin(faults=("stuck left_hand 3 value 150 for 45s",))
         S.start_bridge()
         time.sleep(4)		# the scenario's touches begin at 3 s
     except Exception as e:

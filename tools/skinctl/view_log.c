@@ -57,13 +57,13 @@ static void frame_from_proc(struct view_log *l, const struct skinctl_sample *smp
 		struct view_contact *vc = &s->contacts[s->frame.n_contacts];
 
 		/* contacts are disjoint sets of the part's taxels */
-		if (used + c[i].n_taxels > s->n || s->frame.n_contacts >= s->max_contacts)
+		if (used + c[i].r.n_taxels > s->n || s->frame.n_contacts >= s->max_contacts)
 			break;
-		vc->id = c[i].id;
-		vc->pressure = c[i].pressure;
-		vc->n_taxels = c[i].n_taxels;
+		vc->id = c[i].r.id;
+		vc->pressure = c[i].r.pressure;
+		vc->n_taxels = c[i].r.n_taxels;
 		vc->taxels = &s->ctaxels[used];
-		for (k = 0; k < c[i].n_taxels; k++)
+		for (k = 0; k < c[i].r.n_taxels; k++)
 			s->ctaxels[used++] = c[i].taxels[k];
 		s->frame.n_contacts++;
 	}

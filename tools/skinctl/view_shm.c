@@ -113,7 +113,7 @@ static void frame_from_shm(struct view_shm *h)
 		n = skin_shm_part(&h->map, p)->max_contacts;
 	s->frame.n_contacts = 0;
 	for (i = 0; i < n && i < s->max_contacts; i++) {
-		const struct skin_shm_contact *c = skin_shm_contact(&h->map, p, h->buf, i);
+		const struct skin_contact_record *c = skin_shm_contact(&h->map, p, h->buf, i);
 		struct view_contact *vc = &s->contacts[s->frame.n_contacts];
 
 		if (!c || c->first_taxel > ph->n_contact_taxels ||

@@ -42,7 +42,7 @@ MAGIC = 0x48534B53
 VERSION_MAJOR = 1
 STALE_BEATS = 4
 _HEADER = struct.Struct("<IHHIIIIQQIIQIIQQ2I")       # 88 bytes (1.1)
-_PART_DESC = struct.Struct("<32sIIiIIIQQIIIII3I")    # 104 bytes
+_PART_DESC = struct.Struct("<32sIIiIIIQQIIIIII2I")    # 104 bytes (1.2)
 _PART_HEAD = struct.Struct("<QQQQQIIIIQQ")           # 72 bytes
 _CONTACT_SIZE = 168
 _STATE_RETIRED = 1 << 1
@@ -71,6 +71,7 @@ class PartState(enum.IntFlag):
     CALIBRATED = 1 << 1     # values are compensated
     CALIBRATING = 1 << 2    # calibration in progress
     PARTIAL = 1 << 3        # the newest frame was partial
+    THRESHOLDS = 1 << 4     # thresholds holds a calibration's (1.2)
 
 
 class TaxelFlag(enum.IntFlag):
@@ -135,6 +136,7 @@ class PartInfo:
     flags_off: int
     contacts_off: int
     contact_taxels_off: int
+    thresholds_off: int     # 0: the writer publishes none (before 1.2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,6 +155,10 @@ class Snapshot:
     raw: np.ndarray         # uint8[n_taxels], as the boards sent them
     flags: np.ndarray       # uint8[n_taxels], TaxelFlag bits
     contacts: List[Contact] = field(default_factory=list)
+    # float64[n_taxels], the touch thresholds (the socket's `thresholds
+    # PART`); None before the part's first calibration, or from a writer
+    # older than 1.2
+    thresholds: Optional[np.ndarray] = None
 
     @property
     def touched(self) -> np.ndarray:
@@ -190,7 +196,8 @@ def _part_ok(p: PartInfo, contact_size: int, size: int) -> bool:
             and p.values_off + n * 4 <= p.size and p.raw_off + n <= p.size
             and p.flags_off + n <= p.size
             and p.contacts_off + p.max_contacts * contact_size <= p.size
-            and p.contact_taxels_off + n * 4 <= p.size)
+            and p.contact_taxels_off + n * 4 <= p.size
+            and p.thresholds_off % 8 == 0 and p.thresholds_off + n * 8 <= p.size)
 
 
 PartKey = Union[int, str, PartInfo]
@@ -272,7 +279,7 @@ class Shm:
         for i in range(n_parts):
             d = _PART_DESC.unpack_from(self._mm, self._header_size + i * self._desc_size)
             p = PartInfo(i, d[0].split(b"\0", 1)[0].decode(errors="replace"),
-                         *d[1:14])
+                         *d[1:15])
             if not _part_ok(p, self.contact_size, size):
                 self.close()
                 raise ProtocolError("%s: part %d lies out of bounds" % (self.path, i))
@@ -411,7 +418,10 @@ class Shm:
                 taxels=taxel_ids[first:first + count],
                 body_part=p.body_part, link=p.link, skin_part=p.skin_part,
                 flat=c["flat"].copy()))
+        thr = None
+        if p.thresholds_off and h[5] & PartState.THRESHOLDS:
+            thr = np.frombuffer(b, dtype="<f8", count=n, offset=p.thresholds_off)
         return Snapshot(part=p, seq=h[0], samples=h[1], frame_ts_ns=h[2],
                         publish_ns=h[3], lost_frames=h[4], state=PartState(h[5]),
                         patches_attached=h[8], values=values, raw=raw, flags=flags,
-                        contacts=contacts)
+                        contacts=contacts, thresholds=thr)
