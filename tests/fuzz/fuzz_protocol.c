@@ -40,7 +40,7 @@
 #include <skin/proc.h>
 
 #include "../../daemon/client.h"
-#include "../../daemon/clock.h"
+#include "../../lib/util/skin_clock.h"
 #include "../../daemon/fanout.h"
 #include "../../lib/log/log.h"
 #include "../../daemon/options.h"
