@@ -32,7 +32,7 @@
 #include "options.h"
 #include "pipeline.h"
 #include "server.h"
-#include "shm.h"
+#include "shm_write.h"
 #include "skin.h"
 #include "status.h"
 

@@ -28,7 +28,7 @@
 #include "fanout.h"
 #include "log.h"
 #include "pipeline.h"
-#include "shm.h"
+#include "shm_write.h"
 
 int pipeline_init(struct skind_skin *s, struct skin_error *err)
 {

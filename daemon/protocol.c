@@ -26,7 +26,7 @@
 
 #include <skin/proc.h>
 
-#include "client.h"
+#include "client_io.h"
 #include "bus.h"
 #include "skin_clock.h"
 #include "pipeline.h"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "client.h"
+#include "client_io.h"
 
 /* Room for any notice line below, escaped for JSON */
 #define PROTOCOL_NOTICE_SIZE	6145

@@ -35,7 +35,7 @@
 #include <skin/proc.h>
 
 #include "cleanup.h"
-#include "client.h"
+#include "client_io.h"
 #include "skin_clock.h"
 #include "log.h"
 #include "options.h"

@@ -5,7 +5,7 @@
  * The socket for the rest of the daemon: started and stopped, told of a
  * reload, fed from the fan-out (a part's publication, a calibration's
  * end: main.c's on_published()), all by main.c; counted (status.c).  Its objects,
- * shared with protocol.c only, are in client.h.  Never on the real-time
+ * shared with protocol.c only, are in client_io.h.  Never on the real-time
  * path.
  */
 #ifndef SKIND_SERVER_H

@@ -20,7 +20,7 @@
 #include "evdev.h"
 #include "log.h"
 #include "pipeline.h"
-#include "shm.h"
+#include "shm_write.h"
 #include "skin.h"
 
 struct skind_part *skind_skin_part(struct skind_skin *s, const char *name)

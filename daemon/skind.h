@@ -7,7 +7,7 @@
  *
  *  - the real-time path, at SKIND_PRIO_RT: a patch's ring has frames ->
  *    input.c drains it -> pipeline.c processes the part, writes its
- *    snapshot and publishes it (shm.c).  No allocation, no blocking I/O,
+ *    snapshot and publishes it (shm_write.c).  No allocation, no blocking I/O,
  *    no logging; it only counts, and marks the part for fan-out.  The
  *    functions it may call are marked [RT] in their module's header.
  *  - everything else, at lower priorities: the pipeline's events and the
@@ -150,7 +150,7 @@ struct skind_part {
 
 	/* the snapshot: the part's latest publication, allocated at build
 	 * time, written by pipeline.c only (lost: input.c), and what every
-	 * output formats from (shm.c, protocol.c, evdev.c) */
+	 * output formats from (shm_write.c, protocol.c, evdev.c) */
 	uint8_t *raw;			/* n_taxels */
 	float *values;			/* n_taxels: compensated */
 	uint8_t *flags;			/* n_taxels: SKIN_SHM_TAXEL_* */
@@ -171,7 +171,7 @@ struct skind_part {
 	uint64_t publish_ns;
 	uint64_t lost;
 
-	/* shm block (writer's view: shm.c) */
+	/* shm block (writer's view: shm_write.c) */
 	struct skin_shm_part *shm;
 	float *shm_values;
 	uint8_t *shm_raw;
@@ -184,7 +184,7 @@ struct skind_part {
 	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */
 	unsigned int told;		/* handled: for the fan-out to tell (fanout.c's) */
 	char cal_reason[256];		/* the last calibration refused: why */
-	uint64_t calibrate_client;	/* client that asked, 0 none (client.c's) */
+	uint64_t calibrate_client;	/* client that asked, 0 none (client_io.c's) */
 
 	/* fan-out (fanout.c's) */
 	bool dirty;			/* published since the last fan-out */
@@ -209,7 +209,7 @@ struct skind_skin {
 	void *shm_base;
 	size_t shm_size;
 	char shm_tmp[600];		/* the name it gets before the rename */
-	bool shm_tmp_named;		/* shm_tmp exists (shm.c) */
+	bool shm_tmp_named;		/* shm_tmp exists (shm_write.c) */
 };
 
 struct skind {

@@ -39,7 +39,7 @@
 
 #include <skin/proc.h>
 
-#include "../../daemon/client.h"
+#include "../../daemon/client_io.h"
 #include "../../lib/util/skin_clock.h"
 #include "../../daemon/fanout.h"
 #include "../../lib/log/log.h"

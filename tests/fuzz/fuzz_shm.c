@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_shm.c - libFuzzer harness for the shared-memory reader
- * (lib/client/shm.c, include/skin/shm.h) against a hostile or truncated
+ * (lib/client/shm_read.c, include/skin/shm.h) against a hostile or truncated
  * object: any sizes, strides, offsets, counts, generations, heartbeat and
  * seqlock states
  *

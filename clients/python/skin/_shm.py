@@ -11,7 +11,7 @@ Two ways to read a part:
   one publication; PartView.copy_values() copies the values alone under
   the seqlock, into an array it reuses.
 
-The checks on the header and the descriptors are lib/client/shm.c's:
+The checks on the header and the descriptors are lib/client/shm_read.c's:
 whatever the object holds, nothing read here lies outside the mapping.
 
 CPython issues no memory fences.  The sequence numbers, the copy and the
@@ -264,7 +264,7 @@ class Shm:
             self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ)
         finally:
             os.close(fd)
-        # checked on a copy and used from the copy, as lib/client/shm.c:
+        # checked on a copy and used from the copy, as lib/client/shm_read.c:
         # a writer changing them later cannot lead a read out of bounds
         h = _HEADER.unpack_from(self._mm, 0)
         if not _header_ok(h, size):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write tests/fuzz/corpus/shm/*: skind's shm objects as daemon/shm.c lays
+"""Write tests/fuzz/corpus/shm/*: skind's shm objects as daemon/shm_write.c lays
 them out (include/skin/shm.h 1.1), whole, truncated and mid-write."""
 import os
 import struct

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * client.h - the socket's server and clients, the objects server.c keeps
- * and protocol.c answers; a client's I/O (client.c)
+ * client_io.h - the socket's server and clients, the objects server.c keeps
+ * and protocol.c answers; a client's I/O (client_io.c)
  *
  * server.c owns them (server.h is its interface to the rest of the
  * daemon): the listening socket, each client's socket, input line,
  * rate and idle limits, reading and sending.  The client_*() functions
- * below are client.c's: the output queue, the descriptors in flight,
+ * below are client_io.c's: the output queue, the descriptors in flight,
  * the subscriptions, for protocol.c (and server.c's sending).  What a
  * client reads is protocol.c's (protocol.h): it runs the commands and
- * words every line.  server.c calls protocol.c, which calls client.c:
+ * words every line.  server.c calls protocol.c, which calls client_io.c:
  * one way.  Everything here runs at SKIND_PRIO_CLIENT or
  * from the fan-out, never on the real-time path; no call blocks (sockets
  * are non-blocking).  struct ucred: the includer defines _GNU_SOURCE.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shm.c - the shared memory object, the writer's side (skin/shm.h)
+ * shm_write.c - the shared memory object, the writer's side (skin/shm.h)
  *
  * A regular file on the tmpfs of the runtime directory rather than
  * shm_open()'s /dev/shm: the runtime directory's owner and group decide
@@ -23,7 +23,7 @@
 
 #include "skin_clock.h"
 #include "log.h"
-#include "shm.h"
+#include "shm_write.h"
 
 static size_t align_up(size_t v, size_t a)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * client.c - a client's I/O as protocol.c uses it (client.h)
+ * client_io.c - a client's I/O as protocol.c uses it (client_io.h)
  *
  * The output queue (a ring of bytes, a line queued whole or not at all),
  * the descriptors a `shm` reply carries and the bounds on those in flight,
@@ -17,7 +17,7 @@
 
 #include <linux/sockios.h>
 
-#include "client.h"
+#include "client_io.h"
 #include "skin.h"
 
 size_t client_queue_room(const struct client *c)
@@ -40,7 +40,7 @@ bool client_queue(struct client *c, const char *buf, size_t len)
 	return true;
 }
 
-/* --- descriptors in flight (client.h) ----------------------------------- */
+/* --- descriptors in flight (client_io.h) ----------------------------------- */
 
 void client_fds_release(struct client *c, unsigned int n)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * shm.h - the shared memory object, the writer's side (shm.c)
+ * shm_write.h - the shared memory object, the writer's side (shm_write.c)
  *
  * The reader's contract is include/skin/shm.h.  Owns the object of a skin
  * (struct skind_skin's shm_* fields: its file, its mapping, the
