@@ -254,6 +254,9 @@ void conf_error(struct conf_parser *cp, const char *at, const char *fmt, ...)
 		if (found)
 			col = (unsigned int)(found - cp->raw) + 1;
 	}
+	/* a refusal of the whole line: where its text starts */
+	if (!col && cp->line)
+		col = (unsigned int)strspn(cp->raw ? cp->raw : "", " \t") + 1;
 	skin_error_set(cp->err, cp->file, cp->line, col, "%s", what);
 }
 

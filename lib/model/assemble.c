@@ -51,13 +51,13 @@ static int pick_part(const struct skin_config *c,
 		for (i = 0; i < g->n_parts; i++)
 			if (!strcmp(g->parts[i].name, cp->sensor))
 				return (int)i;
-		skin_error_set(err, c->path, cp->line, 0,
+		skin_error_set(err, c->path, cp->line, 1,
 			     "[part %s]: %s has no sensor '%s'", cp->name,
 			     cp->geometry, cp->sensor);
 		return -1;
 	}
 	if (g->n_parts != 1) {
-		skin_error_set(err, c->path, cp->line, 0,
+		skin_error_set(err, c->path, cp->line, 1,
 			     "[part %s]: %s has %u sensors: expected sensor = NAME to pick one",
 			     cp->name, cp->geometry, g->n_parts);
 		return -1;
@@ -97,7 +97,7 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 		gp = &g->parts[gi];
 		if (gp->n_taxels > n && !cp->layout) {
 			/* sparse sources (urdf) may be shorter; none longer */
-			skin_error_set(err, c->path, cp->line, 0,
+			skin_error_set(err, c->path, cp->line, 1,
 				     "[part %s]: %s has %u taxels but %u patch(es) give %u slots",
 				     cp->name, cp->geometry, gp->n_taxels,
 				     cp->n_patches, n);
@@ -107,7 +107,7 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 		 * by idx) may cover fewer slots */
 		if (cp->layout && (gp->channel ? gp->n_taxels > ln
 					       : gp->n_taxels != ln)) {
-			skin_error_set(err, c->path, cp->line, 0,
+			skin_error_set(err, c->path, cp->line, 1,
 				     "[part %s]: %s has %u taxels, layout %s has %u",
 				     cp->name, cp->geometry, gp->n_taxels,
 				     cp->layout, ln);
@@ -144,13 +144,13 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 			enum skin_taxel_kind l;
 
 			if (gt->index >= n) {
-				skin_error_set(err, c->path, cp->line, 0,
+				skin_error_set(err, c->path, cp->line, 1,
 					     "[part %s]: %s: taxel %u has data index %u, beyond the %u slots of the patches",
 					     cp->name, cp->geometry, i, gt->index, n);
 				goto fail;
 			}
 			if (covered[gt->index]) {
-				skin_error_set(err, c->path, cp->line, 0,
+				skin_error_set(err, c->path, cp->line, 1,
 					     "[part %s]: %s: data index %u is given twice",
 					     cp->name, cp->geometry, gt->index);
 				goto fail;
@@ -159,7 +159,7 @@ static int add_part(struct skin_model *m, const struct skin_config *c,
 			t = &m->taxels[p->first_taxel + gt->index];
 			l = lk ? lk[gt->index] : gt->kind;
 			if (lk && gt->kind != SKIN_TAXEL_ABSENT && gt->kind != l) {
-				skin_error_set(err, c->path, cp->line, 0,
+				skin_error_set(err, c->path, cp->line, 1,
 					     "[part %s]: slot %u (port position %u) is %s in %s but %s in layout %s",
 					     cp->name, gt->index, gt->index + 1,
 					     kind_word(gt->kind), cp->geometry,

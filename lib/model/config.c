@@ -80,6 +80,9 @@ static void cfg_error(struct cfg_parse *p, const char *value,
 		if (at)
 			col = (unsigned int)(at - p->raw) + 1;
 	}
+	/* a refusal of the whole line or section: where its text starts */
+	if (!col && p->line)
+		col = (unsigned int)strspn(p->raw ? p->raw : "", " \t") + 1;
 	skin_error_set(p->err, p->name, p->line, col, "%s", what);
 }
 
@@ -109,7 +112,7 @@ static bool once(struct cfg_parse *p, unsigned int *seen, unsigned int i,
 		 const char *key)
 {
 	if (*seen & (1u << i)) {
-		cfg_error(p, NULL, "second '%s' in [%s]: expected it once",
+		cfg_error(p, key, "second '%s' in [%s]: expected it once",
 			  key, p->section);
 		return false;
 	}
@@ -138,7 +141,7 @@ static void unknown_key(struct cfg_parse *p, const char *name,
 		off += (size_t)snprintf(list + off, off < sizeof(list) ?
 					sizeof(list) - off : 0, "%s%s",
 					i ? ", " : "", keys[i]);
-	cfg_error(p, NULL, "unknown key '%s' in [%s]: expected one of %s",
+	cfg_error(p, name, "unknown key '%s' in [%s]: expected one of %s",
 		  name, p->section, list);
 }
 
@@ -526,7 +529,8 @@ static bool check(struct cfg_parse *p)
 			}
 			free(kinds);
 			if (n / SKIN_VALUES_PER_PATCH != x->n_refs) {
-				skin_error_set(p->err, p->name, x->refs[0].line, 0,
+				skin_error_set(p->err, p->name, x->refs[0].line,
+					     x->refs[0].col,
 					     "[part %s]: layout %s has %u patch(es), patches lists %u",
 					     cp->name, cp->layout,
 					     n / SKIN_VALUES_PER_PATCH, x->n_refs);

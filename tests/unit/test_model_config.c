@@ -211,13 +211,13 @@ static void mistakes(void **state)
 	cfg_fails("[skind]\nbinarization = maybe\n",
 		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	cfg_fails("[skind]\nperiod = 20\n",
-		  "/etc/skin/skind.conf:2: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s, compat, hold_contacts, hold_hysteresis, hold_max_s, auto_recalibrate, fault_detection, stuck_s, saturated_s, dead_s, calibration_check, calibration_spread, calibration_offset, persist_calibration");
+		  "/etc/skin/skind.conf:2:1: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s, compat, hold_contacts, hold_hysteresis, hold_max_s, auto_recalibrate, fault_detection, stuck_s, saturated_s, dead_s, calibration_check, calibration_spread, calibration_offset, persist_calibration");
 	cfg_fails("[skind]\nperiod_ms = 20\nperiod_ms = 30\n",
-		  "/etc/skin/skind.conf:3: second 'period_ms' in [skind]: expected it once");
+		  "/etc/skin/skind.conf:3:1: second 'period_ms' in [skind]: expected it once");
 	cfg_fails("[board]\nno_load = 0x100\n",
 		  "/etc/skin/skind.conf:2:11: no_load = '0x100': expected an integer 0..255");
 	cfg_fails("[skinmanager]\nx = 1\n",
-		  "/etc/skin/skind.conf:1: unknown section [skinmanager]: expected [skind], [board], [bus NAME] or [part NAME]");
+		  "/etc/skin/skind.conf:1:1: unknown section [skinmanager]: expected [skind], [board], [bus NAME] or [part NAME]");
 	cfg_fails("period_ms = 20\n",
 		  "/etc/skin/skind.conf:1:1: 'period_ms' before any section: expected [skind], [board], [bus NAME] or [part NAME] first");
 	cfg_fails("[skind\n",
@@ -235,14 +235,14 @@ static void mistakes(void **state)
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0\n",
 		  "/etc/skin/skind.conf:4:11: patches: 'can0': expected BUS:ADDRESS, e.g. can0:14");
 	cfg_fails("[bus can0]\n[part a]\nlayout = forearm_v2\npatches = can0:13\n",
-		  "/etc/skin/skind.conf:4: [part a]: layout forearm_v2 has 2 patch(es), patches lists 1");
+		  "/etc/skin/skind.conf:4:11: [part a]: layout forearm_v2 has 2 patch(es), patches lists 1");
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:14\n"
 		  "[part b]\nlayout = hand_v2_1\npatches = can0:14\n",
 		  "/etc/skin/skind.conf:7:11: board can0:14 is already a patch of [part a] (line 4): expected each board once");
 	cfg_fails("[bus can0]\n[part a]\npatches = can0:14\n",
-		  "/etc/skin/skind.conf:2: [part a]: expected a layout, a geometry file or both");
+		  "/etc/skin/skind.conf:2:1: [part a]: expected a layout, a geometry file or both");
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\n",
-		  "/etc/skin/skind.conf:2: [part a]: expected patches = BUS:ADDRESS ... (one per board, in vector order)");
+		  "/etc/skin/skind.conf:2:1: [part a]: expected patches = BUS:ADDRESS ... (one per board, in vector order)");
 	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v3\n",
 		  "/etc/skin/skind.conf:3:10: layout = 'hand_v3': expected none, hand_v2_1, forearm_v1, forearm_v2, upper_arm or torso");
 	cfg_fails("[bus can0]\n[part a]\nskin_part = left_nose\n",
@@ -251,9 +251,9 @@ static void mistakes(void **state)
 		  "/etc/skin/skind.conf:2:11: bitrate = '2000000': expected an integer 10000..1000000");
 	/* found by fuzz_config (tests/fuzz/regressions/config/) */
 	cfg_fails("[skind]\nperiod_ms = 20\n  [bus can0]\n",
-		  "/etc/skin/skind.conf:3: '[bus can0]' is indented after a key, so it would continue 'period_ms': expected section headers at the start of a line");
+		  "/etc/skin/skind.conf:3:3: '[bus can0]' is indented after a key, so it would continue 'period_ms': expected section headers at the start of a line");
 	cfg_fails("[bus can0]\n[bus can0]\nbitrate = 1000000\n",
-		  "/etc/skin/skind.conf:2: [bus can0] a second time: expected each bus once");
+		  "/etc/skin/skind.conf:2:1: [bus can0] a second time: expected each bus once");
 	/* issue 16, item 7: an empty configuration names its file */
 	cfg_fails("", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
 	cfg_fails("# nothing\n\n", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
@@ -279,7 +279,7 @@ static void geometry_mismatch(void **state)
 	assert_null(m);
 	/* V2's triangle 0 of the top patch does not exist on V1 */
 	snprintf(text, sizeof(text),
-		 "/etc/skin/skind.conf:2: [part a]: slot 192 (port position 193) is a taxel in %s but nothing in layout forearm_v1",
+		 "/etc/skin/skind.conf:2:1: [part a]: slot 192 (port position 193) is a taxel in %s but nothing in layout forearm_v1",
 		 src_path("tests/data/icub/positions/left_forearm_V2.txt"));
 	assert_string_equal(err.text, text);
 	skin_config_free(c);
@@ -291,7 +291,7 @@ static void geometry_mismatch(void **state)
 	m = skin_config_build_model(c, &err);
 	assert_null(m);
 	snprintf(text, sizeof(text),
-		 "/etc/skin/skind.conf:2: [part a]: %s has 384 taxels, layout hand_v2_1 has 192",
+		 "/etc/skin/skind.conf:2:1: [part a]: %s has 384 taxels, layout hand_v2_1 has 192",
 		 src_path("tests/data/icub/positions/left_forearm_V2.txt"));
 	assert_string_equal(err.text, text);
 	skin_config_free(c);
@@ -447,7 +447,7 @@ static void long_line(void **state)
 	memset(text, 'x', sizeof(text));
 	memcpy(text, "[skind]\n# ", 10);
 	text[sizeof(text) - 1] = '\0';
-	cfg_fails(text, "/etc/skin/skind.conf:2: line longer than 198 characters");
+	cfg_fails(text, "/etc/skin/skind.conf:2:1: line longer than 198 characters");
 }
 
 /* Defect 1 of issue 25: a geometry file that is itself a skind.conf is
