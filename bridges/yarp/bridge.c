@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <skin/proc.h>
@@ -157,6 +158,8 @@ static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
 	o.version = b->cfg.version;
 	o.bind = b->cfg.bind;
 	o.stall_ms = b->cfg.stall_ms;
+	o.idle_ms = b->cfg.idle_ms;
+	o.guard = b->guard;
 	o.resolve = resolve;
 	o.rpc = rpc ? yb_rpc_handle : NULL;
 	o.data = b;
@@ -411,6 +414,35 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 	}
 }
 
+/* max_connections must fit under the descriptor limit (the unit's
+ * LimitNOFILE=), with the listeners and the bridge's own beside them:
+ * else a flood would meet EMFILE before the cap */
+static void warn_nofile(const struct yb_config *cfg)
+{
+	struct rlimit rl;
+	uint64_t need = (uint64_t)cfg->max_conns + YB_MAX_PORTS + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    need > rl.rlim_cur)
+		log_warn("max_connections = %u needs about %llu descriptors, the limit is %llu "
+			 "(LimitNOFILE= in the unit): lower it, or raise the limit",
+			 cfg->max_conns, (unsigned long long)need,
+			 (unsigned long long)rl.rlim_cur);
+}
+
+/* netguard.h's make-room: a connection that has not said who it is yet,
+ * on any port, gives its slot to a new one */
+static bool make_room(void *data)
+{
+	struct yb *b = data;
+	unsigned int i;
+
+	for (i = 0; i < b->n_ports; i++)
+		if (yp_port_evict(b->ports[i]))
+			return true;
+	return false;
+}
+
 int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	   const char *socket, char *why, size_t why_len)
 {
@@ -445,6 +477,18 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	r = yn_client_new(&b->nc, e, &b->ns, 2000);
 	if (r < 0)
 		goto fail;
+	{
+		struct net_guard_limits l = {
+			.max_conns = cfg->max_conns,
+			.max_per_addr = cfg->max_per_addr,
+		};
+
+		r = net_guard_new(&b->guard, &l);
+		if (r < 0)
+			goto fail;
+		net_guard_set_room(b->guard, make_room, b);
+		warn_nofile(cfg);
+	}
 	r = yb_rpc_new(&b->rpc, b);
 	if (r < 0)
 		goto fail;
@@ -526,6 +570,7 @@ void yb_free(struct yb *b, unsigned int ms)
 	for (i = 0; i < b->n_parts; i++)
 		free(b->parts[i].copy);
 	yb_rpc_free(b->rpc);
+	net_guard_free(b->guard);
 	sd_event_source_disable_unref(b->events_timer);
 	sd_event_source_disable_unref(b->recheck);
 	yw_buf_free(&b->bin);

@@ -38,6 +38,7 @@ struct yb {
 	const char *socket;		/* skind's (NULL: the default) */
 	struct sockaddr_in ns;
 	struct yn_client *nc;
+	struct net_guard *guard;	/* every port's connections */
 	struct follow_source *follow;
 	sd_event_source *events_timer, *recheck;
 	const struct skin_shm_map *map;	/* while attached */

@@ -29,6 +29,9 @@ void yb_config_defaults(struct yb_config *c)
 	snprintf(c->manager, sizeof(c->manager), "skinManager");
 	c->stall_ms = 3000;
 	c->recheck_s = 5;
+	c->max_conns = 256;
+	c->max_per_addr = 32;
+	c->idle_ms = 10000;
 }
 
 const char *yb_config_port_name(const struct yb_config *c, const char *part,
@@ -195,6 +198,15 @@ int yb_config_load(struct yb_config *c, const char *path, char *why,
 			} else if (!strcmp(k, "recheck_s")) {
 				if (uint_value(v, 1, 3600, &c->recheck_s))
 					FAIL("%s:%u: recheck_s is 1..3600, not \"%s\"", path, line, v);
+			} else if (!strcmp(k, "max_connections")) {
+				if (uint_value(v, 4, 65536, &c->max_conns))
+					FAIL("%s:%u: max_connections is 4..65536, not \"%s\"", path, line, v);
+			} else if (!strcmp(k, "max_per_address")) {
+				if (uint_value(v, 1, 65536, &c->max_per_addr))
+					FAIL("%s:%u: max_per_address is 1..65536, not \"%s\"", path, line, v);
+			} else if (!strcmp(k, "idle_ms")) {
+				if (uint_value(v, 100, 600000, &c->idle_ms))
+					FAIL("%s:%u: idle_ms is 100..600000, not \"%s\"", path, line, v);
 			} else {
 				FAIL("%s:%u: unknown key \"%s\" in [yarp]", path, line, k);
 			}
