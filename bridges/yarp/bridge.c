@@ -238,6 +238,29 @@ static void detached(struct yb *b, int reason)
 		strerror(-reason));
 }
 
+/*
+ * The raw port as the CAN skin device writes it (icub-main's CanBusSkin:
+ * its vector starts at 0 and only the frames that come are written in, 12
+ * values per triangle): a triangle with no taxel in the model (absent, it
+ * sends nothing) reads 0, where skind's ring starts every channel at the
+ * board's noLoad; a present triangle's slots stay as the board sent them,
+ * its unused ones included.
+ */
+#define TRIANGLE_SLOTS 12
+
+static void zero_absent(uint8_t *raw, const uint8_t *flags, unsigned int n)
+{
+	unsigned int t, i;
+
+	for (t = 0; t + TRIANGLE_SLOTS <= n; t += TRIANGLE_SLOTS) {
+		for (i = 0; i < TRIANGLE_SLOTS; i++)
+			if (flags[t + i] & (SKIN_SHM_TAXEL_TACTILE | SKIN_SHM_TAXEL_THERMAL))
+				break;
+		if (i == TRIANGLE_SLOTS)
+			memset(raw + t, 0, TRIANGLE_SLOTS);
+	}
+}
+
 /* A Vector of @f (compensated) or @u (raw) to @port's readers; a port
  * without readers costs nothing, and text is made only for text readers */
 static void write_values(struct yb *b, struct yp_port *port, const float *f,
@@ -277,6 +300,9 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	 * sample (the driver's, on the realtime clock as yarp::os::Time) */
 	t = (double)((int64_t)h->frame_ts_ns + b->mono_to_real_ns) / 1e9;
 	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
+	/* the copy is ours: its raw values are made the device's in place */
+	zero_absent((uint8_t *)skin_shm_raw(s->map, s->part, p->copy),
+		    skin_shm_flags(s->map, s->part, p->copy), d->n_taxels);
 	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, p->copy),
 		     d->n_taxels, env);
 	write_values(b, p->comp, skin_shm_values(s->map, s->part, p->copy), NULL,
