@@ -55,6 +55,9 @@ static void values(void **state)
 		"rpc_admin = true\n"
 		"stall_ms = 500\n"
 		"recheck_s = 2\n"
+		"max_connections = 100\n"
+		"max_per_address = 4\n"
+		"idle_ms = 2500\n"
 		"; another\n"
 		"[part left_upper_arm]\n"
 		"port = left_arm\n"
@@ -71,6 +74,9 @@ static void values(void **state)
 	assert_true(c.rpc_admin);
 	assert_int_equal(c.stall_ms, 500);
 	assert_int_equal(c.recheck_s, 2);
+	assert_int_equal(c.max_conns, 100);
+	assert_int_equal(c.max_per_addr, 4);
+	assert_int_equal(c.idle_ms, 2500);
 	assert_string_equal(yb_config_port_name(&c, "left_upper_arm", 3), "left_arm");
 	assert_int_equal(c.n_connect, 2);
 	assert_string_equal(c.connect[0].to, "/logger");
@@ -106,6 +112,9 @@ static void errors(void **state)
 		{ "[yarp]\nrobot = a/b\n", ":2: robot is one word without '/'" },
 		{ "[yarp]\nrpc_admin = yes\n", ":2: rpc_admin is true or false" },
 		{ "[yarp]\nstall_ms = 0\n", ":2: stall_ms is 10..600000" },
+		{ "[yarp]\nmax_connections = 2\n", ":2: max_connections is 4..65536" },
+		{ "[yarp]\nmax_per_address = 0\n", ":2: max_per_address is 1..65536" },
+		{ "[yarp]\nidle_ms = 50\n", ":2: idle_ms is 100..600000" },
 		{ "[yarp]\ncolour = red\n", ":2: unknown key \"colour\" in [yarp]" },
 		{ "[yarp]\n\n[bogus]\n", ":3: unknown section [bogus]" },
 		{ "[part x]\nname = y\n", ":2: unknown key \"name\" in [part x]" },
