@@ -120,6 +120,51 @@ static void connect_configured(struct yb *b)
 	}
 }
 
+/*
+ * What hostile or broken peers cost (docs/YARP.md "Hostile peers"): the
+ * counts summed over the ports, said once per recheck when one moved, so
+ * an attack shows in the journal without a line per connection
+ */
+static void report_peers(struct yb *b)
+{
+	struct yp_port_stats s, t;
+	struct net_guard_stats g;
+	uint64_t now[9];
+	unsigned int i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < b->n_ports; i++) {
+		yp_port_stats(b->ports[i], &s);
+		t.refused += s.refused;
+		t.refused_conns += s.refused_conns;
+		t.timed_out += s.timed_out;
+		t.unread += s.unread;
+		t.dropped += s.dropped;
+	}
+	net_guard_stats(b->guard, &g);
+	now[0] = t.refused_conns;
+	now[1] = g.refused_addr;
+	now[2] = g.refused_total;
+	now[3] = g.out_of_fds;
+	now[4] = g.evicted;
+	now[5] = t.timed_out;
+	now[6] = t.unread;
+	now[7] = t.dropped;
+	now[8] = t.refused + yb_rpc_busy(b->rpc);
+	if (!memcmp(now, b->peer_counts, sizeof(now)))
+		return;
+	memcpy(b->peer_counts, now, sizeof(now));
+	log_notice("peers: %u connections; since start %llu refused (%llu over max_per_address, "
+		   "%llu over max_connections, %llu out of descriptors), %llu gave their place, "
+		   "%llu timed out, %llu left replies unread, %llu readers dropped as stalled, "
+		   "%llu commands or names refused or busy",
+		   g.conns, (unsigned long long)now[0], (unsigned long long)now[1],
+		   (unsigned long long)now[2], (unsigned long long)now[3],
+		   (unsigned long long)now[4], (unsigned long long)now[5],
+		   (unsigned long long)now[6], (unsigned long long)now[7],
+		   (unsigned long long)now[8]);
+}
+
 static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
 {
 	struct yb *b = data;
@@ -141,6 +186,7 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
 			free(c);
 	}
 	connect_configured(b);
+	report_peers(b);
 	sd_event_source_set_time(s, usec + (uint64_t)b->cfg.recheck_s * 1000000);
 	return 0;
 }

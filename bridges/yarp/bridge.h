@@ -53,6 +53,7 @@ struct yb {
 	uint32_t events_seq;
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t samples;		/* SAMPLE events forwarded */
+	uint64_t peer_counts[9];	/* report_peers()'s, last said */
 };
 
 int yb_new(struct yb **b, sd_event *e, const struct yb_config *cfg,
@@ -63,6 +64,8 @@ void yb_free(struct yb *b, unsigned int ms);
 /* rpc.c: the rpc port's handler */
 int yb_rpc_new(struct yb_rpc **r, struct yb *b);
 void yb_rpc_free(struct yb_rpc *r);
+/* Commands answered "busy" (skind slow) since start */
+uint64_t yb_rpc_busy(const struct yb_rpc *r);
 void yb_rpc_handle(void *data, struct yp_call *call,
 		   const struct yw_atom *atoms, unsigned int n);
 

@@ -447,6 +447,11 @@ int yb_rpc_new(struct yb_rpc **rp, struct yb *b)
 	return 0;
 }
 
+uint64_t yb_rpc_busy(const struct yb_rpc *r)
+{
+	return r->busy;
+}
+
 void yb_rpc_free(struct yb_rpc *r)
 {
 	if (!r)

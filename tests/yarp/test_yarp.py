@@ -660,6 +660,14 @@ def sigterm_ends_bridge(what):
     assert S.bridge.returncode == 0 and dt < 1.5, (dt, S.bridge.returncode)
 
 
+def bridge_says(pattern, what, timeout=5):
+    """the bridge's log has PATTERN (its counts, said at each recheck)"""
+    def found():
+        with open(os.path.join(S.tmp, "skin-yarp.log"), errors="replace") as f:
+            return re.search(pattern, f.read())
+    S.wait_for(found, what, timeout)
+
+
 def restart_bridge():
     if S.bridge.poll() is None:
         S.bridge.kill()
@@ -842,6 +850,7 @@ def hostile_unread_replies():
               (sent / 1e6, "was dropped" if dropped else "was not dropped"))
         probe.check("unread replies")
         assert dropped or sent < 4e6, "the bridge took %.1f MB of commands unread" % (sent / 1e6)
+        bridge_says(r"peers: .* [1-9]\d* left replies unread", "the count of peers dropped")
         sigterm_ends_bridge("unread replies")
     finally:
         for s in socks:
@@ -916,6 +925,7 @@ def hostile_idle_connections():
         print("# descriptors: %d before, %d with 500 silent peers, %d with 1,700 peers, "
               "%d 3 s later (the peers still connected)" % (fds0, fds_idle, fds_max, fds_after))
         assert fds_after - fds0 < 20, "%d descriptors still held" % (fds_after - fds0)
+        bridge_says(r"peers: .* [1-9]\d* timed out", "the count of connections timed out")
         sigterm_ends_bridge("idle connections")
     finally:
         for s in socks:
