@@ -1082,8 +1082,7 @@ bool yp_port_evict(struct yp_port *p)
 			oldest = c;
 	if (!oldest)
 		return false;
-	p->st.timed_out++;
-	conn_free(oldest);
+	conn_free(oldest);	/* counted by the guard (evicted) */
 	return true;
 }
 
