@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <skin/proc.h>
@@ -110,6 +111,51 @@ static void connect_configured(struct yb *b)
 	}
 }
 
+/*
+ * What hostile or broken peers cost (docs/YARP.md "Hostile peers"): the
+ * counts summed over the ports, said once per recheck when one moved, so
+ * an attack shows in the journal without a line per connection
+ */
+static void report_peers(struct yb *b)
+{
+	struct yp_port_stats s, t;
+	struct net_guard_stats g;
+	uint64_t now[9];
+	unsigned int i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < b->n_ports; i++) {
+		yp_port_stats(b->ports[i], &s);
+		t.refused += s.refused;
+		t.refused_conns += s.refused_conns;
+		t.timed_out += s.timed_out;
+		t.unread += s.unread;
+		t.dropped += s.dropped;
+	}
+	net_guard_stats(b->guard, &g);
+	now[0] = t.refused_conns;
+	now[1] = g.refused_addr;
+	now[2] = g.refused_total;
+	now[3] = g.out_of_fds;
+	now[4] = g.evicted;
+	now[5] = t.timed_out;
+	now[6] = t.unread;
+	now[7] = t.dropped;
+	now[8] = t.refused + yb_rpc_busy(b->rpc);
+	if (!memcmp(now, b->peer_counts, sizeof(now)))
+		return;
+	memcpy(b->peer_counts, now, sizeof(now));
+	log_notice("peers: %u connections; since start %llu refused (%llu over max_per_address, "
+		   "%llu over max_connections, %llu out of descriptors), %llu gave their place, "
+		   "%llu timed out, %llu left replies unread, %llu readers dropped as stalled, "
+		   "%llu commands or names refused or busy",
+		   g.conns, (unsigned long long)now[0], (unsigned long long)now[1],
+		   (unsigned long long)now[2], (unsigned long long)now[3],
+		   (unsigned long long)now[4], (unsigned long long)now[5],
+		   (unsigned long long)now[6], (unsigned long long)now[7],
+		   (unsigned long long)now[8]);
+}
+
 static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
 {
 	struct yb *b = data;
@@ -131,6 +177,7 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
 			free(c);
 	}
 	connect_configured(b);
+	report_peers(b);
 	sd_event_source_set_time(s, usec + (uint64_t)b->cfg.recheck_s * 1000000);
 	return 0;
 }
@@ -148,6 +195,8 @@ static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
 	o.version = b->cfg.version;
 	o.bind = b->cfg.bind;
 	o.stall_ms = b->cfg.stall_ms;
+	o.idle_ms = b->cfg.idle_ms;
+	o.guard = b->guard;
 	o.resolve = resolve;
 	o.rpc = rpc ? yb_rpc_handle : NULL;
 	o.data = b;
@@ -216,6 +265,49 @@ static void detached(struct yb *b, int reason)
 		strerror(-reason));
 }
 
+/*
+ * The raw port as the CAN skin device writes it (icub-main's CanBusSkin:
+ * its vector starts at 0 and only the frames that come are written in, 12
+ * values per triangle): a triangle with no taxel in the model (absent, it
+ * sends nothing) reads 0, where skind's ring starts every channel at the
+ * board's noLoad; a present triangle's slots stay as the board sent them,
+ * its unused ones included.
+ */
+#define TRIANGLE_SLOTS 12
+
+static void zero_absent(uint8_t *raw, const uint8_t *flags, unsigned int n)
+{
+	unsigned int t, i;
+
+	for (t = 0; t + TRIANGLE_SLOTS <= n; t += TRIANGLE_SLOTS) {
+		for (i = 0; i < TRIANGLE_SLOTS; i++)
+			if (flags[t + i] & (SKIN_SHM_TAXEL_TACTILE | SKIN_SHM_TAXEL_THERMAL))
+				break;
+		if (i == TRIANGLE_SLOTS)
+			memset(raw + t, 0, TRIANGLE_SLOTS);
+	}
+}
+
+/* The raw values of @block as the CAN device gives them, zero-filled, in
+ * the bridge's own copy (the follower's is read-only); NULL when out of
+ * memory */
+static const uint8_t *raw_as_device(struct yb *b, const struct skin_shm_map *m,
+				    unsigned int part, const void *block,
+				    unsigned int n)
+{
+	if (b->raw_size < n) {
+		uint8_t *r = realloc(b->raw, n);
+
+		if (!r)
+			return NULL;
+		b->raw = r;
+		b->raw_size = n;
+	}
+	memcpy(b->raw, skin_shm_raw(m, part, block), n);
+	zero_absent(b->raw, skin_shm_flags(m, part, block), n);
+	return b->raw;
+}
+
 /* A Vector of @f (compensated) or @u (raw) to @port's readers; a port
  * without readers costs nothing, and text is made only for text readers */
 static void write_values(struct yb *b, struct yp_port *port, const float *f,
@@ -244,6 +336,7 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	const struct skin_shm_part_desc *d = skin_shm_part(s->map, s->part);
 	const struct skin_shm_part *h = skin_shm_head(s->block);
 	struct yb_part *p = part_named(b, d->name);
+	const uint8_t *raw;
 	char env[64];
 	double t;
 
@@ -256,8 +349,9 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	 * the realtime clock shows at once) */
 	t = (double)((int64_t)h->frame_ts_ns + clock_mono_to_real_ns()) / 1e9;
 	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
-	write_values(b, p->raw, NULL, skin_shm_raw(s->map, s->part, s->block),
-		     d->n_taxels, env);
+	raw = raw_as_device(b, s->map, s->part, s->block, d->n_taxels);
+	if (raw)
+		write_values(b, p->raw, NULL, raw, d->n_taxels, env);
 	write_values(b, p->comp, skin_shm_values(s->map, s->part, s->block), NULL,
 		     d->n_taxels, env);
 }
@@ -401,6 +495,35 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 	}
 }
 
+/* max_connections must fit under the descriptor limit (the unit's
+ * LimitNOFILE=), with the listeners and the bridge's own beside them:
+ * else a flood would meet EMFILE before the cap */
+static void warn_nofile(const struct yb_config *cfg)
+{
+	struct rlimit rl;
+	uint64_t need = (uint64_t)cfg->max_conns + YB_MAX_PORTS + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    need > rl.rlim_cur)
+		log_warn("max_connections = %u needs about %llu descriptors, the limit is %llu "
+			 "(LimitNOFILE= in the unit): lower it, or raise the limit",
+			 cfg->max_conns, (unsigned long long)need,
+			 (unsigned long long)rl.rlim_cur);
+}
+
+/* netguard.h's make-room: a connection that has not said who it is yet,
+ * on any port, gives its slot to a new one */
+static bool make_room(void *data)
+{
+	struct yb *b = data;
+	unsigned int i;
+
+	for (i = 0; i < b->n_ports; i++)
+		if (yp_port_evict(b->ports[i]))
+			return true;
+	return false;
+}
+
 int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	   const char *socket, char *why, size_t why_len)
 {
@@ -435,6 +558,18 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	r = yn_client_new(&b->nc, e, &b->ns, 2000);
 	if (r < 0)
 		goto fail;
+	{
+		struct net_guard_limits l = {
+			.max_conns = cfg->max_conns,
+			.max_per_addr = cfg->max_per_addr,
+		};
+
+		r = net_guard_new(&b->guard, &l);
+		if (r < 0)
+			goto fail;
+		net_guard_set_room(b->guard, make_room, b);
+		warn_nofile(cfg);
+	}
 	r = yb_rpc_new(&b->rpc, b);
 	if (r < 0)
 		goto fail;
@@ -513,9 +648,11 @@ void yb_free(struct yb *b, unsigned int ms)
 	for (i = 0; i < b->n_ports; i++)
 		yp_port_free(b->ports[i]);
 	yb_rpc_free(b->rpc);
+	net_guard_free(b->guard);
 	sd_event_source_disable_unref(b->events_timer);
 	sd_event_source_disable_unref(b->recheck);
 	yw_buf_free(&b->bin);
 	yw_buf_free(&b->text);
+	free(b->raw);
 	free(b);
 }

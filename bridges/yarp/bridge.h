@@ -36,6 +36,7 @@ struct yb {
 	const char *socket;		/* skind's (NULL: the default) */
 	struct sockaddr_in ns;
 	struct yn_client *nc;
+	struct net_guard *guard;	/* every port's connections */
 	struct follow_source *follow;
 	sd_event_source *events_timer, *recheck;
 	const struct skin_shm_map *map;	/* while attached */
@@ -47,8 +48,11 @@ struct yb {
 	struct yp_port *events, *rpc_port;
 	struct yb_rpc *rpc;
 	struct yw_buf bin, text;
+	uint8_t *raw;			/* a raw port's values, zero-filled */
+	size_t raw_size;
 	uint32_t events_seq;
 	uint64_t samples;		/* SAMPLE events forwarded */
+	uint64_t peer_counts[9];	/* report_peers()'s, last said */
 };
 
 int yb_new(struct yb **b, sd_event *e, const struct yb_config *cfg,
@@ -59,6 +63,8 @@ void yb_free(struct yb *b, unsigned int ms);
 /* rpc.c: the rpc port's handler */
 int yb_rpc_new(struct yb_rpc **r, struct yb *b);
 void yb_rpc_free(struct yb_rpc *r);
+/* Commands answered "busy" (skind slow) since start */
+uint64_t yb_rpc_busy(const struct yb_rpc *r);
 void yb_rpc_handle(void *data, struct yp_call *call,
 		   const struct yw_atom *atoms, unsigned int n);
 

@@ -176,6 +176,15 @@ static const struct conf_key yb_yarp_keys[] = {
 	{ .name = "recheck_s", .type = CONF_UINT, .offset = YB(recheck_s),
 	  .min = 1, .max = 3600, .def = 5,
 	  .doc = "seconds between checks of the registrations with the name server" },
+	{ .name = "max_connections", .type = CONF_UINT, .offset = YB(max_conns),
+	  .min = 4, .max = 65536, .def = 256,
+	  .doc = "connections the bridge holds in all, to its ports and its own to\nreaders; past it the one silent longest gives its place to a new one.\nKeep it well below the descriptor limit\n.RB ( LimitNOFILE=4096\nin the unit)" },
+	{ .name = "max_per_address", .type = CONF_UINT, .offset = YB(max_per_addr),
+	  .min = 1, .max = 65536, .def = 32,
+	  .doc = "connections to the ports from one IP address; more are closed at once" },
+	{ .name = "idle_ms", .type = CONF_UINT, .offset = YB(idle_ms),
+	  .min = 100, .max = 600000, .def = 10000,
+	  .doc = "milliseconds a peer may stop in the middle of a message before its\nconnection is closed; a connection that has not sent its header after\n2 s is closed too, one idle between messages is kept" },
 };
 
 const struct conf_key *yb_config_keys(size_t *n)

@@ -13,6 +13,9 @@
  *	rpc_admin = no             # calib and set from YARP clients
  *	stall_ms = 3000            # a reader stalled that long is dropped
  *	recheck_s = 5              # registrations checked, re-registered
+ *	max_connections = 256      # connections held in all (to us and ours)
+ *	max_per_address = 32       # connections to us from one address
+ *	idle_ms = 10000            # an incomplete message waits that long
  *
  *	[part NAME]                # a skind part's YARP name (skinManAll.ini's
  *	port = left_arm            # default comes from its SkinPart)
@@ -56,6 +59,7 @@ struct yb_config {
 	char robot[64], manager[64];
 	int rpc_admin;			/* a lib/conf boolean */
 	unsigned int stall_ms, recheck_s;
+	unsigned int max_conns, max_per_addr, idle_ms;
 	unsigned int n_parts;
 	struct yb_part_name parts[YB_MAX_PARTS];
 	unsigned int n_connect;

@@ -116,7 +116,9 @@ int main(int argc, char **argv)
 	r = service_run(e);
 	if (r < 0)
 		log_err("sd-event: %s", strerror(-r));
-	yb_free(b, 1000);
+	/* the unregistrations get half a second: SIGTERM ends the bridge
+	 * within a second whatever the name server does */
+	yb_free(b, 500);
 	sd_event_unref(e);
 	return r != 0 ? 1 : 0;
 }

@@ -19,6 +19,10 @@
 
 #define REPLY_END "*** end of message"
 #define REPLY_MAX 65536
+/* Requests waiting at most: each is a peer's lookup or our own
+ * registrations; past it a lookup fails at once rather than queue for
+ * minutes behind a slow name server */
+#define PENDING_MAX 128
 
 /* YARP's yarpconfighome() */
 static int config_dir(char *buf, size_t len, const char *(*env)(const char *))
@@ -373,9 +377,19 @@ static int req_start(struct request *q)
 int yn_request(struct yn_client *c, const char *cmd, yn_reply_fn fn,
 	       void *data)
 {
-	struct request *q = calloc(1, sizeof(*q)), **pp;
+	struct request *q, **pp;
+	const char *ch;
 	int r;
 
+	/* one command, one line: whatever a peer's name held, nothing with
+	 * a control character (a newline would start a second command)
+	 * reaches the name server */
+	for (ch = cmd; *ch; ch++)
+		if ((unsigned char)*ch < 0x20 || *ch == 0x7f)
+			return -EINVAL;
+	if (c->n >= PENDING_MAX)
+		return -EBUSY;
+	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
 	q->c = c;

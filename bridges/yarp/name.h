@@ -62,7 +62,8 @@ int yn_client_new(struct yn_client **c, sd_event *e,
 /* Requests still pending are answered -ECANCELED first. */
 void yn_client_free(struct yn_client *c);
 /* Send "NAME_SERVER @cmd\n"; @fn is called once, later, from the loop.
- * 0 or -errno (then @fn is never called). */
+ * 0 or -errno (then @fn is never called): -EINVAL for a command holding a
+ * control character, -EBUSY with 128 requests waiting already. */
 int yn_request(struct yn_client *c, const char *cmd, yn_reply_fn fn,
 	       void *data);
 /* Requests not answered yet */

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "netguard.h"
+#include "outq.h"
 #include "port.h"
 #include "skin_clock.h"
 
@@ -25,6 +27,16 @@
 #define NAME_MAX_LEN	255
 #define MAX_ATOMS	16
 #define OUT_SNDBUF	(64 * 1024)	/* per reader (the kernel doubles it) */
+/* What a peer that sends commands may have waiting for it: past
+ * REPLY_PAUSE its commands are not read (its own socket buffers fill and
+ * its writes wait), REPLY_MAX bounds what one reply can add on top */
+#define REPLY_PAUSE	(64 * 1024)
+#define REPLY_MAX	(1024 * 1024)
+#define MESSAGE_MAX	(16 * 1024 * 1024)	/* one message to a reader */
+#define SWEEP_MS	500		/* the idle and stall checks (the */
+#define SWEEP_SLACK_MS	250		/* ports' timers coalesce) */
+#define HEADER_MS	2000		/* a peer says who it is within this */
+#define ACCEPT_PAUSE_MS	100		/* no descriptor even in reserve */
 
 enum state {
 	/* connections to us */
@@ -60,16 +72,18 @@ struct conn {
 	char peer[NAME_MAX_LEN + 1];
 	char as[NAME_MAX_LEN + 1];	/* out: the target as [add] named it */
 	uint8_t *in;
-	size_t in_len, need;
+	size_t in_len, in_cap, need;
 	unsigned int n_lengths;
 	uint32_t total;
-	struct yw_buf pend;	/* bytes not yet sent */
-	size_t pend_off;
-	uint64_t busy_since;	/* us, CLOCK_MONOTONIC; 0: not busy */
+	struct outq sendq;	/* bytes not yet sent, bounded */
+	uint64_t since_us;	/* in: the last byte in; out: connect() */
+	uint64_t born_us;	/* accepted or opened */
+	struct net_slot slot;	/* its place in the guard's counts */
+	bool guarded;		/* holds @slot */
 	struct yp_call *call;	/* the command being answered (in) */
 	struct yp_call *waiter;	/* the admin [add] waiting for us (out) */
 	struct resolve *res;
-	bool closing;		/* close once pend is sent */
+	bool closing;		/* close once @sendq is sent */
 	bool parsing;		/* in parse(): replies must not recurse */
 };
 
@@ -84,10 +98,11 @@ struct yp_port {
 	char name[NAME_MAX_LEN + 1];
 	int lfd;
 	uint16_t number;
-	sd_event_source *listen;
+	sd_event_source *listen, *sweep, *resume;
 	struct conn *conns;
 	struct yp_port_stats st;
 	struct yw_buf head;
+	struct net_guard *own_guard;	/* when the owner gave none */
 };
 
 static uint64_t now_us(void)
@@ -120,12 +135,14 @@ static void conn_free(struct conn *c)
 	sd_event_source_disable_unref(c->io);
 	if (c->fd >= 0)
 		close(c->fd);
+	if (c->guarded)
+		net_guard_release(c->p->o.guard, &c->slot);
 	free(c->in);
-	yw_buf_free(&c->pend);
+	outq_free(&c->sendq);
 	free(c);
 }
 
-static struct conn *conn_new(struct yp_port *p, int fd)
+static struct conn *conn_new(struct yp_port *p, int fd, bool out)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
@@ -133,7 +150,9 @@ static struct conn *conn_new(struct yp_port *p, int fd)
 		return NULL;
 	c->p = p;
 	c->fd = fd;
-	yw_buf_init(&c->pend);
+	c->out = out;
+	outq_init(&c->sendq, out ? MESSAGE_MAX : REPLY_PAUSE + REPLY_MAX);
+	c->since_us = c->born_us = now_us();
 	c->next = p->conns;
 	p->conns = c;
 	return c;
@@ -145,9 +164,10 @@ static void set_events(struct conn *c)
 
 	if (!c->io)
 		return;
-	if (!c->call)
+	/* a peer that leaves its replies unread is not read either */
+	if (!c->call && outq_pending(&c->sendq) < REPLY_PAUSE)
 		ev |= EPOLLIN;
-	if (c->st == ST_CONNECTING || c->pend_off < c->pend.len)
+	if (c->st == ST_CONNECTING || outq_pending(&c->sendq))
 		ev |= EPOLLOUT;
 	sd_event_source_set_io_events(c->io, ev);
 }
@@ -155,36 +175,23 @@ static void set_events(struct conn *c)
 /* Send what is pending; -errno when the connection broke. */
 static int flush(struct conn *c)
 {
-	while (c->pend_off < c->pend.len) {
-		ssize_t n = send(c->fd, c->pend.data + c->pend_off,
-				 c->pend.len - c->pend_off, MSG_NOSIGNAL);
+	int r = outq_flush(&c->sendq, c->fd);
 
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				break;
-			return -errno;
-		}
-		c->pend_off += (size_t)n;
-		c->busy_since = now_us();
-	}
-	if (c->pend_off == c->pend.len) {
-		yw_buf_reset(&c->pend);
-		c->pend_off = 0;
-		c->busy_since = 0;
-	}
 	set_events(c);
-	return 0;
+	return r;
 }
 
-/* Queue bytes for the peer (replies, headers: small, never skipped) */
+/* Queue bytes for the peer (replies, headers: never skipped); past the
+ * queue's bound the peer is one that does not read: -ENOBUFS, dropped */
 static int queue(struct conn *c, const void *d, size_t n)
 {
-	if (!c->pend.len)
-		c->busy_since = now_us();
-	yw_put(&c->pend, d, n);
-	if (!yw_buf_ok(&c->pend))
-		return -ENOMEM;
-	return flush(c);
+	int r = outq_put(&c->sendq, d, n);
+
+	if (r == -ENOBUFS) {
+		c->p->st.unread++;
+		outq_free(&c->sendq);	/* nothing more for it: closed now */
+	}
+	return r < 0 ? r : flush(c);
 }
 
 static void conn_run(struct conn *c);
@@ -257,18 +264,26 @@ static int start_out(struct yp_port *p, const char *name, const char *as,
 {
 	struct conn *c, *old = find_out(p, name);
 	struct resolve *res;
+	struct net_slot slot;
 
-	if (strlen(name) > NAME_MAX_LEN || name[0] != '/')
+	/* the name goes to the name server: YARP's rules, nothing more */
+	if (!yw_port_name_ok(name)) {
+		p->st.refused++;
 		return -EINVAL;
+	}
 	if (old)		/* [add] replaces, as PortCore::addOutput */
 		conn_free(old);
+	if (net_guard_take(p->o.guard, &slot) < 0)
+		return -EMFILE;
 	res = calloc(1, sizeof(*res));
-	c = res ? conn_new(p, -1) : NULL;
+	c = res ? conn_new(p, -1, true) : NULL;
 	if (!c) {
 		free(res);
+		net_guard_release(p->o.guard, &slot);
 		return -ENOMEM;
 	}
-	c->out = true;
+	c->slot = slot;
+	c->guarded = true;
 	c->st = ST_RESOLVING;
 	c->carrier = ca;
 	snprintf(c->peer, sizeof(c->peer), "%s", name);
@@ -343,6 +358,7 @@ void yp_resolved(void *cookie, int err, const struct sockaddr_in *addr)
 		return;
 	}
 	c->st = ST_CONNECTING;
+	c->since_us = now_us();	/* bounded by idle_ms (the sweep) */
 }
 
 static void out_connected(struct conn *c)
@@ -413,10 +429,9 @@ void yp_port_write(struct yp_port *p, const struct yw_buf *bin,
 		next = c->next;
 		if (!c->out || c->st != ST_READY)
 			continue;
-		if (c->pend_off < c->pend.len) {
+		if (outq_pending(&c->sendq)) {
 			p->st.skipped++;
-			if (c->busy_since &&
-			    now - c->busy_since > (uint64_t)p->o.stall_ms * 1000) {
+			if (outq_stalled(&c->sendq, now, p->o.stall_ms)) {
 				p->st.dropped++;
 				conn_free(c);
 			}
@@ -447,20 +462,18 @@ void yp_port_write(struct yp_port *p, const struct yw_buf *bin,
 		if (sent < total) {
 			/* the rest waits for room; later messages skip this reader */
 			size_t off = sent;
-			int i;
+			int i, r = 0;
 
-			for (i = 0; i < iovn; i++) {
+			for (i = 0; i < iovn && !r; i++) {
 				if (off >= iov[i].iov_len) {
 					off -= iov[i].iov_len;
 					continue;
 				}
-				yw_put(&c->pend, (const uint8_t *)iov[i].iov_base + off,
-				       iov[i].iov_len - off);
+				r = outq_put(&c->sendq, (const uint8_t *)iov[i].iov_base + off,
+					     iov[i].iov_len - off);
 				off = 0;
 			}
-			c->pend_off = 0;
-			c->busy_since = now;
-			if (!yw_buf_ok(&c->pend)) {
+			if (r < 0) {
 				conn_free(c);
 				continue;
 			}
@@ -580,10 +593,16 @@ static void parse(struct conn *c)
 static void conn_run(struct conn *c)
 {
 	parse(c);
-	if (c->in_len == IN_MAX + 64 && !c->call && !c->closing)
+	if (c->in_len == IN_MAX + 64 && !c->call && !c->closing &&
+	    outq_pending(&c->sendq) < REPLY_PAUSE)
 		refuse(c);	/* a full buffer and no whole unit in it */
+	if (!c->in_len && c->in_cap > 4096) {
+		free(c->in);	/* a big message is done: its buffer too */
+		c->in = NULL;
+		c->in_cap = 0;
+	}
 	set_events(c);
-	if (c->closing && c->pend_off == c->pend.len)
+	if (c->closing && !outq_pending(&c->sendq))
 		conn_free(c);
 }
 
@@ -591,7 +610,8 @@ static void parse_units(struct conn *c)
 {
 	char line[1024];
 
-	while (!c->call && !c->closing) {
+	/* a peer that leaves its replies unread gets no more of them */
+	while (!c->call && !c->closing && outq_pending(&c->sendq) < REPLY_PAUSE) {
 		switch (c->st) {
 		case ST_HEADER: {
 			int r;
@@ -613,6 +633,11 @@ static void parse_units(struct conn *c)
 
 			if (take_line(c, line, sizeof(line)) < 0)
 				return;
+			/* echoed in replies ([list] [in], "Welcome"): printable */
+			if (!yw_peer_name_ok(line)) {
+				refuse(c);
+				return;
+			}
 			snprintf(c->peer, sizeof(c->peer), "%.255s", line);
 			snprintf(w, sizeof(w), "Welcome %s\r\n", c->peer);
 			if (queue(c, w, strlen(w)) < 0)
@@ -641,6 +666,10 @@ static void parse_units(struct conn *c)
 			if (c->in_len < c->need)
 				return;
 			snprintf(c->peer, sizeof(c->peer), "%.*s", (int)c->need, c->in);
+			if (!yw_peer_name_ok(c->peer)) {
+				refuse(c);
+				return;
+			}
 			consume(c, c->need);
 			/* TcpCarrier::respondToHeader: our port number */
 			yw_number(num, c->p->number);
@@ -947,16 +976,26 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 		for (;;) {
 			ssize_t n;
 
-			if (c->in_len == IN_MAX + 64 || c->call)
+			if (c->in_len == IN_MAX + 64 || c->call ||
+			    outq_pending(&c->sendq) >= REPLY_PAUSE)
 				break;
-			if (!c->in) {
-				c->in = malloc(IN_MAX + 64);
-				if (!c->in) {
+			if (c->in_len == c->in_cap) {
+				/* grown as a message needs it: an idle or
+				 * chatty peer holds 4 KB, not 64 */
+				size_t cap = c->in_cap ? 2 * c->in_cap : 4096;
+				uint8_t *in;
+
+				if (cap > IN_MAX + 64)
+					cap = IN_MAX + 64;
+				in = realloc(c->in, cap);
+				if (!in) {
 					conn_free(c);
 					return 0;
 				}
+				c->in = in;
+				c->in_cap = cap;
 			}
-			n = recv(c->fd, c->in + c->in_len, IN_MAX + 64 - c->in_len, 0);
+			n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
 			if (n < 0 && (errno == EAGAIN || errno == EINTR))
 				break;
 			if (n <= 0) {
@@ -964,6 +1003,7 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 				return 0;
 			}
 			c->in_len += (size_t)n;
+			c->since_us = now_us();
 			parse(c);
 			if (c->closing)
 				break;
@@ -973,28 +1013,122 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 	return 0;
 }
 
+static int on_resume(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct yp_port *p = data;
+
+	(void)s;
+	(void)usec;
+	sd_event_source_set_enabled(p->listen, SD_EVENT_ON);
+	return 0;
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *data)
 {
 	struct yp_port *p = data;
+	struct net_slot slot;
 	struct conn *c;
-	int cfd;
+	int cfd, n;
 
-	(void)s;
 	(void)revents;
-	for (;;) {
-		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (cfd < 0)
-			return 0;
-		c = conn_new(p, cfd);
-		if (!c) {
-			close(cfd);
+	/* a bounded batch: the other sources have their turn between */
+	for (n = 0; n < 64; n++) {
+		cfd = net_guard_accept(p->o.guard, fd, &slot);
+		if (cfd == -ECONNREFUSED) {
+			p->st.refused_conns++;
 			continue;
 		}
+		if (cfd == -EMFILE) {
+			/* not even the reserve: the listener rests a moment
+			 * rather than wake the loop for ever */
+			p->st.refused_conns++;
+			sd_event_source_set_enabled(s, SD_EVENT_OFF);
+			sd_event_source_set_time_relative(p->resume,
+							  ACCEPT_PAUSE_MS * 1000);
+			sd_event_source_set_enabled(p->resume, SD_EVENT_ONESHOT);
+			return 0;
+		}
+		if (cfd < 0)
+			return 0;
+		c = conn_new(p, cfd, false);
+		if (!c) {
+			close(cfd);
+			net_guard_release(p->o.guard, &slot);
+			continue;
+		}
+		c->slot = slot;
+		c->guarded = true;
 		c->st = ST_HEADER;
 		c->need = 8;
 		if (sd_event_add_io(p->e, &c->io, cfd, EPOLLIN, on_io, c) < 0)
 			conn_free(c);
 	}
+	return 0;
+}
+
+/* Whether connection @c to us has not said who it is yet (a YARP peer
+ * sends its header as it connects) */
+static bool unnamed(const struct conn *c)
+{
+	return !c->out && (c->st == ST_HEADER || c->st == ST_TEXT_NAME ||
+			   c->st == ST_NAME_LEN || c->st == ST_NAME);
+}
+
+bool yp_port_evict(struct yp_port *p)
+{
+	struct conn *c, *oldest = NULL;
+
+	for (c = p->conns; c; c = c->next)
+		if (unnamed(c) && (!oldest || c->born_us < oldest->born_us))
+			oldest = c;
+	if (!oldest)
+		return false;
+	conn_free(oldest);	/* counted by the guard (evicted) */
+	return true;
+}
+
+static bool evict_own(void *data)
+{
+	return yp_port_evict(data);
+}
+
+/*
+ * Every SWEEP_MS: a connection to us that has not sent its header within
+ * HEADER_MS, or has sent nothing for idle_ms in the middle of a message,
+ * one that has left its replies unread for stall_ms, and a connection of
+ * ours still not up after idle_ms are closed (counted).  A connection
+ * between messages may stay idle for ever (an rpc client, a GUI).
+ */
+static int on_sweep(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct yp_port *p = data;
+	struct conn *c, *next;
+	uint64_t now = now_us(), idle = (uint64_t)p->o.idle_ms * 1000;
+
+	for (c = p->conns; c; c = next) {
+		next = c->next;
+		if (c->out) {
+			if (c->st == ST_CONNECTING && now - c->since_us > idle) {
+				out_failed(c);
+			} else if (c->st == ST_READY &&
+				   outq_stalled(&c->sendq, now, p->o.stall_ms)) {
+				p->st.dropped++;	/* and nothing written since */
+				conn_free(c);
+			}
+			continue;
+		}
+		if (outq_stalled(&c->sendq, now, p->o.stall_ms)) {
+			p->st.unread++;
+			conn_free(c);
+		} else if (unnamed(c) ? now - c->born_us > HEADER_MS * 1000 :
+			   !c->call && !outq_pending(&c->sendq) && c->in_len &&
+			   now - c->since_us > idle) {
+			p->st.timed_out++;
+			conn_free(c);
+		}
+	}
+	sd_event_source_set_time(s, usec + SWEEP_MS * 1000);
+	return 0;
 }
 
 int yp_port_new(struct yp_port **pp, sd_event *e,
@@ -1015,6 +1149,19 @@ int yp_port_new(struct yp_port **pp, sd_event *e,
 	p->o = *o;
 	if (!p->o.stall_ms)
 		p->o.stall_ms = 3000;
+	if (!p->o.idle_ms)
+		p->o.idle_ms = 10000;
+	if (!p->o.guard) {
+		struct net_guard_limits l = { 0, 0 };
+
+		r = net_guard_new(&p->own_guard, &l);
+		if (r < 0) {
+			free(p);
+			return r;
+		}
+		p->o.guard = p->own_guard;
+		net_guard_set_room(p->own_guard, evict_own, p);
+	}
 	snprintf(p->name, sizeof(p->name), "%s", o->name);
 	p->o.name = p->name;
 	yw_buf_init(&p->head);
@@ -1036,13 +1183,28 @@ int yp_port_new(struct yp_port **pp, sd_event *e,
 	}
 	p->number = ntohs(sa.sin_port);
 	r = sd_event_add_io(e, &p->listen, p->lfd, EPOLLIN, on_accept, p);
+	if (r >= 0)
+		r = sd_event_add_time_relative(e, &p->resume, CLOCK_MONOTONIC,
+					       ACCEPT_PAUSE_MS * 1000, 0, on_resume, p);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(p->resume, SD_EVENT_OFF);
+	if (r >= 0)
+		r = sd_event_add_time_relative(e, &p->sweep, CLOCK_MONOTONIC,
+					       SWEEP_MS * 1000, SWEEP_SLACK_MS * 1000,
+					       on_sweep, p);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(p->sweep, SD_EVENT_ON);
 	if (r < 0)
 		goto fail;
 	*pp = p;
 	return 0;
 fail:
+	sd_event_source_disable_unref(p->listen);
+	sd_event_source_disable_unref(p->resume);
+	sd_event_source_disable_unref(p->sweep);
 	if (p->lfd >= 0)
 		close(p->lfd);
+	net_guard_free(p->own_guard);
 	free(p);
 	return r;
 }
@@ -1063,8 +1225,11 @@ void yp_port_free(struct yp_port *p)
 	while (p->conns)
 		conn_free(p->conns);
 	sd_event_source_disable_unref(p->listen);
+	sd_event_source_disable_unref(p->resume);
+	sd_event_source_disable_unref(p->sweep);
 	close(p->lfd);
 	yw_buf_free(&p->head);
+	net_guard_free(p->own_guard);
 	free(p);
 }
 

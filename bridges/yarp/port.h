@@ -22,6 +22,18 @@
  * are read and discarded.
  *
  * Names are resolved by the owner (yp_resolve_fn: the name server, async).
+ *
+ * Hostile peers (docs/YARP.md): the connections a process holds are
+ * counted by a guard shared by its ports (netguard.h: in all, per address,
+ * accept() without spinning when out of descriptors); a connection to us
+ * that stops in the middle of a header or a message for @idle_ms is
+ * closed, one that has not sent its header within 2 s too (the oldest of
+ * those is closed first when the guard is full: yp_port_evict()); one
+ * whose replies are not read is not read either (past 64 KB
+ * waiting) and is closed when it has taken none for @stall_ms; a name a
+ * peer asks us to connect to is checked by YARP's rules
+ * (yw_port_name_ok()) before it reaches the name server, and the name a
+ * peer gives for itself must be printable (it is echoed in replies).
  */
 #ifndef SKIN_YARP_PORT_H
 #define SKIN_YARP_PORT_H
@@ -32,6 +44,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "netguard.h"
 #include "wire.h"
 
 struct yp_port;
@@ -56,6 +69,8 @@ struct yp_port_options {
 	struct in_addr bind;		/* INADDR_ANY: every interface */
 	uint16_t port;			/* 0: the kernel chooses */
 	unsigned int stall_ms;		/* drop a reader stalled that long (0: 3000) */
+	unsigned int idle_ms;		/* an incomplete message that long (0: 10000) */
+	struct net_guard *guard;	/* the process's caps (NULL: the port's own) */
 	yp_resolve_fn resolve;
 	yp_rpc_fn rpc;			/* NULL: an output port, no commands */
 	void *data;
@@ -66,7 +81,11 @@ struct yp_port_stats {
 	uint64_t sent;		/* message copies sent to readers (started) */
 	uint64_t skipped;	/* copies a busy reader skipped */
 	uint64_t dropped;	/* readers dropped as stalled */
-	uint64_t refused;	/* connections or commands refused as malformed */
+	uint64_t refused;	/* connections or commands refused as malformed,
+				 * names refused by YARP's rules */
+	uint64_t refused_conns;	/* connections over a cap, or out of fds */
+	uint64_t timed_out;	/* closed in the middle of a message, idle */
+	uint64_t unread;	/* peers closed for leaving their replies unread */
 	unsigned int readers;	/* data connections open now */
 };
 
@@ -80,6 +99,9 @@ void yp_port_stats(const struct yp_port *p, struct yp_port_stats *s);
 bool yp_port_wants_text(const struct yp_port *p);
 /* Readers connected (any carrier) */
 unsigned int yp_port_readers(const struct yp_port *p);
+/* Close the oldest connection to @p that has not said who it is yet (the
+ * guard's make-room, netguard.h): whether there was one */
+bool yp_port_evict(struct yp_port *p);
 
 /*
  * Send one message to every reader: @bin, the binary payload (a Bottle,

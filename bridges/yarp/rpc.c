@@ -14,6 +14,14 @@
  * are the bridge's own: the thresholds as doubles from the shared memory
  * skind publishes them in (skin/shm.h since 1.2), `get info` in
  * skinManager's nested shape.
+ *
+ * skind may be slower than the peers: the commands go out through a
+ * bounded queue on the socket, never a blocking send(), and skind's
+ * answers are read as they come, so the loop never waits on skind; with
+ * RPC_MAX_PENDING lines unanswered, or the queue half full, a new command
+ * is answered [fail] "busy" at once (docs/YARP.md "Hostile peers"), and a
+ * skind that takes no command for RPC_STALL_MS is disconnected (its calls
+ * failed) and connected again on the next command.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -22,6 +30,12 @@
 #include <string.h>
 
 #include "bridge.h"
+#include "outq.h"
+#include "skin_clock.h"
+
+#define RPC_QUEUE_MAX	(64 * 1024)	/* commands not yet taken by skind */
+#define RPC_MAX_PENDING	256		/* lines sent and not answered */
+#define RPC_STALL_MS	5000
 
 /* A `get` reply's type */
 enum kind {
@@ -43,6 +57,9 @@ struct yb_rpc {
 	struct skin_client *c;
 	sd_event_source *io;
 	struct pending *head, **tail;
+	unsigned int n_pending;
+	struct outq out;		/* to skind, bounded */
+	uint64_t busy;			/* commands refused as busy */
 };
 
 /*
@@ -131,9 +148,22 @@ static void disconnect(struct yb_rpc *r, const char *why)
 		pending_free(p);
 	}
 	r->tail = &r->head;
+	r->n_pending = 0;
+	outq_free(&r->out);
 	r->io = sd_event_source_disable_unref(r->io);
 	skin_client_close(r->c);
 	r->c = NULL;
+}
+
+/* What skind's socket takes now; EPOLLOUT while some is left */
+static void flush_out(struct yb_rpc *r)
+{
+	if (outq_flush(&r->out, skin_client_fd(r->c)) < 0) {
+		disconnect(r, "skind closed the connection");
+		return;
+	}
+	sd_event_source_set_io_events(r->io, EPOLLIN |
+				      (outq_pending(&r->out) ? EPOLLOUT : 0));
 }
 
 static void complete(struct yb_rpc *r, const char *line)
@@ -144,6 +174,7 @@ static void complete(struct yb_rpc *r, const char *line)
 
 	if (!p)
 		return;		/* nothing asked: an event, ignored */
+	r->n_pending--;
 	r->head = p->next;
 	if (!r->head)
 		r->tail = &r->head;
@@ -184,7 +215,13 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 
 	(void)s;
 	(void)fd;
-	(void)revents;
+	if (revents & EPOLLOUT) {
+		flush_out(r);
+		if (!r->c)
+			return 0;
+	}
+	if (!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return 0;
 	while ((n = skin_client_read_line(r->c, &line, 0)) > 0) {
 		if (!strncmp(line, "param ", 6) && r->head) {
 			const char *v = strchr(line + 6, ' ');
@@ -204,8 +241,17 @@ static bool connected(struct yb_rpc *r, struct yp_call *call)
 {
 	int err = 0;
 
+	if (r->c && outq_stalled(&r->out, clock_monotonic_ns() / 1000, RPC_STALL_MS))
+		disconnect(r, "skind takes no commands");
+	if (r->c && (r->n_pending >= RPC_MAX_PENDING ||
+		     outq_pending(&r->out) > RPC_QUEUE_MAX / 2)) {
+		r->busy++;
+		reply_fail(call, "busy: skind is slow to answer; try again");
+		return false;
+	}
 	if (r->c)
 		return true;
+	outq_init(&r->out, RPC_QUEUE_MAX);
 	r->c = skin_client_connect(r->b->socket, &err);
 	if (!r->c || sd_event_add_io(r->b->e, &r->io, skin_client_fd(r->c),
 				     EPOLLIN, on_io, r) < 0) {
@@ -224,10 +270,17 @@ static bool connected(struct yb_rpc *r, struct yp_call *call)
 /* Queue @p and send @cmd; skind's answer completes it later. */
 static void send_pending(struct yb_rpc *r, struct pending *p, const char *cmd)
 {
+	size_t n = strlen(cmd);
+
 	*r->tail = p;
 	r->tail = &p->next;
-	if (skin_client_send(r->c, cmd) < 0)
-		disconnect(r, "skind closed the connection");
+	r->n_pending++;
+	/* room was checked (connected()): a command is far below the queue */
+	if (outq_put(&r->out, cmd, n) < 0 || outq_put(&r->out, "\n", 1) < 0) {
+		disconnect(r, "out of memory");
+		return;
+	}
+	flush_out(r);
 }
 
 /* Send @cmd to skind; the answer completes @call later. */
@@ -311,6 +364,11 @@ int yb_rpc_new(struct yb_rpc **rp, struct yb *b)
 	r->tail = &r->head;
 	*rp = r;
 	return 0;
+}
+
+uint64_t yb_rpc_busy(const struct yb_rpc *r)
+{
+	return r->busy;
 }
 
 void yb_rpc_free(struct yb_rpc *r)

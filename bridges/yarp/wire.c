@@ -47,6 +47,39 @@ int yw_carrier_parse(const char *name, enum yw_carrier *c)
 	return -EINVAL;
 }
 
+static bool control(unsigned char ch)
+{
+	return ch < 0x20 || ch == 0x7f;
+}
+
+bool yw_peer_name_ok(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (!n || n > 255)
+		return false;
+	for (i = 0; i < n; i++)
+		if (control((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+bool yw_port_name_ok(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (n < 2 || n > 255 || name[0] != '/' || name[n - 1] == '/')
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)name[i];
+
+		if (control(ch) || ch == ' ' || ch == '"' || ch == '\\' ||
+		    ch == '(' || ch == ')')
+			return false;
+	}
+	return true;
+}
+
 void yw_buf_init(struct yw_buf *b)
 {
 	memset(b, 0, sizeof(*b));

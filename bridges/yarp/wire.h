@@ -59,6 +59,21 @@ const char *yw_carrier_name(enum yw_carrier c);
 /* "tcp", "fast_tcp", "text" -> 0 and *c, else -EINVAL */
 int yw_carrier_parse(const char *name, enum yw_carrier *c);
 
+/*
+ * A port name a peer gives us to connect to, before it goes to the name
+ * server ("NAME_SERVER query NAME\n"): YARP 3.12's own rule
+ * (NetworkBase::isValidPortName: starts with '/', does not end with '/',
+ * no space), and, since the name server reads its commands as a line of
+ * Bottle text, no control character (a newline would end the command and
+ * start another), no '"', '\\', '(' or ')' (Bottle syntax), at most
+ * 255 bytes.  YARP's anonymous "..." names no peer to connect to.
+ */
+bool yw_port_name_ok(const char *name);
+/* The name a peer gives for itself in its connection header (a port
+ * name, or a tool's "admin"), echoed in replies: 1 to 255 bytes, none a
+ * control character */
+bool yw_peer_name_ok(const char *name);
+
 struct yw_buf {
 	uint8_t *data;
 	size_t len, cap;

@@ -6,7 +6,8 @@
  *
  * Beyond "no crash, no leak, no UB": whatever parses as atoms encodes
  * back, as a Bottle and as text, to something that parses to the same
- * atoms.
+ * atoms; and every string a peer could send that yw_port_name_ok() lets
+ * through to the name server is one word of one line.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +39,22 @@ static void same(const struct yw_atom *a, int n, const struct yw_atom *b, int m)
 	}
 }
 
+/* A name that passes goes into "NAME_SERVER query NAME\n": no byte of
+ * it may end the line, split the word or open Bottle syntax */
+static void name_checked(const char *s)
+{
+	const char *c;
+
+	if (!yw_port_name_ok(s))
+		return;
+	if (s[0] != '/' || strlen(s) > 255)
+		abort();
+	for (c = s; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f || *c == '"' ||
+		    *c == '(' || *c == ')' || *c == '\\')
+			abort();
+}
+
 static void round_trip(enum yw_version v, const struct yw_atom *a, int n)
 {
 	static struct yw_atom back[MAX];
@@ -60,6 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = yw_parse_bottle(data, size, YW_YARP3, a, MAX);
 	if (n >= 0)
 		round_trip(YW_YARP3, a, n);
+	while (n-- > 0)
+		if (a[n].type == YW_ATOM_STRING)
+			name_checked(a[n].s);
 	n = yw_parse_bottle(data, size, YW_YARP4, a, MAX);
 	if (n >= 0)
 		round_trip(YW_YARP4, a, n);
@@ -68,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(line, data, size);
 	line[size] = '\0';
+	name_checked(line);
 	n = yw_parse_text(line, a, MAX);
 	if (n >= 0)
 		round_trip(YW_YARP3, a, n);

@@ -56,6 +56,9 @@ static void values(void **state)
 		"rpc_admin = true\n"
 		"stall_ms = 500\n"
 		"recheck_s = 2\n"
+		"max_connections = 100\n"
+		"max_per_address = 4\n"
+		"idle_ms = 2500\n"
 		"; another\n"
 		"[part left_upper_arm]\n"
 		"port = left_arm\n"
@@ -72,6 +75,9 @@ static void values(void **state)
 	assert_true(c.rpc_admin);
 	assert_int_equal(c.stall_ms, 500);
 	assert_int_equal(c.recheck_s, 2);
+	assert_int_equal(c.max_conns, 100);
+	assert_int_equal(c.max_per_addr, 4);
+	assert_int_equal(c.idle_ms, 2500);
 	assert_string_equal(yb_config_port_name(&c, "left_upper_arm", 3), "left_arm");
 	assert_int_equal(c.n_connect, 2);
 	assert_string_equal(c.connect[0].to, "/logger");
@@ -107,6 +113,9 @@ static void errors(void **state)
 		{ "[yarp]\nrobot = a/b\n", ":2:9: robot = 'a/b': expected one word without '/'" },
 		{ "[yarp]\nrpc_admin = maybe\n", ":2:13: rpc_admin = 'maybe': expected yes or no (true/false, on/off, 1/0)" },
 		{ "[yarp]\nstall_ms = 0\n", ":2:12: stall_ms = '0': expected an integer 10..600000" },
+		{ "[yarp]\nmax_connections = 2\n", ":2:19: max_connections = '2': expected an integer 4..65536" },
+		{ "[yarp]\nmax_per_address = 0\n", ":2:19: max_per_address = '0': expected an integer 1..65536" },
+		{ "[yarp]\nidle_ms = 50\n", ":2:11: idle_ms = '50': expected an integer 100..600000" },
 		{ "[yarp]\ncolour = red\n", ":2:1: unknown key \"colour\" in [yarp]" },
 		{ "[yarp]\n\n[bogus]\n", ":3:2: unknown section [bogus]" },
 		{ "[part x]\nname = y\n", ":2:1: unknown key \"name\" in [part x]" },

@@ -149,6 +149,13 @@ static void bad_files(void **state)
 	assert_non_null(strstr(why, "mode \"ros\""));
 }
 
+static void on_reply(void *data, int err, const char *reply)
+{
+	(void)data;
+	(void)err;
+	(void)reply;
+}
+
 static void replies(void **state)
 {
 	struct yn_reg r;
@@ -164,6 +171,34 @@ static void replies(void **state)
 	assert_int_equal(yn_parse_reg("*** end of message\n", &r), -EPROTO);
 }
 
+/* A command with a control character never goes out; past 128 waiting
+ * requests a new one is refused at once (the name server is never
+ * reached: a closed port on loopback) */
+static void requests_bounded(void **state)
+{
+	struct sockaddr_in sa;
+	struct yn_client *c;
+	sd_event *e;
+	unsigned int i;
+	int r = 0;
+
+	(void)state;
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(yn_address("127.0.0.1", 9, &sa), 0);
+	assert_int_equal(yn_client_new(&c, e, &sa, 1000), 0);
+	assert_int_equal(yn_request(c, "query /x\nNAME_SERVER unregister /v", NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(yn_request(c, "query /x\rNAME_SERVER", NULL, NULL), -EINVAL);
+	assert_int_equal(yn_request(c, "query /x\x7f", NULL, NULL), -EINVAL);
+	assert_int_equal(yn_pending(c), 0);
+	for (i = 0; i < 200 && r == 0; i++)
+		r = yn_request(c, "query /x", on_reply, NULL);
+	assert_int_equal(r, -EBUSY);
+	assert_int_equal(yn_pending(c), 128);
+	yn_client_free(c);
+	sd_event_unref(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +207,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(config_dirs, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_files, setup, teardown),
 		cmocka_unit_test(replies),
+		cmocka_unit_test(requests_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

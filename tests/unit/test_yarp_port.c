@@ -9,6 +9,13 @@
  * with the transcript written out here by hand.  The only stand-in is
  * the name lookup: the port asks its owner, and the test answers with
  * its own listener's address (tests/yarp does it with yarpserver).
+ *
+ * Then hostile peers (docs/YARP.md "Hostile peers"): names with control
+ * characters or against YARP's rules never reach the lookup, a peer that
+ * leaves its replies unread is bounded and dropped, silent and half-sent
+ * connections time out, the caps per address and in all hold (a silent
+ * connection gives its place to a new one), and out of descriptors the
+ * listener's queue drains without spinning.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -37,6 +45,7 @@ struct fixture {
 	struct sockaddr_in laddr;
 	int resolved;
 	char last_cmd[256];
+	struct net_guard *guard;	/* a test's own, or NULL */
 };
 
 static void resolve(void *data, const char *name, void *cookie)
@@ -70,7 +79,8 @@ static void on_rpc(void *data, struct yp_call *call,
 	yp_call_reply(call, r, 2);
 }
 
-static int setup(void **state, bool with_rpc, unsigned int stall_ms)
+static int setup_opts(void **state, bool with_rpc, unsigned int stall_ms,
+		      unsigned int idle_ms, const struct net_guard_limits *l)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct yp_port_options o;
@@ -83,6 +93,11 @@ static int setup(void **state, bool with_rpc, unsigned int stall_ms)
 	o.version = YW_YARP3;
 	o.bind.s_addr = htonl(INADDR_LOOPBACK);
 	o.stall_ms = stall_ms;
+	o.idle_ms = idle_ms;
+	if (l) {
+		assert_int_equal(net_guard_new(&f->guard, l), 0);
+		o.guard = f->guard;
+	}
 	o.resolve = resolve;
 	o.rpc = with_rpc ? on_rpc : NULL;
 	o.data = f;
@@ -96,6 +111,11 @@ static int setup(void **state, bool with_rpc, unsigned int stall_ms)
 	getsockname(f->lfd, (struct sockaddr *)&f->laddr, &sl);
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state, bool with_rpc, unsigned int stall_ms)
+{
+	return setup_opts(state, with_rpc, stall_ms, 0, NULL);
 }
 
 static int setup_out(void **state)
@@ -118,6 +138,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	yp_port_free(f->p);
+	net_guard_free(f->guard);
 	close(f->lfd);
 	sd_event_unref(f->e);
 	free(f);
@@ -500,6 +521,276 @@ static void no_rpc(void **state)
 	close(fd);
 }
 
+/*
+ * Hostile peers
+ */
+
+static void put_i32(uint8_t *b, uint32_t x)
+{
+	b[0] = (uint8_t)x;
+	b[1] = (uint8_t)(x >> 8);
+	b[2] = (uint8_t)(x >> 16);
+	b[3] = (uint8_t)(x >> 24);
+}
+
+/* A binary admin connection (tcp, PortCore's "a") sending [add] @name:
+ * its descriptor, after the reply to the header */
+static int bin_add(struct fixture *f, const char *name)
+{
+	static const uint8_t hello[] = {
+		'Y', 'A', 0xe4, 0x1e, 0, 0, 'R', 'P', I32(4), '/', 'h', 'x', 0,
+	};
+	uint8_t m[512], num[8];
+	size_t n = strlen(name), len = 8 + 4 + 3 + 4 + n, o = 0;
+	int fd = connect_port(f);
+
+	assert_int_equal(send(fd, hello, sizeof(hello), 0), (ssize_t)sizeof(hello));
+	yw_number(num, yp_port_number(f->p));
+	expect(f, fd, num, 8);
+	memcpy(m, "YA\x0a\0\0\0RP\x02\x01", 10);
+	memset(m + 10, 0xff, 8);
+	o = 18;
+	put_i32(m + o, 8);
+	put_i32(m + o + 4, (uint32_t)len);
+	put_i32(m + o + 8, 0);
+	o += 12;
+	memcpy(m + o, "\0\0\0\0~a\0\x01", 8);
+	o += 8;
+	put_i32(m + o, 256 + 4);	/* a list of strings: "add", @name */
+	put_i32(m + o + 4, 2);
+	put_i32(m + o + 8, 3);
+	memcpy(m + o + 12, "add", 3);
+	put_i32(m + o + 15, (uint32_t)n);
+	memcpy(m + o + 19, name, n);
+	o += len;
+	assert_int_equal(send(fd, m, o, 0), (ssize_t)o);
+	return fd;
+}
+
+/* Every path by which a peer names a port we connect to: a name with a
+ * control character, or against YARP's rules, is answered "Cannot
+ * connect" and never reaches the lookup (the name server) */
+static void injected_names(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const bad[] = {
+		"/x\nNAME_SERVER unregister /victim",		/* binary [add] */
+		"tcp://x\nNAME_SERVER unregister /victim",	/* carrier://name */
+		"/x\rNAME_SERVER unregister /victim",
+		"/x\tb", "/x y", "/x/", "...", "x", "/", "/a\"b", "/a(b",
+	};
+	struct yp_port_stats st;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint8_t reply[8];
+
+		fd = bin_add(f, bad[i]);
+		/* a Bottle: (-1 "Cannot connect to ..." ) */
+		read_exact(f, fd, reply, 8);
+		assert_memory_equal(reply, "\x00\x01\x00\x00\x02\x00\x00\x00", 8);
+		close(fd);
+	}
+	assert_int_equal(f->resolved, 0);
+	/* the text admin: a line holds no "\n", but may hold "\r" */
+	admin(f, "[add] \"/x\rNAME_SERVER\"\r\n",
+	      "-1 \"Cannot connect to /x\rNAME_SERVER\"\r\n");
+	assert_int_equal(f->resolved, 0);
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.refused, sizeof(bad) / sizeof(bad[0]) + 1);
+	/* the owner's own connections are held to the same rule */
+	assert_int_equal(yp_port_connect(f->p, "/a\nb", YW_TCP), -EINVAL);
+	assert_int_equal(f->resolved, 0);
+	/* a good name is looked up */
+	fd = bin_add(f, "/dst");
+	assert_true(pump_until(f, f->lfd, POLLIN, 2000));
+	assert_int_equal(f->resolved, 1);
+	close(fd);
+	/* the name a peer gives for itself is echoed in replies ([list]
+	 * [in], "Welcome"): one with a control character is refused */
+	fd = connect_port(f);
+	send_str(fd, "CONNACK /a\x1b[2Jb\r\n");
+	expect_closed(f, fd);
+	close(fd);
+}
+
+/* A peer that sends commands and never reads the replies: read no more
+ * once 64 KB wait for it, dropped when it has taken none for stall_ms */
+static void unread_replies(void **state)
+{
+	struct fixture *f = *state;
+	static const char cmd[] = "a\r\n[help]\r\n";
+	struct yp_port_stats st;
+	int fd = connect_port(f), rcv = 4096, i;
+	size_t sent = 0;
+	bool closed = false;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	send_str(fd, "CONNACK /amp\r\n");
+	/* 2 s of commands as fast as they are taken (each [help] answers
+	 * 500 bytes): the port stops reading, the peer's writes wait, and
+	 * after stall_ms (300) the peer is dropped */
+	for (i = 0; i < 2000 && !closed; i++) {
+		ssize_t n;
+
+		do {
+			n = send(fd, cmd, sizeof(cmd) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (n > 0)
+				sent += (size_t)n;
+		} while (n > 0);
+		if (errno != EAGAIN)
+			closed = true;
+		sd_event_run(f->e, 1000);
+	}
+	assert_true(closed);
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.unread, 1);
+	print_message("# %zu bytes of commands taken before the drop\n", sent);
+	close(fd);
+}
+
+/* Silent connections: one that says nothing is closed within 2 s; one in
+ * the middle of a message that sends nothing for idle_ms too; one between
+ * messages may stay */
+static void idle_connections(void **state)
+{
+	struct fixture *f = *state;
+	struct yp_port_stats st;
+	int silent = connect_port(f), half = connect_port(f), quiet = connect_port(f);
+
+	send_str(half, "CONNECT /half\r\nd\r\nget touch");	/* no newline */
+	send_str(quiet, "CONNECT /quiet\r\n");
+	expect_str(f, half, "Welcome /half\r\n");
+	expect_str(f, quiet, "Welcome /quiet\r\n");
+	expect_closed(f, half);		/* idle_ms: 300 */
+	assert_true(pump_until(f, silent, POLLIN, 3000));
+	expect_closed(f, silent);
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.timed_out, 2);
+	send_str(quiet, "d\r\nhelp\r\n");
+	expect_str(f, quiet, "1 \"help\"\r\n");
+	close(silent);
+	close(half);
+	close(quiet);
+}
+
+static bool evict(void *data)
+{
+	struct fixture *f = data;
+
+	return yp_port_evict(f->p);
+}
+
+static int connect_from(struct fixture *f, const char *src)
+{
+	struct sockaddr_in sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	inet_pton(AF_INET, src, &sa.sin_addr);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons(yp_port_number(f->p));
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* max_conns 6, max_per_addr 3: a fourth from one address is closed at
+ * once; with all six held, a new peer takes the place of the oldest that
+ * has not said who it is */
+static void connection_caps(void **state)
+{
+	struct fixture *f = *state;
+	struct net_guard_stats gs;
+	struct yp_port_stats st;
+	int named[3], silent[3], over, fresh, i;
+	char w[64];
+
+	net_guard_set_room(f->guard, evict, f);
+	for (i = 0; i < 3; i++) {
+		named[i] = connect_from(f, "127.0.0.1");
+		snprintf(w, sizeof(w), "CONNECT /n%d\r\n", i);
+		send_str(named[i], w);
+		snprintf(w, sizeof(w), "Welcome /n%d\r\n", i);
+		expect_str(f, named[i], w);
+	}
+	over = connect_from(f, "127.0.0.1");
+	expect_closed(f, over);
+	for (i = 0; i < 3; i++) {
+		silent[i] = connect_from(f, "127.0.0.2");
+		pump(f, 5);
+	}
+	fresh = connect_from(f, "127.0.0.3");
+	send_str(fresh, "CONNECT /fresh\r\n");
+	expect_str(f, fresh, "Welcome /fresh\r\n");
+	expect_closed(f, silent[0]);	/* the oldest silent one */
+	net_guard_stats(f->guard, &gs);
+	yp_port_stats(f->p, &st);
+	assert_int_equal(gs.refused_addr, 1);
+	assert_int_equal(gs.evicted, 1);
+	assert_int_equal(gs.conns, 6);
+	assert_int_equal(st.refused_conns, 1);
+	for (i = 0; i < 3; i++) {
+		close(named[i]);
+		close(silent[i]);
+	}
+	close(over);
+	close(fresh);
+}
+
+/* Out of descriptors: each waiting connection is accepted with the
+ * reserve and closed (its peer sees the end), so the listener's queue
+ * drains and the loop does not spin on it */
+static void out_of_descriptors(void **state)
+{
+	struct fixture *f = *state;
+	struct net_guard_stats gs;
+	struct rlimit old, low;
+	int fds[8], i, probe;
+
+	for (i = 0; i < 8; i++)
+		fds[i] = connect_port(f);
+	/* no descriptor left for accept() but the guard's reserve: the
+	 * lowest free number is the limit */
+	probe = dup(0);
+	assert_true(probe >= 0);
+	close(probe);
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = old;
+	low.rlim_cur = (rlim_t)probe;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	pump(f, 20);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	for (i = 0; i < 8; i++) {
+		expect_closed(f, fds[i]);
+		close(fds[i]);
+	}
+	net_guard_stats(f->guard, &gs);
+	assert_int_equal(gs.out_of_fds, 8);
+	assert_int_equal(gs.conns, 0);
+}
+
+static int setup_hostile(void **state)
+{
+	return setup_opts(state, true, 300, 300, NULL);
+}
+
+static int setup_caps(void **state)
+{
+	struct net_guard_limits l = { .max_conns = 6, .max_per_addr = 3 };
+
+	return setup_opts(state, false, 0, 0, &l);
+}
+
+static int setup_guarded(void **state)
+{
+	struct net_guard_limits l = { 0, 0 };
+
+	return setup_opts(state, false, 0, 0, &l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +801,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rpc_tcp, setup_rpc, teardown),
 		cmocka_unit_test_setup_teardown(rpc_text, setup_rpc, teardown),
 		cmocka_unit_test_setup_teardown(no_rpc, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(injected_names, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(unread_replies, setup_hostile, teardown),
+		cmocka_unit_test_setup_teardown(idle_connections, setup_hostile, teardown),
+		cmocka_unit_test_setup_teardown(connection_caps, setup_caps, teardown),
+		cmocka_unit_test_setup_teardown(out_of_descriptors, setup_guarded, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -315,6 +315,39 @@ static void conn_header(void **state)
 	yw_buf_free(&b);
 }
 
+/* YARP's NetworkBase::isValidPortName, and nothing the name server's
+ * text protocol would read as more than one word */
+static void port_names(void **state)
+{
+	static const char *const good[] = {
+		"/icub/skin/left_hand_comp", "/skinManager/rpc:i", "/a", "/tmp/port/1",
+		"/r_ev-1.2@x", "/\xc3\xa9",
+	};
+	static const char *const bad[] = {
+		"", "/", "a", "...", "/x/", "/x y", "/x\ny", "/x\ry", "/x\ty",
+		"/x\x7f", "/x\"y", "/x(y", "/x)y", "/x\\y",
+	};
+	char longname[300];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_true(yw_port_name_ok(good[i]));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(yw_port_name_ok(bad[i]));
+	memset(longname, 'a', sizeof(longname));
+	longname[0] = '/';
+	longname[256] = '\0';
+	assert_false(yw_port_name_ok(longname));
+	longname[255] = '\0';
+	assert_true(yw_port_name_ok(longname));
+	assert_true(yw_peer_name_ok("admin"));
+	assert_true(yw_peer_name_ok("/x y"));
+	assert_false(yw_peer_name_ok(""));
+	assert_false(yw_peer_name_ok("/x\r\n<ACK>"));
+	assert_false(yw_peer_name_ok("/x\x1b[2J"));
+}
+
 static void numbers(void **state)
 {
 	uint8_t n[8];
@@ -439,6 +472,7 @@ int main(void)
 		cmocka_unit_test(message_envelope),
 		cmocka_unit_test(conn_header),
 		cmocka_unit_test(numbers),
+		cmocka_unit_test(port_names),
 		cmocka_unit_test(parse_bottle),
 		cmocka_unit_test(reply_nested),
 	};
