@@ -17,8 +17,8 @@
  * subscribers see no change of publisher; a part a reload removes loses
  * its writers, a new part gets them.
  *
- * The participant lives as long as the host's usable addresses: Cyclone
- * DDS picks its interface once, when the participant (its domain) is
+ * The participant and its domain live as long as the host's usable
+ * addresses: Cyclone DDS picks its interface once, when the domain is
  * made, so when the addresses change (a link that gets carrier after the
  * bridge started: net_watch.h) the bridge deletes every writer and the
  * participant and makes them again, on the same topics; subscribers see
@@ -64,7 +64,7 @@ struct bridge_part {
 struct bridge {
 	struct ros2_config cfg;
 	sd_event *e;
-	dds_entity_t pp;
+	dds_entity_t domain, pp;
 	/* each on its own: a part's messages point into themselves */
 	struct bridge_part **parts;
 	unsigned int n_parts;
@@ -356,22 +356,32 @@ static void participant_close(struct bridge *b)
 		part_writers_close(b->parts[i]);
 	if (b->pp > 0)
 		dds_delete(b->pp);
-	b->pp = 0;
+	if (b->domain > 0)
+		dds_delete(b->domain);
+	b->pp = b->domain = 0;
 }
 
 static int participant_open(struct bridge *b)
 {
+	b->domain = ros2_dds_domain(b->cfg.domain_id);
+	if (b->domain < 0) {
+		log_err("DDS domain %u (CYCLONEDDS_URI?): %s", b->cfg.domain_id,
+			dds_strretcode(b->domain));
+		return -EIO;
+	}
 	b->pp = dds_create_participant(b->cfg.domain_id, NULL, NULL);
 	if (b->pp < 0) {
 		log_err("DDS participant on domain %u: %s", b->cfg.domain_id,
 			dds_strretcode(b->pp));
+		dds_delete(b->domain);
+		b->domain = 0;
 		return -EIO;
 	}
 	return 0;
 }
 
 /* The usable addresses changed: Cyclone takes them only when the domain
- * is made, and the domain goes with its last participant. */
+ * is made. */
 static void on_network(struct net_watch *w, void *data)
 {
 	struct bridge *b = data;
