@@ -921,11 +921,14 @@ def t_late_link(s):
     assert wait_for(lambda: "NO-CARRIER" not in subprocess.run(
         ["ip", "-n", NETNS[0], "link", "show", VETH[0]], capture_output=True, text=True).stdout, 5)
     netns_run("ip", "-n", NETNS[0], "addr", "add", "10.217.0.1/24", "dev", VETH[0])
+    t = time.monotonic()
     sub = Sub(s.dir, netns=NETNS[1])
     try:
         for part in PARTS:
             assert flowing(sub, part, 0, 20, 20), \
                 "%s: nothing 20 s after carrier: %s" % (part, s.stack.bridge.log())
+        first = sub.stamps("default", values_topic(PARTS[0]))[0][0]
+        figure("late link: the first sample across it %.3f s after its address" % (first - t))
         assert "network changed" in s.stack.bridge.log(), s.stack.bridge.log()
         assert flowing(sub, PARTS[0], 0, 10, 5) and sub.samples("sensor", values_topic(PARTS[0]))
     finally:
