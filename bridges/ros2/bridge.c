@@ -16,6 +16,15 @@
  * or reload that keeps a part (same name and sizes) keeps its writers, so
  * subscribers see no change of publisher; a part a reload removes loses
  * its writers, a new part gets them.
+ *
+ * The participant and its domain live as long as the host's usable
+ * addresses: Cyclone DDS picks its interface once, when the domain is
+ * made, so when the addresses change (a link that gets carrier after the
+ * bridge started: net_watch.h) the bridge deletes every writer and the
+ * participant and makes them again, on the same topics; subscribers see
+ * one writer go and another come.  A stop deletes the writers, then the
+ * participant, which tells subscribers at once (docs/ROS2.md, "Stop,
+ * restart, late join").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <skin/client.h>
@@ -34,11 +44,14 @@
 #include "follow_source.h"
 #include "log.h"
 #include "msg.h"
+#include "net_watch.h"
 #include "service.h"
 #include "skin_clock.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-ros2.conf"
-#define STOP_TIMEOUT_S	3
+/* SIGTERM is honoured within a second: what DDS takes to shut down
+ * counts in it */
+#define DDS_DELETE_TIMEOUT_MS	800
 
 struct bridge_part {
 	bool live;			/* in the current object */
@@ -50,7 +63,8 @@ struct bridge_part {
 
 struct bridge {
 	struct ros2_config cfg;
-	dds_entity_t pp;
+	sd_event *e;
+	dds_entity_t domain, pp;
 	/* each on its own: a part's messages point into themselves */
 	struct bridge_part **parts;
 	unsigned int n_parts;
@@ -73,11 +87,16 @@ static void writer_delete(dds_entity_t *w)
 	*w = 0;
 }
 
-static void part_drop(struct bridge_part *bp)
+static void part_writers_close(struct bridge_part *bp)
 {
 	writer_delete(&bp->w_values);
 	writer_delete(&bp->w_raw);
 	writer_delete(&bp->w_contacts);
+}
+
+static void part_drop(struct bridge_part *bp)
+{
+	part_writers_close(bp);
 	ros2_msg_part_free(&bp->msg);
 }
 
@@ -101,6 +120,26 @@ static dds_entity_t part_writer(struct bridge *b, const char *part,
 	return w;
 }
 
+/* @bp's writers in the current participant; none on failure */
+static int part_writers_open(struct bridge *b, struct bridge_part *bp)
+{
+	const char *name = bp->msg.sensor;
+
+	bp->w_values = part_writer(b, name, "values",
+				   &tactile_msgs_msg_dds__TactileState__desc);
+	if (b->cfg.raw && bp->w_values > 0)
+		bp->w_raw = part_writer(b, name, "raw",
+					&tactile_msgs_msg_dds__TactileState__desc);
+	if (bp->w_values > 0 && bp->w_raw >= 0)
+		bp->w_contacts = part_writer(b, name, "contacts",
+					     &tactile_msgs_msg_dds__TactileContacts__desc);
+	if (bp->w_values <= 0 || bp->w_raw < 0 || bp->w_contacts <= 0) {
+		part_writers_close(bp);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int part_open(struct bridge *b, struct bridge_part *bp,
 		     const struct skin_shm_part_desc *d)
 {
@@ -110,19 +149,10 @@ static int part_open(struct bridge *b, struct bridge_part *bp,
 
 	if (rc)
 		return rc;
-	bp->w_values = part_writer(b, d->name, "values",
-				   &tactile_msgs_msg_dds__TactileState__desc);
-	if (b->cfg.raw && bp->w_values > 0)
-		bp->w_raw = part_writer(b, d->name, "raw",
-					&tactile_msgs_msg_dds__TactileState__desc);
-	if (bp->w_values > 0 && bp->w_raw >= 0)
-		bp->w_contacts = part_writer(b, d->name, "contacts",
-					     &tactile_msgs_msg_dds__TactileContacts__desc);
-	if (bp->w_values <= 0 || bp->w_raw < 0 || bp->w_contacts <= 0) {
-		part_drop(bp);
-		return -EIO;
-	}
-	return 0;
+	rc = part_writers_open(b, bp);
+	if (rc)
+		ros2_msg_part_free(&bp->msg);
+	return rc;
 }
 
 static int find(const struct bridge *b, const char *name)
@@ -139,6 +169,11 @@ static int find(const struct bridge *b, const char *name)
  * last part. */
 static void part_remove(struct bridge *b, unsigned int i)
 {
+	unsigned int k;
+
+	for (k = 0; k < b->n_index; k++)
+		if (b->by_index[k] == b->parts[i])
+			b->by_index[k] = NULL;
 	part_drop(b->parts[i]);
 	free(b->parts[i]);
 	b->parts[i] = b->parts[--b->n_parts];
@@ -302,7 +337,16 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 	}
 }
 
-static void on_stop_timeout(int sig)
+/*
+ * Deleting a participant: Cyclone 0.10.2 was seen to hang there for good,
+ * joining a receive thread that never woke (tests/ros2).  Neither a stop
+ * nor a new participant waits for it past DDS_DELETE_TIMEOUT_MS: the
+ * process exits, with @hung_exit (0 on a stop; 1 otherwise, and systemd
+ * starts the bridge again).
+ */
+static volatile sig_atomic_t hung_exit;
+
+static void on_dds_hung(int sig)
 {
 	static const char msg[] = "skin-ros2-bridge: warning: DDS did not shut down in time: exiting without it\n";
 
@@ -310,7 +354,78 @@ static void on_stop_timeout(int sig)
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 		/* nothing left to tell it to */
 	}
-	_exit(0);
+	_exit(hung_exit);
+}
+
+static void dds_deadline(int exit_code, unsigned int ms)
+{
+	struct itimerval it = { .it_value = { ms / 1000, (ms % 1000) * 1000 } };
+
+	hung_exit = exit_code;
+	signal(SIGALRM, on_dds_hung);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Every writer, then the participant: each writer's deletion is
+ * announced (its instance unregistered, its publication disposed) while
+ * the participant still sends, then the participant's own. */
+static void participant_close(struct bridge *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n_parts; i++)
+		part_writers_close(b->parts[i]);
+	if (b->pp > 0)
+		dds_delete(b->pp);
+	if (b->domain > 0)
+		dds_delete(b->domain);
+	b->pp = b->domain = 0;
+}
+
+static int participant_open(struct bridge *b)
+{
+	b->domain = ros2_dds_domain(b->cfg.domain_id);
+	if (b->domain < 0) {
+		log_err("DDS domain %u (CYCLONEDDS_URI?): %s", b->cfg.domain_id,
+			dds_strretcode(b->domain));
+		return -EIO;
+	}
+	b->pp = dds_create_participant(b->cfg.domain_id, NULL, NULL);
+	if (b->pp < 0) {
+		log_err("DDS participant on domain %u: %s", b->cfg.domain_id,
+			dds_strretcode(b->pp));
+		dds_delete(b->domain);
+		b->domain = 0;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The usable addresses changed: Cyclone takes them only when the domain
+ * is made. */
+static void on_network(struct net_watch *w, void *data)
+{
+	struct bridge *b = data;
+	unsigned int i;
+
+	log_info("network changed (%s): DDS started again on it",
+		 net_watch_describe(w));
+	dds_deadline(1, DDS_DELETE_TIMEOUT_MS);
+	participant_close(b);
+	dds_deadline(0, 0);
+	if (participant_open(b)) {
+		sd_event_exit(b->e, 1);
+		return;
+	}
+	for (i = 0; i < b->n_parts; ) {
+		if (!part_writers_open(b, b->parts[i])) {
+			i++;
+			continue;
+		}
+		log_err("part %s: no writers in the new participant: not published",
+			b->parts[i]->msg.sensor);
+		part_remove(b, i);
+	}
 }
 
 static void usage(FILE *f)
@@ -339,6 +454,7 @@ int main(int argc, char **argv)
 	const char *config = NULL, *socket_path = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
+	struct net_watch *nw = NULL;
 	sd_event *e = NULL;
 	struct bridge b;
 	struct skin_error err;
@@ -386,10 +502,12 @@ int main(int argc, char **argv)
 		ros2_config_free(&b.cfg);
 		return 1;
 	}
-	b.pp = dds_create_participant(b.cfg.domain_id, NULL, NULL);
-	if (b.pp < 0) {
-		log_err("DDS participant on domain %u: %s", b.cfg.domain_id,
-			dds_strretcode(b.pp));
+	b.e = e;
+	rc = net_watch_new(&nw, e, on_network, &b);
+	if (rc < 0 || participant_open(&b)) {
+		if (rc < 0)
+			log_err("watching the network: %s", strerror(-rc));
+		net_watch_free(nw);
 		sd_event_unref(e);
 		ros2_config_free(&b.cfg);
 		return 1;
@@ -409,22 +527,21 @@ int main(int argc, char **argv)
 	rc = service_run(e);
 out:
 	follow_source_free(fs);
+	net_watch_free(nw);
 	sd_event_unref(e);
+	/* the writers' and the participant's deletions tell the subscribers
+	 * at once that the writers are gone, rather than at the end of their
+	 * lease */
+	dds_deadline(0, DDS_DELETE_TIMEOUT_MS);
+	participant_close(&b);
+	dds_delete(DDS_CYCLONEDDS_HANDLE);
+	dds_deadline(0, 0);
 	for (i = 0; i < b.n_parts; i++) {
 		part_drop(b.parts[i]);
 		free(b.parts[i]);
 	}
 	free(b.parts);
 	free(b.by_index);
-	/* Deleting the participant tells the subscribers at once that its
-	 * writers are gone (rather than at the end of their lease).  Cyclone
-	 * 0.10.2 was seen to hang here for good, joining a receive thread
-	 * that never woke (tests/ros2): a stop must not wait for it. */
-	signal(SIGALRM, on_stop_timeout);
-	alarm(STOP_TIMEOUT_S);
-	dds_delete(b.pp);
-	dds_delete(DDS_CYCLONEDDS_HANDLE);
-	alarm(0);
 	ros2_config_free(&b.cfg);
 	return rc ? 1 : 0;
 }

@@ -2,8 +2,10 @@
 /*
  * dds.c - topic names, QoS and writers as ROS 2 expects them (dds.h)
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dds.h"
@@ -52,6 +54,24 @@ int ros2_dds_topic_name(char *buf, size_t len, const char *ns,
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+#define ROS2_DDS_CONFIG \
+	"<Internal><GenerateKeyhash>true</GenerateKeyhash></Internal>"
+
+dds_entity_t ros2_dds_domain(dds_domainid_t id)
+{
+	const char *uri = getenv("CYCLONEDDS_URI");
+	dds_entity_t d;
+	char *config;
+
+	if (!uri || !*uri)
+		return dds_create_domain(id, ROS2_DDS_CONFIG);
+	if (asprintf(&config, "%s,%s", ROS2_DDS_CONFIG, uri) < 0)
+		return DDS_RETCODE_OUT_OF_RESOURCES;
+	d = dds_create_domain(id, config);
+	free(config);
+	return d;
 }
 
 static dds_qos_t *qos_xcdr1(void)

@@ -39,6 +39,19 @@ int ros2_dds_check_namespace(const char *ns);
 dds_qos_t *ros2_dds_writer_qos(void);
 dds_qos_t *ros2_dds_reader_qos(enum ros2_dds_profile profile);
 
+/*
+ * Domain @id, made explicitly so that the bridge's settings come first and
+ * CYCLONEDDS_URI's (interfaces, peers) after them, where they win:
+ * Internal/GenerateKeyhash puts a key hash in Cyclone's discovery data
+ * (SPDP, SEDP), without which Fast DDS 2.9 ignores Cyclone's disposal of
+ * a writer or a participant and its readers unmatch only when the lease
+ * ends (10 s); with it they unmatch as Cyclone's own do (docs/ROS2.md,
+ * "Stop, restart, late join").  The bridge's own topics have no key: their
+ * bytes do not change.  dds_delete() it after its participant.
+ * Return: the domain, or a negative DDS return code.
+ */
+dds_entity_t ros2_dds_domain(dds_domainid_t id);
+
 /* A topic and a writer on it in @pp (delete the writer, then its topic).
  * Return: the writer, or a negative DDS return code. */
 dds_entity_t ros2_dds_writer(dds_entity_t pp,

@@ -41,6 +41,8 @@ SKIND = os.environ.get("SKIND", os.path.join(BUILD, "daemon/skind"))
 SKINSIM = os.environ.get("SKINSIM", os.path.join(BUILD, "tools/skinsim/skinsim"))
 BRIDGE = os.environ.get("BRIDGE", os.path.join(BUILD, "bridges/ros2/skin-ros2-bridge"))
 ROS2SUB = os.environ.get("ROS2SUB", os.path.join(BUILD, "tests/ros2/ros2sub"))
+# Fast DDS's subscriber (tests/ros2/fastsub.cpp); "" where Fast DDS is not
+FASTSUB = os.environ.get("FASTSUB", "")
 
 DOMAIN = 100 + os.getpid() % 100
 NS = "/t%d/skin" % os.getpid()
@@ -109,20 +111,29 @@ class Proc:
 
 
 class Sub:
-    """ros2sub: its lines, parsed, as they come."""
+    """ros2sub (Cyclone DDS), or @program with its interface (fastsub: Fast
+    DDS): its lines, parsed, as they come."""
 
-    def __init__(self, d, parts=PARTS, netns=None, seconds=120):
-        args = [ROS2SUB, "-d", str(DOMAIN), "-t", str(seconds)]
+    def __init__(self, d, parts=PARTS, netns=None, seconds=120, program=None):
+        args = [program or ROS2SUB, "-d", str(DOMAIN), "-t", str(seconds)]
         for p in parts:
             args += topics(p)
         if netns:
             args = ["ip", "netns", "exec", netns] + args
         self.err = open(os.path.join(d, "ros2sub.%d.err" % time.monotonic_ns()), "w")
+        # (Fast DDS 2.9 frees with a mismatched size, and leaks, at exit:
+        # its own code, built without ASan)
+        env = dict(os.environ, ASAN_OPTIONS="new_delete_type_mismatch=0:detect_leaks=0") \
+            if program else None
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=self.err, text=True, bufsize=1)
+                                  stderr=self.err, text=True, bufsize=1, env=env)
         self.lines = []
         self.lock = threading.Lock()
-        assert self.p.stdout.readline().strip() == "ready"
+        line = self.p.stdout.readline().strip()
+        if line != "ready":
+            self.err.flush()
+            with open(self.err.name) as f:
+                raise AssertionError("%s did not start: %r %s" % (args[0], line, f.read()[-2000:]))
         self.t = threading.Thread(target=self._read, daemon=True)
         self.t.start()
 
@@ -137,6 +148,19 @@ class Sub:
             return [w for t, w in self.lines if t >= since and w[0] != "matched"
                     and (profile is None or w[0] == profile)
                     and (topic is None or w[1] == topic)]
+
+    def stamps(self, profile, topic, since=0.0):
+        """(time received, stamp in ns) of each sample"""
+        with self.lock:
+            return [(t, int(w[3]) * 10**9 + int(w[4])) for t, w in self.lines
+                    if t >= since and w[0] == profile and w[1] == topic]
+
+    def unmatched_at(self, profile, topic, since):
+        """When the reader said it had no writer left, after @since"""
+        with self.lock:
+            t = [t for t, w in self.lines if t >= since and w[0] == "matched"
+                 and w[1] == profile and w[2] == topic and w[3] == "0"]
+        return t[0] if t else None
 
     def matched(self, profile, topic):
         """The last matched count said for the reader, or None."""
@@ -304,6 +328,10 @@ class SocketLog:
 
 
 CASES = []
+
+
+class Skip(Exception):
+    """A case that cannot run here (ok # SKIP)"""
 
 
 def case(name, session):
@@ -622,22 +650,138 @@ def t_bad_config(s):
     assert s.stack.skind.p.poll() is None
 
 
-@case("SIGTERM stops the bridge at once (exit 0); subscribers see its writers go", "faults")
+def figure(text):
+    """A measured figure, in the TAP output (docs/ROS2.md quotes them)"""
+    print("# figure: " + text, flush=True)
+
+
+def stop_bridge(s, subs):
+    """SIGTERM: the bridge's exit, and when each reader of @subs saw its
+    writers go (seconds after the signal; None: not within 12 s, a lease
+    of 10 s expired or not)"""
+    topic = values_topic("left_hand")
+    t = time.monotonic()
+    rc = s.stack.bridge.stop()
+    took = time.monotonic() - t
+    assert rc == 0, "exit %s: %s" % (rc, s.stack.bridge.log())
+    assert "did not shut down in time" not in s.stack.bridge.log(), s.stack.bridge.log()
+    gone = []
+    for sub in subs:
+        wait_for(lambda: sub.unmatched_at("default", topic, t) is not None, 12, 0.05)
+        u = sub.unmatched_at("default", topic, t)
+        gone.append(None if u is None else u - t)
+    return took, gone
+
+
+@case("SIGTERM stops the bridge within a second (exit 0); a Cyclone reader sees its writers go within a second", "faults")
 def t_stop(s):
     sub = Sub(s.dir)
     try:
         assert flowing(sub, "left_hand", 0)
-        t = time.monotonic()
-        rc = s.stack.bridge.stop()
-        took = time.monotonic() - t
-        assert rc == 0, "exit %s: %s" % (rc, s.stack.bridge.log())
-        assert took < 5, "took %.1f s to stop" % took
-        # the participant's deletion is announced: no lease to wait out
-        assert wait_for(lambda: sub.matched("default", values_topic("left_hand")) == 0, 5, 0.1), \
-            "still matched 5 s after the stop"
-        assert "did not shut down in time" not in s.stack.bridge.log()
+        took, (gone,) = stop_bridge(s, [sub])
+        figure("SIGTERM to exit %.3f s; a Cyclone reader unmatched after %s s"
+               % (took, "%.3f" % gone if gone is not None else "> 12"))
+        assert took < 1.0, "took %.2f s to stop" % took
+        # the writers' and the participant's deletions are announced: no
+        # lease to wait out
+        assert gone is not None and gone < 1.0, "unmatched after %s s" % gone
     finally:
         sub.stop()
+        s.stack.start_bridge()
+
+
+@case("SIGTERM while skind is away stops the bridge within a second", "faults")
+def t_stop_waiting(s):
+    bridge = Proc(s.dir, "bridge", [BRIDGE, "-c", s.stack.bconf, "-s",
+                                     os.path.join(s.dir, "nobody.sock")])
+    try:
+        assert wait_for(lambda: "following skind" in bridge.log(), 10, 0.05), bridge.log()
+        time.sleep(0.3)
+        t = time.monotonic()
+        rc = bridge.stop()
+        took = time.monotonic() - t
+        assert rc == 0, "exit %s: %s" % (rc, bridge.log())
+        assert took < 1.0, "took %.2f s to stop" % took
+    finally:
+        bridge.stop(signal.SIGKILL)
+
+
+def need_fastdds():
+    if not FASTSUB:
+        raise Skip("Fast DDS not found (libfastrtps-dev)")
+
+
+@case("SIGTERM: a Fast DDS reader sees the bridge's writers go within a second", "faults")
+def t_stop_fastdds(s):
+    need_fastdds()
+    cy, fd = Sub(s.dir), Sub(s.dir, program=FASTSUB)
+    try:
+        assert flowing(cy, "left_hand", 0) and flowing(fd, "left_hand", 0, 5, 15), \
+            "the Fast DDS reader got nothing"
+        took, (gone_cy, gone_fd) = stop_bridge(s, [cy, fd])
+        figure("SIGTERM to exit %.3f s; unmatched after: Cyclone %s s, Fast DDS %s s"
+               % (took, *["%.3f" % g if g is not None else "> 12" for g in (gone_cy, gone_fd)]))
+        assert gone_fd is not None and gone_fd < 1.0, \
+            "Fast DDS unmatched after %s s (a lease's end)" % gone_fd
+    finally:
+        cy.stop()
+        fd.stop()
+        s.stack.start_bridge()
+
+
+@case("a graceful restart: Cyclone and Fast DDS readers resume with the new bridge", "faults")
+def t_restart(s, netns=None):
+    need_fastdds()
+    topic = values_topic("left_hand")
+    cy, fd = Sub(s.dir, netns=netns), Sub(s.dir, netns=netns, program=FASTSUB)
+    try:
+        assert flowing(cy, "left_hand", 0) and flowing(fd, "left_hand", 0, 5, 15)
+        s.stack.bridge.stop()
+        time.sleep(0.5)
+        t = time.monotonic()
+        s.stack.start_bridge()
+        assert flowing(cy, "left_hand", t) and flowing(fd, "left_hand", t, 5, 15), \
+            s.stack.bridge.log()
+        time.sleep(2.0)
+        first = [sub.stamps("default", topic, t)[0][1] for sub in (cy, fd)]
+        n = [len(sub.stamps("default", topic, t)) for sub in (cy, fd)]
+        late = (first[1] - first[0]) / 1e9
+        figure(("over veth: " if netns else "") + "restart: the Fast DDS reader's first sample %.3f s after the Cyclone reader's; "
+               "samples in the next 2 s: Cyclone %d, Fast DDS %d" % (late, n[0], n[1]))
+        # Fast DDS takes longer to discover a new participant than Cyclone:
+        # measured 0 to 0.05 s on one host, 0.3 to 0.7 s over veth
+        # (docs/ROS2.md); a lease's 10 s would be a defect
+        assert late < 1.5, "the Fast DDS reader missed %.3f s of the new bridge" % late
+    finally:
+        cy.stop()
+        fd.stop()
+
+
+@case("a late joiner: Cyclone and Fast DDS readers get no sample written before they joined", "faults")
+def t_late_history(s, netns=None):
+    need_fastdds()
+    topic = values_topic("left_hand")
+    assert wait_for(lambda: "parts published" in s.stack.bridge.log(), 10, 0.1)
+    worst = {}
+    # each alone (no other reader acknowledging the writers' history)
+    for name, program in (("Cyclone", None), ("Fast DDS", FASTSUB)) * 4:
+        time.sleep(0.7)
+        joined = time.clock_gettime_ns(time.CLOCK_REALTIME)
+        sub = Sub(s.dir, netns=netns, program=program)
+        try:
+            assert wait_for(lambda: sub.stamps("default", topic), 15, 0.05), name
+            # (20 ms: a frame stamped just before, published after)
+            old = [st for _, st in sub.stamps("default", topic) if st < joined - 20000000]
+            age = (joined - min(old)) / 1e9 if old else 0.0
+            w = worst.setdefault(name, [0, 0.0])
+            w[0] = max(w[0], len(old))
+            w[1] = max(w[1], age)
+        finally:
+            sub.stop()
+    figure(("over veth: " if netns else "") + "late joiners (4 joins each), samples stamped before the join: "
+           + ", ".join("%s at most %d, up to %.3f s old" % (k, v[0], v[1]) for k, v in worst.items()))
+    for name, (n, age) in worst.items():
+        assert n == 0, "%s: %d samples from before it joined, up to %.3f s old" % (name, n, age)
 
 
 # --- session "netns": the subscriber on another (virtual) machine --------
@@ -713,25 +857,36 @@ def t_silent(s):
         assert v in frames, "a raw sample that the board never sent: %s..." % (v[:8],)
 
 
+VETH = ("r2va%d" % os.getpid(), "r2vb%d" % os.getpid())
+
+
+def netns_run(*c):
+    subprocess.run(c, check=True, capture_output=True)
+
+
 class Netns:
     """Two network namespaces joined by a veth pair: the bridge in the
     first, the subscriber in the second, DDS discovery by multicast over
-    the link (Cyclone's default)."""
+    the link (Cyclone's default).  With @carrier_late the subscriber's end
+    stays down, so the bridge's end has no carrier when the bridge starts
+    (a robot PC booted before the robot), and no address: systemd-networkd
+    and NetworkManager configure one only once a link has carrier.  The
+    test brings the link up as they would."""
 
-    def __init__(self):
+    def __init__(self, carrier_late=False):
         a, b = NETNS
         self.made = []
-        run = lambda *c: subprocess.run(c, check=True, capture_output=True)  # noqa: E731
         for n in NETNS:
-            run("ip", "netns", "add", n)
+            netns_run("ip", "netns", "add", n)
             self.made.append(n)
-        run("ip", "link", "add", "r2va%d" % os.getpid(), "netns", a, "type", "veth",
-            "peer", "name", "r2vb%d" % os.getpid(), "netns", b)
-        for n, dev, ip in ((a, "r2va%d" % os.getpid(), "10.217.0.1/24"),
-                           (b, "r2vb%d" % os.getpid(), "10.217.0.2/24")):
-            run("ip", "-n", n, "addr", "add", ip, "dev", dev)
-            run("ip", "-n", n, "link", "set", dev, "up")
-            run("ip", "-n", n, "link", "set", "lo", "up")
+        netns_run("ip", "link", "add", VETH[0], "netns", a, "type", "veth",
+                  "peer", "name", VETH[1], "netns", b)
+        for n, dev, ip in ((a, VETH[0], "10.217.0.1/24"), (b, VETH[1], "10.217.0.2/24")):
+            if n == b or not carrier_late:
+                netns_run("ip", "-n", n, "addr", "add", ip, "dev", dev)
+            if n == a or not carrier_late:
+                netns_run("ip", "-n", n, "link", "set", dev, "up")
+            netns_run("ip", "-n", n, "link", "set", "lo", "up")
         self.dir = tempfile.mkdtemp(prefix="ros2-netns.")
         self.stack = Stack(netns=a)
         self.stack.calibrated()
@@ -762,7 +917,7 @@ def t_netns(s):
             r = subprocess.run(["ip", "netns", "identify", str(proc.pid)],
                                capture_output=True, text=True)
             assert r.stdout.strip() == ns, (proc.pid, r.stdout, r.stderr)
-        r = subprocess.run(["ip", "-n", NETNS[1], "-s", "link", "show", "r2vb%d" % os.getpid()],
+        r = subprocess.run(["ip", "-n", NETNS[1], "-s", "link", "show", VETH[1]],
                            capture_output=True, text=True, check=True)
         rx = int(r.stdout.split("RX:")[1].splitlines()[1].split()[0])
         assert rx > 100000, "only %d bytes came over the veth" % rx
@@ -770,7 +925,51 @@ def t_netns(s):
         sub.stop()
 
 
-SESSIONS = {"demo": Demo, "faults": Faults, "silent": Silent, "netns": Netns}
+@case("over veth: a graceful restart, Cyclone and Fast DDS readers", "netns")
+def t_netns_restart(s):
+    t_restart(s, NETNS[1])
+
+
+@case("over veth: late joiners, Cyclone and Fast DDS readers", "netns")
+def t_netns_late_history(s):
+    t_late_history(s, NETNS[1])
+
+
+class LateLink(Netns):
+    def __init__(self):
+        Netns.__init__(self, carrier_late=True)
+
+
+@case("a link that gets carrier after the bridge started carries its topics", "latelink")
+def t_late_link(s):
+    assert wait_for(lambda: "parts published" in s.stack.bridge.log(), 15, 0.1), \
+        s.stack.bridge.log()
+    r = subprocess.run(["ip", "-n", NETNS[0], "link", "show", VETH[0]],
+                       capture_output=True, text=True, check=True)
+    assert "NO-CARRIER" in r.stdout, r.stdout
+    time.sleep(1.0)
+    # the robot is switched on; the bridge's end gets carrier, then its
+    # address
+    netns_run("ip", "-n", NETNS[1], "link", "set", VETH[1], "up")
+    assert wait_for(lambda: "NO-CARRIER" not in subprocess.run(
+        ["ip", "-n", NETNS[0], "link", "show", VETH[0]], capture_output=True, text=True).stdout, 5)
+    netns_run("ip", "-n", NETNS[0], "addr", "add", "10.217.0.1/24", "dev", VETH[0])
+    t = time.monotonic()
+    sub = Sub(s.dir, netns=NETNS[1])
+    try:
+        for part in PARTS:
+            assert flowing(sub, part, 0, 20, 20), \
+                "%s: nothing 20 s after carrier: %s" % (part, s.stack.bridge.log())
+        first = sub.stamps("default", values_topic(PARTS[0]))[0][0]
+        figure("late link: the first sample across it %.3f s after its address" % (first - t))
+        assert "network changed" in s.stack.bridge.log(), s.stack.bridge.log()
+        assert flowing(sub, PARTS[0], 0, 10, 5) and sub.samples("sensor", values_topic(PARTS[0]))
+    finally:
+        sub.stop()
+
+
+SESSIONS = {"demo": Demo, "faults": Faults, "silent": Silent, "netns": Netns,
+            "latelink": LateLink}
 
 
 def main():
@@ -782,7 +981,7 @@ def main():
         mine = [c for c in cases if c[1] == sname]
         if not mine:
             continue
-        if cls is Netns and (os.geteuid() != 0 or not shutil.which("ip")):
+        if issubclass(cls, Netns) and (os.geteuid() != 0 or not shutil.which("ip")):
             for name, _, _ in mine:
                 n += 1
                 print("ok %d - %s # SKIP needs root and ip(8)" % (n, name), flush=True)
@@ -809,6 +1008,8 @@ def main():
             try:
                 fn(sess)
                 print("ok %d - %s" % (n, name), flush=True)
+            except Skip as e:
+                print("ok %d - %s # SKIP %s" % (n, name, e), flush=True)
             except Exception:
                 print("not ok %d - %s" % (n, name))
                 print("# " + traceback.format_exc().replace("\n", "\n# "), flush=True)
