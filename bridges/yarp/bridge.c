@@ -182,7 +182,7 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
 	return 0;
 }
 
-static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
+static struct yp_port *add_port(struct yb *b, const char *name, yp_rpc_fn rpc)
 {
 	struct yp_port_options o;
 	struct yp_port *p;
@@ -198,7 +198,7 @@ static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
 	o.idle_ms = b->cfg.idle_ms;
 	o.guard = b->guard;
 	o.resolve = resolve;
-	o.rpc = rpc ? yb_rpc_handle : NULL;
+	o.rpc = rpc;
 	o.data = b;
 	r = yp_port_new(&p, b->e, &o);
 	if (r < 0) {
@@ -244,9 +244,13 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 			snprintf(p->name, sizeof(p->name), "%s", d->name);
 			yname = yb_config_port_name(&b->cfg, d->name, d->skin_part);
 			snprintf(name, sizeof(name), "/%s/skin/%s", b->cfg.robot, yname);
-			p->raw = add_port(b, name, false);
+			p->raw = add_port(b, name, NULL);
+			/* what analogsensorclient (skinManager's input)
+			 * connects to beside the data port */
+			snprintf(name, sizeof(name), "/%s/skin/%s/rpc:i", b->cfg.robot, yname);
+			p->raw_rpc = add_port(b, name, yb_analog_rpc);
 			snprintf(name, sizeof(name), "/%s/skin/%s_comp", b->cfg.robot, yname);
-			p->comp = add_port(b, name, false);
+			p->comp = add_port(b, name, NULL);
 		}
 		p->index = (int)i;
 	}
@@ -574,9 +578,9 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	if (r < 0)
 		goto fail;
 	snprintf(name, sizeof(name), "/%s/skin_events:o", cfg->manager);
-	b->events = add_port(b, name, false);
+	b->events = add_port(b, name, NULL);
 	snprintf(name, sizeof(name), "/%s/rpc:i", cfg->manager);
-	b->rpc_port = add_port(b, name, true);
+	b->rpc_port = add_port(b, name, yb_rpc_handle);
 	if (!b->events || !b->rpc_port) {
 		snprintf(why, why_len, "cannot open the manager's ports");
 		r = -EADDRINUSE;

@@ -20,11 +20,11 @@
 #include "name.h"
 #include "port.h"
 
-#define YB_MAX_PORTS	(2 * 64 + 2)
+#define YB_MAX_PORTS	(3 * 64 + 2)
 
 struct yb_part {
 	char name[SKIN_SHM_NAME_LEN];	/* skind's */
-	struct yp_port *raw, *comp;
+	struct yp_port *raw, *raw_rpc, *comp;
 	int index;			/* in the map now, -1: not attached */
 };
 
@@ -65,6 +65,10 @@ int yb_rpc_new(struct yb_rpc **r, struct yb *b);
 void yb_rpc_free(struct yb_rpc *r);
 /* Commands answered "busy" (skind slow) since start */
 uint64_t yb_rpc_busy(const struct yb_rpc *r);
+/* A raw port's <port>/rpc:i, as YARP's analogServer wrapper answers it
+ * (the IAnalogSensor commands analogsensorclient sends) */
+void yb_analog_rpc(void *data, struct yp_call *call,
+		   const struct yw_atom *a, unsigned int n);
 void yb_rpc_handle(void *data, struct yp_call *call,
 		   const struct yw_atom *atoms, unsigned int n);
 

@@ -120,7 +120,7 @@ static void errors(void **state)
 		{ "[yarp]\n\n[bogus]\n", ":3:2: unknown section [bogus]" },
 		{ "[part x]\nname = y\n", ":2:1: unknown key \"name\" in [part x]" },
 		{ "[connect]\n/a = b\n", ":2:1: want /OUR_PORT = /READER" },
-		{ "[connect]\n/a = /b udp\n", ":2:9: carrier \"udp\"" },
+		{ "[connect]\n/a = /b mcast\n", ":2:9: carrier \"mcast\"" },
 		{ "[yarp]\nversion\n", ":2:1: expected '[section]', 'key = value' or a comment" },
 		{ "[yarp]\nversion = 3\n[yarp] x\n", ":3:8: text after ']'" },
 	};

@@ -323,18 +323,46 @@ def raw_values():
 
 @case
 def carriers():
-    for carrier in ("tcp", "fast_tcp", "text"):
+    for carrier in ("tcp", "fast_tcp", "text", "udp"):
         lines = read_port("/icub/skin/left_hand_comp", "/r_" + carrier, 3, carrier=carrier)
         for line in lines:
             vals = line.replace("(", " ").replace(")", " ").split()
             assert len(vals) >= 192, (carrier, len(vals))
     # skin_events:o in text: lib/proc's skinContactList text, as a Bottle
     # YARP parses: ((id body link skin) (CoP) ... (taxels) pressure) ...
-    for carrier in ("text", "fast_tcp"):
+    for carrier in ("text", "fast_tcp", "udp"):
         lines = read_port("/skinManager/skin_events:o", "/r_ev_" + carrier, 3, carrier=carrier)
         for line in lines:
             assert re.search(r"\(\(\d+ 3 6 1\) \([-0-9.e]+ [-0-9.e]+ [-0-9.e]+\)", line) and \
                 re.search(r"\(\(\d+ 3 4 2\) ", line), (carrier, line[:300])
+
+
+@case
+def analog_clients():
+    """YARP's analogsensorclient device, as skinManager opens it on each of
+    its inputs, on every raw port: connected over udp and through
+    <port>/rpc:i, the part's vector read, calibrateSensor() answered as
+    analogServer answers it"""
+    parts = re.findall(r"registration name /icub/skin/(\w+)/rpc:i ",
+                       S.yarp("name", "list").stdout)
+    assert len(parts) >= 2, parts
+    env = dict(S.env)
+    env["YARP_DATA_DIRS"] = os.path.join(PREFIX, "share", "yarp")  # its device plugins
+    for part in parts:
+        r = subprocess.run([ENV["ANALOG_CLIENT"], "/icub/skin/" + part, "/ac_%s/input" % part],
+                           env=env, capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, (part, r.stdout + r.stderr[-800:])
+        n = int(re.search(r"channels (\d+)", r.stdout).group(1))
+        assert n % 192 == 0, (part, n)
+        assert int(re.search(r"reads (\d+)", r.stdout).group(1)) > 10, (part, r.stdout)
+        assert "calibrate 0" in r.stdout, (part, r.stdout)
+    # what else the wrapper's handler answers: its channel calibration,
+    # and [fail] for anything it does not know
+    r = S.yarp("rpc", "/icub/skin/left_hand/rpc:i",
+               input="[iana] [calc] 3\n[iana] [zz]\nhello\n")
+    assert re.search(r"Response: 0\s.*Response: \[fail\]\s.*Response: \[fail\]",
+                     r.stdout, re.S), r.stdout + r.stderr
+    print("# %d parts: %s" % (len(parts), " ".join(parts)))
 
 
 @case
