@@ -20,12 +20,13 @@
 #include "name.h"
 #include "port.h"
 
-#define YB_MAX_PORTS	(3 * 64 + 2)
+#define YB_MAX_PORTS	(3 * 64 + 3)
 
 struct yb_part {
 	char name[SKIN_SHM_NAME_LEN];	/* skind's */
 	struct yp_port *raw, *raw_rpc, *comp;
 	int index;			/* in the map now, -1: not attached */
+	uint32_t state;			/* SKIN_SHM_PART_*, as last seen */
 };
 
 struct yb_rpc;
@@ -45,7 +46,7 @@ struct yb {
 	unsigned int n_parts;
 	struct yp_port *ports[YB_MAX_PORTS];
 	unsigned int n_ports;
-	struct yp_port *events, *rpc_port;
+	struct yp_port *events, *rpc_port, *info;
 	struct yb_rpc *rpc;
 	struct yw_buf bin, text;
 	uint8_t *raw;			/* a raw port's values, zero-filled */

@@ -1114,6 +1114,37 @@ def raw_absent_triangles_zero():
 
 
 @case
+def info_calibration_finished():
+    """info:o as skinManager's: after `calib`, each part's
+    "Calibration finished" as Compensator::sendInfoMsg() writes it (two
+    strings: the input port, ": " and the message), read over udp as
+    skinManagerGui's application file connects it"""
+    parts = re.findall(r"registration name (/icub/skin/\w+)/rpc:i ",
+                       S.yarp("name", "list").stdout)
+    argv = [YARP, "read", "/r_info"]
+    p = subprocess.Popen(argv, env=S.env, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        S.wait_for(lambda: "/r_info" in S.yarp("name", "list").stdout, "/r_info")
+        r = S.yarp("connect", "/skinManager/info:o", "/r_info", "udp")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert rpc("calib") == "[ok]"
+        seen = set()
+        end = time.time() + 30
+        while seen != set(parts) and time.time() < end:
+            line = p.stdout.readline()
+            if not line:
+                break
+            m = re.match(r'"(/icub/skin/\w+)" ": Calibration finished"$', line.strip())
+            if m:
+                seen.add(m.group(1))
+        assert seen == set(parts), (seen, parts)
+        print("# %d parts said \"Calibration finished\" on info:o" % len(seen))
+    finally:
+        stop(p)
+
+
+@case
 def name_server_restart():
     S.yarpserver.send_signal(signal.SIGTERM)
     S.yarpserver.wait(timeout=10)
