@@ -484,6 +484,34 @@ static void data_udp(void **state)
 	yw_buf_free(&v);
 }
 
+/* A udp reader that names no port (or port 0) is closed and the [add]
+ * answered -1, counted */
+static void udp_bad_port(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const answers[] = { "XXXXXXXX", "YA\0\0\0\0RP" };
+	struct yp_port_stats st;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		int afd = connect_port(f), rfd;
+
+		send_str(afd, "CONNACK admin\r\na\r\n[add] \"udp://dst\"\r\n");
+		expect_str(f, afd, "Welcome admin\r\n");
+		assert_true(pump_until(f, f->lfd, POLLIN, 2000));
+		rfd = accept(f->lfd, NULL, NULL);
+		read_exact(f, rfd, (uint8_t[17]){ 0 }, 17);	/* the header */
+		assert_int_equal(send(rfd, answers[i], 8, 0), 8);
+		expect_str(f, afd, "-1 \"Cannot connect to udp://dst\"\r\n<ACK>\r\n");
+		expect_closed(f, rfd);
+		close(rfd);
+		close(afd);
+		assert_false(yp_port_connected(f->p, "/dst"));
+	}
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.refused, 2);
+}
+
 /* A message bigger than a datagram is cut: indices 0, 1, 2, each with the
  * CRC of its own bytes, together the message as tcp carries it */
 static void data_udp_cut(void **state)
@@ -921,6 +949,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(data_fast_tcp_and_text, setup_out, teardown),
 		cmocka_unit_test_setup_teardown(data_udp, setup_out, teardown),
 		cmocka_unit_test_setup_teardown(data_udp_cut, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(udp_bad_port, setup_out, teardown),
 		cmocka_unit_test_setup_teardown(stalled_reader, setup_stall, teardown),
 		cmocka_unit_test_setup_teardown(rpc_tcp, setup_rpc, teardown),
 		cmocka_unit_test_setup_teardown(rpc_text, setup_rpc, teardown),
