@@ -182,7 +182,7 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *data)
 	return 0;
 }
 
-static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
+static struct yp_port *add_port(struct yb *b, const char *name, yp_rpc_fn rpc)
 {
 	struct yp_port_options o;
 	struct yp_port *p;
@@ -198,7 +198,7 @@ static struct yp_port *add_port(struct yb *b, const char *name, bool rpc)
 	o.idle_ms = b->cfg.idle_ms;
 	o.guard = b->guard;
 	o.resolve = resolve;
-	o.rpc = rpc ? yb_rpc_handle : NULL;
+	o.rpc = rpc;
 	o.data = b;
 	r = yp_port_new(&p, b->e, &o);
 	if (r < 0) {
@@ -229,8 +229,10 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 
 	b->map = m;
 	b->period_ms = m->hdr->period_ms ? m->hdr->period_ms : 20;
-	for (i = 0; i < b->n_parts; i++)
+	for (i = 0; i < b->n_parts; i++) {
 		b->parts[i].index = -1;
+		b->parts[i].state = 0;	/* a new skind: its states anew */
+	}
 	for (i = 0; i < n; i++) {
 		const struct skin_shm_part_desc *d = skin_shm_part(m, i);
 		struct yb_part *p = part_named(b, d->name);
@@ -244,9 +246,13 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 			snprintf(p->name, sizeof(p->name), "%s", d->name);
 			yname = yb_config_port_name(&b->cfg, d->name, d->skin_part);
 			snprintf(name, sizeof(name), "/%s/skin/%s", b->cfg.robot, yname);
-			p->raw = add_port(b, name, false);
+			p->raw = add_port(b, name, NULL);
+			/* what analogsensorclient (skinManager's input)
+			 * connects to beside the data port */
+			snprintf(name, sizeof(name), "/%s/skin/%s/rpc:i", b->cfg.robot, yname);
+			p->raw_rpc = add_port(b, name, yb_analog_rpc);
 			snprintf(name, sizeof(name), "/%s/skin/%s_comp", b->cfg.robot, yname);
-			p->comp = add_port(b, name, false);
+			p->comp = add_port(b, name, NULL);
 		}
 		p->index = (int)i;
 	}
@@ -331,6 +337,42 @@ static void write_values(struct yb *b, struct yp_port *port, const float *f,
 	yp_port_write(port, &b->bin, text ? &b->text : NULL, env);
 }
 
+/*
+ * info:o, skinManager's occasional messages (CompensationThread's
+ * infoPort): a Bottle of two strings, the part's input port and ": " and
+ * the message, as Compensator::sendInfoMsg() writes them, no envelope.
+ * The bridge writes the one a part's calibration ends with
+ * (Compensator::calibrationFinish(): "Calibration finished"), when
+ * skind's part goes from calibrating to calibrated; skinManager's
+ * messages about its own faults have no counterpart.
+ */
+static void info_message(struct yb *b, struct yb_part *p, const char *msg)
+{
+	struct yw_atom a[2] = { { .type = YW_ATOM_STRING }, { .type = YW_ATOM_STRING } };
+	bool text = yp_port_wants_text(b->info);
+
+	snprintf(a[0].s, sizeof(a[0].s), "%s", yp_port_name(p->raw));
+	snprintf(a[1].s, sizeof(a[1].s), ": %s", msg);
+	yw_buf_reset(&b->bin);
+	yw_buf_reset(&b->text);
+	yw_atoms_bottle(&b->bin, b->cfg.version, a, 2);
+	if (text)
+		yw_atoms_text(&b->text, a, 2);
+	if (yw_buf_ok(&b->bin) && yw_buf_ok(&b->text))
+		yp_port_write(b->info, &b->bin, text ? &b->text : NULL, NULL);
+}
+
+/* A part's state as published with a sample or alone: its calibration's
+ * end is said on info:o */
+static void part_state(struct yb *b, struct yb_part *p, uint32_t state)
+{
+	if ((p->state & SKIN_SHM_PART_CALIBRATING) &&
+	    !(state & SKIN_SHM_PART_CALIBRATING) && (state & SKIN_SHM_PART_CALIBRATED) &&
+	    p->raw && b->info)
+		info_message(b, p, "Calibration finished");
+	p->state = state;
+}
+
 static void sample(struct yb *b, const struct skin_follow_sample *s)
 {
 	const struct skin_shm_part_desc *d = skin_shm_part(s->map, s->part);
@@ -342,6 +384,7 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 
 	if (!p || p->index != (int)s->part)
 		return;
+	part_state(b, p, h->state);
 	b->samples++;
 	/* the envelope: the part's publication count, and the time of the
 	 * sample (the driver's, on the realtime clock as yarp::os::Time,
@@ -489,9 +532,16 @@ static void on_follow(struct skin_follow *f, enum skin_follow_event ev,
 	case SKIN_FOLLOW_DETACHED:
 		detached(b, s->reason);
 		break;
-	case SKIN_FOLLOW_STATE:
-		/* no new sample: skinManager's ports carry samples only */
+	case SKIN_FOLLOW_STATE: {
+		/* no new sample: skinManager's data ports carry samples
+		 * only; info:o may have something to say */
+		const struct skin_shm_part_desc *d = skin_shm_part(s->map, s->part);
+		struct yb_part *p = part_named(b, d->name);
+
+		if (p && p->index == (int)s->part)
+			part_state(b, p, skin_shm_head(s->block)->state);
 		break;
+	}
 	}
 }
 
@@ -574,10 +624,12 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	if (r < 0)
 		goto fail;
 	snprintf(name, sizeof(name), "/%s/skin_events:o", cfg->manager);
-	b->events = add_port(b, name, false);
+	b->events = add_port(b, name, NULL);
 	snprintf(name, sizeof(name), "/%s/rpc:i", cfg->manager);
-	b->rpc_port = add_port(b, name, true);
-	if (!b->events || !b->rpc_port) {
+	b->rpc_port = add_port(b, name, yb_rpc_handle);
+	snprintf(name, sizeof(name), "/%s/info:o", cfg->manager);
+	b->info = add_port(b, name, NULL);
+	if (!b->events || !b->rpc_port || !b->info) {
 		snprintf(why, why_len, "cannot open the manager's ports");
 		r = -EADDRINUSE;
 		goto fail;

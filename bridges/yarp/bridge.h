@@ -20,12 +20,13 @@
 #include "name.h"
 #include "port.h"
 
-#define YB_MAX_PORTS	(2 * 64 + 2)
+#define YB_MAX_PORTS	(3 * 64 + 3)
 
 struct yb_part {
 	char name[SKIN_SHM_NAME_LEN];	/* skind's */
-	struct yp_port *raw, *comp;
+	struct yp_port *raw, *raw_rpc, *comp;
 	int index;			/* in the map now, -1: not attached */
+	uint32_t state;			/* SKIN_SHM_PART_*, as last seen */
 };
 
 struct yb_rpc;
@@ -45,7 +46,7 @@ struct yb {
 	unsigned int n_parts;
 	struct yp_port *ports[YB_MAX_PORTS];
 	unsigned int n_ports;
-	struct yp_port *events, *rpc_port;
+	struct yp_port *events, *rpc_port, *info;
 	struct yb_rpc *rpc;
 	struct yw_buf bin, text;
 	uint8_t *raw;			/* a raw port's values, zero-filled */
@@ -65,6 +66,10 @@ int yb_rpc_new(struct yb_rpc **r, struct yb *b);
 void yb_rpc_free(struct yb_rpc *r);
 /* Commands answered "busy" (skind slow) since start */
 uint64_t yb_rpc_busy(const struct yb_rpc *r);
+/* A raw port's <port>/rpc:i, as YARP's analogServer wrapper answers it
+ * (the IAnalogSensor commands analogsensorclient sends) */
+void yb_analog_rpc(void *data, struct yp_call *call,
+		   const struct yw_atom *a, unsigned int n);
 void yb_rpc_handle(void *data, struct yp_call *call,
 		   const struct yw_atom *atoms, unsigned int n);
 

@@ -260,7 +260,7 @@ static int yb_key(struct conf_parser *cp, char *k, char *v)
 	}
 	cn->carrier = YW_TCP;
 	if (n == 2 && yw_carrier_parse(car, &cn->carrier)) {
-		conf_error(cp, car, "carrier \"%s\": tcp, fast_tcp or text", car);
+		conf_error(cp, car, "carrier \"%s\": tcp, fast_tcp, text or udp", car);
 		return -1;
 	}
 	snprintf(cn->from, sizeof(cn->from), "%s", k);

@@ -4,8 +4,10 @@
  *
  * Protocol from YARP 3.12.3: PortCore (admin commands and their replies),
  * PortCommand, TcpCarrier and TextCarrier (headers, replies to headers,
- * acks), AbstractCarrier (index).  One struct conn per TCP connection,
- * in either direction, each a small state machine fed by its socket.
+ * acks), AbstractCarrier (index), UdpCarrier and DgramTwoWayStream
+ * (udp).  One struct conn per connection, in either direction, each a
+ * small state machine fed by its socket (a udp reader's: TCP until it
+ * has named its UDP port, then a connected UDP socket).
  */
 #define _GNU_SOURCE	/* asprintf, accept4 */
 #include <arpa/inet.h>
@@ -53,6 +55,7 @@ enum state {
 	/* connections we open */
 	ST_RESOLVING,
 	ST_CONNECTING,
+	ST_UDP_PORT,		/* udp: the reader's "YA <port> RP" */
 	ST_READY,
 };
 
@@ -102,6 +105,7 @@ struct yp_port {
 	struct conn *conns;
 	struct yp_port_stats st;
 	struct yw_buf head;
+	struct yw_buf dgrams;		/* a message as udp datagrams */
 	struct net_guard *own_guard;	/* when the owner gave none */
 };
 
@@ -361,6 +365,8 @@ void yp_resolved(void *cookie, int err, const struct sockaddr_in *addr)
 	c->since_us = now_us();	/* bounded by idle_ms (the sweep) */
 }
 
+static void out_ready(struct conn *c);
+
 static void out_connected(struct conn *c)
 {
 	struct yp_port *p = c->p;
@@ -381,6 +387,19 @@ static void out_connected(struct conn *c)
 		out_failed(c);
 		return;
 	}
+	if (c->carrier == YW_UDP) {
+		c->st = ST_UDP_PORT;	/* answered when it names its port */
+		c->since_us = now_us();
+		return;
+	}
+	out_ready(c);
+}
+
+/* A reader's connection is up: the [add] that asked for it is answered */
+static void out_ready(struct conn *c)
+{
+	struct yp_port *p = c->p;
+
 	if (c->waiter) {
 		struct yw_atom a[2] = {
 			{ .type = YW_ATOM_INT, .i = 0 },
@@ -412,11 +431,151 @@ static int drain(struct conn *c)
 	}
 }
 
+/*
+ * udp (UdpCarrier::expectReplyToHeader): the reader has a UDP socket for
+ * us and names its port, "YA <port> RP", on the TCP connection, which is
+ * then done with; messages go to that port at the address the TCP
+ * connection reached.  The UDP socket is connected: a reader that went
+ * away is seen when the kernel reports its port unreachable.  0, or -1
+ * when the reader failed.
+ */
+static int udp_port(struct conn *c)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int32_t port;
+	ssize_t n;
+	int fd;
+
+	if (!c->in) {
+		c->in = malloc(8);
+		if (!c->in)
+			return -1;
+		c->in_cap = 8;
+	}
+	n = recv(c->fd, c->in + c->in_len, 8 - c->in_len, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		return -1;
+	c->in_len += (size_t)n;
+	if (c->in_len < 8)
+		return 0;
+	if (yw_number_parse(c->in, &port) < 0 || port < 1 || port > 65535 ||
+	    getpeername(c->fd, (struct sockaddr *)&sa, &sl) < 0) {
+		c->p->st.refused++;
+		return -1;
+	}
+	c->in_len = 0;
+	sa.sin_port = htons((uint16_t)port);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* the same event source, now on the UDP socket */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    sd_event_source_set_io_fd(c->io, fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(c->fd);
+	c->fd = fd;
+	outq_free(&c->sendq);	/* the header went over TCP */
+	c->st = ST_READY;
+	out_ready(c);
+	set_events(c);
+	return 0;
+}
+
+/* What comes back on a UDP reader's socket: datagrams (nothing a YARP
+ * reader sends; discarded, a bounded batch per wake-up) and the errors
+ * the kernel holds for it (its port unreachable: it went away).  0, or -1
+ * when it is gone. */
+static int udp_drain(struct conn *c)
+{
+	char buf[512];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+
+		if (n >= 0 || errno == EINTR)
+			continue;
+		return errno == EAGAIN ? 0 : -1;
+	}
+	return 0;
+}
+
+/* @pl with its message head as datagrams in p->dgrams, each prefixed with
+ * its CRC and index: false when out of memory */
+static bool cut_dgrams(struct yp_port *p, const struct yw_buf *pl)
+{
+	size_t msg = p->head.len + pl->len, off = 0;
+	int32_t index = 0;
+
+	yw_buf_reset(&p->dgrams);
+	while (off < msg) {
+		size_t n = msg - off < YW_DGRAM_MAX - YW_DGRAM_HEAD ?
+			   msg - off : YW_DGRAM_MAX - YW_DGRAM_HEAD;
+		size_t start = p->dgrams.len, k = 0;
+
+		/* room for the head, then this slice of head + payload */
+		yw_put(&p->dgrams, (uint8_t[YW_DGRAM_HEAD]){ 0 }, YW_DGRAM_HEAD);
+		while (k < n) {
+			size_t at = off + k, m;
+
+			if (at < p->head.len) {
+				m = p->head.len - at < n - k ? p->head.len - at : n - k;
+				yw_put(&p->dgrams, p->head.data + at, m);
+			} else {
+				m = n - k;
+				yw_put(&p->dgrams, pl->data + (at - p->head.len), m);
+			}
+			k += m;
+		}
+		if (!yw_buf_ok(&p->dgrams))
+			return false;
+		yw_dgram_head(p->dgrams.data + start,
+			      p->dgrams.data + start + YW_DGRAM_HEAD, n, index++);
+		off += n;
+	}
+	return true;
+}
+
+/* Send the datagrams of p->dgrams to a UDP reader: whole messages only (a
+ * full socket buffer skips the message; the reader drops a cut one
+ * anyway).  0, or -1 when the reader is gone. */
+static int send_dgrams(struct conn *c)
+{
+	struct yp_port *p = c->p;
+	size_t off = 0;
+
+	while (off < p->dgrams.len) {
+		size_t n = p->dgrams.len - off;
+		ssize_t r;
+
+		if (n > YW_DGRAM_MAX)
+			n = YW_DGRAM_MAX;
+		r = send(c->fd, p->dgrams.data + off, n, 0);
+		if (r < 0 && (errno == EAGAIN || errno == ENOBUFS)) {
+			p->st.skipped++;
+			return 0;
+		}
+		if (r < 0 && errno != EINTR)
+			return -1;	/* ECONNREFUSED: its port is closed */
+		if (r < 0)
+			continue;
+		off += n;
+	}
+	p->st.sent++;
+	return 0;
+}
+
 void yp_port_write(struct yp_port *p, const struct yw_buf *bin,
 		   const struct yw_buf *text, const char *envelope)
 {
 	struct conn *c, *next;
 	uint64_t now = now_us();
+	bool cut = false;
 
 	p->st.written++;
 	for (c = p->conns; c; c = next) {
@@ -429,6 +588,21 @@ void yp_port_write(struct yp_port *p, const struct yw_buf *bin,
 		next = c->next;
 		if (!c->out || c->st != ST_READY)
 			continue;
+		if (c->carrier == YW_UDP) {
+			/* one cut for every udp reader of this message */
+			if (!cut) {
+				yw_buf_reset(&p->head);
+				yw_msg_head(&p->head, envelope, false, bin->len);
+				if (!yw_buf_ok(&p->head) || !cut_dgrams(p, bin))
+					return;
+				cut = true;
+			}
+			if (send_dgrams(c) < 0) {
+				p->st.dropped++;
+				conn_free(c);
+			}
+			continue;
+		}
 		if (outq_pending(&c->sendq)) {
 			p->st.skipped++;
 			if (outq_stalled(&c->sendq, now, p->o.stall_ms)) {
@@ -619,7 +793,8 @@ static void parse_units(struct conn *c)
 			if (c->in_len < 8)
 				return;
 			r = yw_conn_header_parse(c->in, &c->carrier, &c->ack);
-			if (r < 0) {
+			/* commands come over a stream, never udp */
+			if (r < 0 || c->carrier == YW_UDP) {
 				refuse(c);
 				return;
 			}
@@ -840,7 +1015,7 @@ unknown_carrier:
 		r[0] = (struct yw_atom){ .type = YW_ATOM_INT, .i = -1 };
 		r[1].type = YW_ATOM_STRING;
 		snprintf(r[1].s, sizeof(r[1].s),
-			 "Do not know how to connect to %.255s (carriers: tcp, fast_tcp, text)",
+			 "Do not know how to connect to %.255s (carriers: tcp, fast_tcp, text, udp)",
 			 a[1].s);
 		yp_call_reply(call, r, 2);
 		return;
@@ -961,6 +1136,20 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *data)
 	(void)fd;
 	if (c->st == ST_CONNECTING) {
 		out_connected(c);
+		return 0;
+	}
+	if (c->carrier == YW_UDP && c->out) {
+		if ((revents & EPOLLOUT) && flush(c) < 0) {
+			conn_free(c);
+			return 0;
+		}
+		if (c->st == ST_UDP_PORT ?
+		    (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && udp_port(c) < 0 :
+		    (revents & (EPOLLIN | EPOLLERR)) && udp_drain(c) < 0) {
+			if (c->st == ST_READY)
+				c->p->st.dropped++;
+			conn_free(c);
+		}
 		return 0;
 	}
 	if ((revents & EPOLLOUT) && flush(c) < 0) {
@@ -1108,7 +1297,8 @@ static int on_sweep(sd_event_source *s, uint64_t usec, void *data)
 	for (c = p->conns; c; c = next) {
 		next = c->next;
 		if (c->out) {
-			if (c->st == ST_CONNECTING && now - c->since_us > idle) {
+			if ((c->st == ST_CONNECTING || c->st == ST_UDP_PORT) &&
+			    now - c->since_us > idle) {
 				out_failed(c);
 			} else if (c->st == ST_READY &&
 				   outq_stalled(&c->sendq, now, p->o.stall_ms)) {
@@ -1165,6 +1355,7 @@ int yp_port_new(struct yp_port **pp, sd_event *e,
 	snprintf(p->name, sizeof(p->name), "%s", o->name);
 	p->o.name = p->name;
 	yw_buf_init(&p->head);
+	yw_buf_init(&p->dgrams);
 	p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->lfd < 0) {
 		r = -errno;
@@ -1229,6 +1420,7 @@ void yp_port_free(struct yp_port *p)
 	sd_event_source_disable_unref(p->sweep);
 	close(p->lfd);
 	yw_buf_free(&p->head);
+	yw_buf_free(&p->dgrams);
 	net_guard_free(p->own_guard);
 	free(p);
 }

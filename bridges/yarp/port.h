@@ -8,10 +8,10 @@
  *    command line): [add] [del] [list] [ver] [help], which is how `yarp
  *    connect /ours /reader` and `yarp read /reader /ours` ask us to open
  *    a data connection to the reader;
- *  - data connections from a writer (tcp, fast_tcp, text): each message
+ *  - data connections from a writer (tcp, fast_tcp, text; never udp): each message
  *    is a command for the port's rpc handler, whose reply goes back on
  *    the same connection (`yarp rpc /ours`).
- * and opens data connections to readers (tcp, fast_tcp, text), on an
+ * and opens data connections to readers (tcp, fast_tcp, text, udp), on an
  * admin [add] or from the owner (yp_port_connect()).
  *
  * Writing never blocks and never waits for a reader: a message goes to

@@ -460,6 +460,34 @@ out:
 	free(a);
 }
 
+/*
+ * YARP's AnalogServerHandler (AnalogWrapper.cpp, the analogServer device
+ * the robot's skin runs under): [iana] [cal] (calibrateSensor, with or
+ * without values) and [iana] [calc] CH [VALUE] (calibrateChannel) are
+ * answered with the device's int (IAnalogSensor: AS_OK 0, AS_ERROR 1),
+ * anything else with [fail].  analogsensorclient sends [iana] [cal] when
+ * skinManager starts a calibration (Compensator::calibrationInit(), on
+ * any robot but icubSim) and ignores the answer.  The bridge answers
+ * AS_OK and does nothing: the boards' own calibration is not skind's to
+ * start, and skind's calibration is skinManager's `calib` on its rpc:i.
+ */
+void yb_analog_rpc(void *data, struct yp_call *call,
+		   const struct yw_atom *a, unsigned int n)
+{
+	struct yw_atom r = { .type = YW_ATOM_INT, .i = 0 };
+
+	(void)data;
+	if (n >= 2 && a[0].type == YW_ATOM_VOCAB && !strcmp(a[0].s, "iana") &&
+	    a[1].type == YW_ATOM_VOCAB &&
+	    (!strcmp(a[1].s, "cal") || (!strcmp(a[1].s, "calc") &&
+					(n == 3 || n == 4)))) {
+		yp_call_reply(call, &r, 1);
+		return;
+	}
+	r = (struct yw_atom){ .type = YW_ATOM_VOCAB, .s = "fail" };
+	yp_call_reply(call, &r, 1);
+}
+
 void yb_rpc_handle(void *data, struct yp_call *call,
 		   const struct yw_atom *a, unsigned int n)
 {

@@ -28,6 +28,7 @@ static int tag_float32(enum yw_version v)
 
 static const char *const carrier_names[] = {
 	[YW_TCP] = "tcp", [YW_FAST_TCP] = "fast_tcp", [YW_TEXT] = "text",
+	[YW_UDP] = "udp",
 };
 
 const char *yw_carrier_name(enum yw_carrier c)
@@ -313,6 +314,8 @@ void yw_item_vocab(struct yw_buf *b, const char *v)
  * fast_tcp without acks, 0xe4 tcp with) */
 static const uint8_t head_tcp[8] = { 'Y', 'A', 0xe4, 0x1e, 0, 0, 'R', 'P' };
 static const uint8_t head_fast[8] = { 'Y', 'A', 0x64, 0x1e, 0, 0, 'R', 'P' };
+/* UdpCarrier: specifier 0 */
+static const uint8_t head_udp[8] = { 'Y', 'A', 0x61, 0x1e, 0, 0, 'R', 'P' };
 
 void yw_conn_header(struct yw_buf *b, enum yw_carrier c, const char *from)
 {
@@ -322,7 +325,7 @@ void yw_conn_header(struct yw_buf *b, enum yw_carrier c, const char *from)
 		yw_put_str(b, "\r\n");
 		return;
 	}
-	yw_put(b, c == YW_TCP ? head_tcp : head_fast, 8);
+	yw_put(b, c == YW_TCP ? head_tcp : c == YW_UDP ? head_udp : head_fast, 8);
 	yw_put_i32(b, (int32_t)strlen(from) + 1);
 	yw_put(b, from, strlen(from) + 1);
 }
@@ -339,6 +342,10 @@ int yw_conn_header_parse(const uint8_t in[8], enum yw_carrier *c,
 		*c = YW_FAST_TCP;
 		return 0;
 	}
+	if (!memcmp(in, head_udp, 8)) {
+		*c = YW_UDP;
+		return 0;
+	}
 	if (!memcmp(in, "CONNECT ", 8)) {
 		*c = YW_TEXT;
 		return 0;
@@ -349,6 +356,35 @@ int yw_conn_header_parse(const uint8_t in[8], enum yw_carrier *c,
 		return 0;
 	}
 	return -EPROTO;
+}
+
+/* NetType::getCrc: the CRC-32 of zlib and PNG (reflected 0xedb88320,
+ * initial and final ~0) */
+uint32_t yw_crc32(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		c ^= b[i];
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	}
+	return c ^ 0xffffffffu;
+}
+
+void yw_dgram_head(uint8_t out[YW_DGRAM_HEAD], const void *rest, size_t n,
+		   int32_t index)
+{
+	uint32_t crc = yw_crc32(rest, n);
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		out[i] = (uint8_t)(crc >> (8 * i));
+		out[4 + i] = (uint8_t)((uint32_t)index >> (8 * i));
+	}
 }
 
 int yw_stamp_text(char *buf, size_t len, int32_t seq, double time)

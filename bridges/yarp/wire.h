@@ -47,16 +47,20 @@ enum yw_version {
 
 int yw_tag_float64(enum yw_version v);
 
-/* The two carriers' 8-byte connection headers (tcp wants an ack per
- * message, fast_tcp none); text starts "CONNECT ". */
+/* The binary carriers' 8-byte connection headers (tcp wants an ack per
+ * message, fast_tcp and udp none); text starts "CONNECT ".  udp: the
+ * header goes over TCP, the reader answers with a UDP port number ("YA
+ * <port> RP") and closes, and every message follows as datagrams
+ * (yw_dgram_head()). */
 enum yw_carrier {
 	YW_TCP,
 	YW_FAST_TCP,
 	YW_TEXT,
+	YW_UDP,
 };
 
 const char *yw_carrier_name(enum yw_carrier c);
-/* "tcp", "fast_tcp", "text" -> 0 and *c, else -EINVAL */
+/* "tcp", "fast_tcp", "text", "udp" -> 0 and *c, else -EINVAL */
 int yw_carrier_parse(const char *name, enum yw_carrier *c);
 
 /*
@@ -141,6 +145,20 @@ void yw_conn_header(struct yw_buf *b, enum yw_carrier c, const char *from);
  * text_ack's "CONNACK " (an admin connection) */
 int yw_conn_header_parse(const uint8_t in[8], enum yw_carrier *c,
 			 bool *ack_variant);
+
+/*
+ * udp (YARP's DgramTwoWayStream): a message is cut into datagrams of at
+ * most YW_DGRAM_MAX bytes, each starting with 8 bytes: int32 LE the
+ * CRC-32 (zlib's) of the rest of the datagram, int32 LE its index in the
+ * message (0, 1, ...; the reader drops a message whose indices or CRCs
+ * do not follow).  Then the message exactly as on tcp (yw_msg_head() and
+ * the payload).
+ */
+#define YW_DGRAM_HEAD	8
+#define YW_DGRAM_MAX	(65507 - YW_DGRAM_HEAD)	/* UDP_MAX_DATAGRAM_SIZE */
+uint32_t yw_crc32(const void *p, size_t n);
+void yw_dgram_head(uint8_t out[YW_DGRAM_HEAD], const void *rest, size_t n,
+		   int32_t index);
 
 /* Envelope text of yarp::os::Stamp: "%d %.*g" with DBL_DIG */
 int yw_stamp_text(char *buf, size_t len, int32_t seq, double time);

@@ -64,7 +64,8 @@ static void values(void **state)
 		"port = left_arm\n"
 		"[connect]\n"
 		"/icubSim/skin/left_arm_comp = /logger fast_tcp\n"
-		"/skinMan/skin_events:o = /gui\n", why, sizeof(why)), 0);
+		"/skinMan/skin_events:o = /gui\n"
+		"/skinMan/info:o = /guiInfo udp\n", why, sizeof(why)), 0);
 	assert_int_equal(c.version, YW_YARP4);
 	assert_true(c.have_name_server);
 	assert_string_equal(c.ns_host, "10.0.0.1");
@@ -79,10 +80,11 @@ static void values(void **state)
 	assert_int_equal(c.max_per_addr, 4);
 	assert_int_equal(c.idle_ms, 2500);
 	assert_string_equal(yb_config_port_name(&c, "left_upper_arm", 3), "left_arm");
-	assert_int_equal(c.n_connect, 2);
+	assert_int_equal(c.n_connect, 3);
 	assert_string_equal(c.connect[0].to, "/logger");
 	assert_int_equal(c.connect[0].carrier, YW_FAST_TCP);
 	assert_int_equal(c.connect[1].carrier, YW_TCP);
+	assert_int_equal(c.connect[2].carrier, YW_UDP);
 }
 
 /* skinManAll.ini's names by SkinPart when no [part] names one */
@@ -120,7 +122,7 @@ static void errors(void **state)
 		{ "[yarp]\n\n[bogus]\n", ":3:2: unknown section [bogus]" },
 		{ "[part x]\nname = y\n", ":2:1: unknown key \"name\" in [part x]" },
 		{ "[connect]\n/a = b\n", ":2:1: want /OUR_PORT = /READER" },
-		{ "[connect]\n/a = /b udp\n", ":2:9: carrier \"udp\"" },
+		{ "[connect]\n/a = /b mcast\n", ":2:9: carrier \"mcast\"" },
 		{ "[yarp]\nversion\n", ":2:1: expected '[section]', 'key = value' or a comment" },
 		{ "[yarp]\nversion = 3\n[yarp] x\n", ":3:8: text after ']'" },
 	};

@@ -297,8 +297,8 @@ static void admin_transcript(void **state)
 	      "(from \"/src\") (to \"/dst\") (carrier \"tcp\")\r\n");
 	admin(f, "[add] \"/nobody\"\r\n",
 	      "-1 \"Do not know how to connect to /nobody\"\r\n");
-	admin(f, "[add] \"udp://x\"\r\n",
-	      "-1 \"Do not know how to connect to udp://x (carriers: tcp, fast_tcp, text)\"\r\n");
+	admin(f, "[add] \"mcast://x\"\r\n",
+	      "-1 \"Do not know how to connect to mcast://x (carriers: tcp, fast_tcp, text, udp)\"\r\n");
 	admin(f, "[zz]\r\n",
 	      "[fail] \"send [help] for list of valid commands\"\r\n");
 	admin(f, "[del] \"/dst\"\r\n", "0 \"Removed connection from /src to /dst\"\r\n");
@@ -397,6 +397,156 @@ static void data_fast_tcp_and_text(void **state)
 	close(rfd);
 	yw_buf_free(&v);
 	yw_buf_free(&t);
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+/* A udp reader as UdpCarrier::respondToHeader is one: it reads the header
+ * on TCP, names a UDP port of its own ("YA <port> RP"); the TCP connection
+ * is then closed, and the [add] answered.  Returns the UDP socket. */
+static int udp_reader(struct fixture *f)
+{
+	static const uint8_t header[] = {
+		'Y', 'A', 0x61, 0x1e, 0, 0, 'R', 'P', I32(5), '/', 's', 'r', 'c', 0,
+	};
+	struct sockaddr_in ua = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(ua);
+	int ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int afd, rfd;
+	uint8_t num[8] = { 'Y', 'A', 0, 0, 0, 0, 'R', 'P' };
+
+	ua.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(ufd, (struct sockaddr *)&ua, sizeof(ua)), 0);
+	getsockname(ufd, (struct sockaddr *)&ua, &sl);
+	afd = connect_port(f);
+	send_str(afd, "CONNACK admin\r\na\r\n[add] \"udp://dst\"\r\n");
+	expect_str(f, afd, "Welcome admin\r\n");
+	assert_true(pump_until(f, f->lfd, POLLIN, 2000));
+	rfd = accept(f->lfd, NULL, NULL);
+	expect(f, rfd, header, sizeof(header));
+	assert_false(yp_port_connected(f->p, "/dst"));	/* not before its port */
+	num[2] = (uint8_t)(ntohs(ua.sin_port) & 0xff);
+	num[3] = (uint8_t)(ntohs(ua.sin_port) >> 8);
+	assert_int_equal(send(rfd, num, 8, 0), 8);
+	expect_str(f, afd, "0 \"Added connection from /src to udp://dst\"\r\n<ACK>\r\n");
+	expect_closed(f, rfd);
+	close(rfd);
+	close(afd);
+	assert_true(yp_port_connected(f->p, "/dst"));
+	return ufd;
+}
+
+/* udp: each message a datagram, its CRC-32 and index 0 before the bytes
+ * tcp carries; a reader whose port closed is dropped */
+static void data_udp(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t msg[] = {
+		I32(0x6a72eb8e), I32(0),	/* zlib.crc32 of the rest */
+		'Y', 'A', 10, 0, 0, 0, 'R', 'P',
+		2, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		I32(8), I32(24), I32(0),
+		0, 0, 0, 0, '~', 'D', 0, 1,
+		0x0a, 0x01, 0, 0, 0x02, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0x40,
+	};
+	const float x[] = { 1, 2 };
+	struct yp_port_stats st;
+	struct yw_buf v;
+	uint8_t buf[256];
+	int ufd = udp_reader(f), i;
+
+	yw_buf_init(&v);
+	yw_vector_f32(&v, YW_YARP3, x, 2);
+	for (i = 0; i < 2; i++) {	/* every message starts at index 0 */
+		yp_port_write(f->p, &v, NULL, NULL);
+		assert_true(pump_until(f, ufd, POLLIN, 2000));
+		assert_int_equal(recv(ufd, buf, sizeof(buf), 0), sizeof(msg));
+		assert_memory_equal(buf, msg, sizeof(msg));
+	}
+	close(ufd);
+	/* the kernel reports the port unreachable: dropped within a message
+	 * or two */
+	for (i = 0; i < 5 && yp_port_connected(f->p, "/dst"); i++) {
+		yp_port_write(f->p, &v, NULL, NULL);
+		pump(f, 5);
+	}
+	assert_false(yp_port_connected(f->p, "/dst"));
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.dropped, 1);
+	/* the first message after the close still went out: the
+	 * unreachable port is known once it has been sent to */
+	assert_true(st.sent >= 3 && st.sent <= 4);
+	yw_buf_free(&v);
+}
+
+/* A udp reader that names no port (or port 0) is closed and the [add]
+ * answered -1, counted */
+static void udp_bad_port(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const answers[] = { "XXXXXXXX", "YA\0\0\0\0RP" };
+	struct yp_port_stats st;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		int afd = connect_port(f), rfd;
+
+		send_str(afd, "CONNACK admin\r\na\r\n[add] \"udp://dst\"\r\n");
+		expect_str(f, afd, "Welcome admin\r\n");
+		assert_true(pump_until(f, f->lfd, POLLIN, 2000));
+		rfd = accept(f->lfd, NULL, NULL);
+		read_exact(f, rfd, (uint8_t[17]){ 0 }, 17);	/* the header */
+		assert_int_equal(send(rfd, answers[i], 8, 0), 8);
+		expect_str(f, afd, "-1 \"Cannot connect to udp://dst\"\r\n<ACK>\r\n");
+		expect_closed(f, rfd);
+		close(rfd);
+		close(afd);
+		assert_false(yp_port_connected(f->p, "/dst"));
+	}
+	yp_port_stats(f->p, &st);
+	assert_int_equal(st.refused, 2);
+}
+
+/* A message bigger than a datagram is cut: indices 0, 1, 2, each with the
+ * CRC of its own bytes, together the message as tcp carries it */
+static void data_udp_cut(void **state)
+{
+	struct fixture *f = *state;
+	static float big[16384];
+	struct yw_buf v, head, all;
+	uint8_t *buf = malloc(65536);
+	int ufd = udp_reader(f), i;
+	ssize_t n;
+
+	for (i = 0; i < 16384; i++)
+		big[i] = (float)i;
+	yw_buf_init(&v);
+	yw_buf_init(&head);
+	yw_buf_init(&all);
+	yw_vector_f32(&v, YW_YARP3, big, 16384);
+	yw_msg_head(&head, "3 1.5", false, v.len);
+	yp_port_write(f->p, &v, NULL, "3 1.5");
+	for (i = 0; i < 3; i++) {
+		assert_true(pump_until(f, ufd, POLLIN, 2000));
+		n = recv(ufd, buf, 65536, 0);
+		assert_true(n > 8 && n <= 65507);
+		assert_int_equal(le32(buf + 4), i);
+		assert_int_equal(le32(buf), yw_crc32(buf + 8, (size_t)n - 8));
+		yw_put(&all, buf + 8, (size_t)n - 8);
+	}
+	assert_int_equal(all.len, head.len + v.len);
+	assert_memory_equal(all.data, head.data, head.len);
+	assert_memory_equal(all.data + head.len, v.data, v.len);
+	close(ufd);
+	yw_buf_free(&v);
+	yw_buf_free(&head);
+	yw_buf_free(&all);
+	free(buf);
 }
 
 /* A reader that never reads is skipped, then dropped; the other reader
@@ -797,6 +947,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(admin_transcript, setup_out, teardown),
 		cmocka_unit_test_setup_teardown(data_tcp, setup_out, teardown),
 		cmocka_unit_test_setup_teardown(data_fast_tcp_and_text, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(data_udp, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(data_udp_cut, setup_out, teardown),
+		cmocka_unit_test_setup_teardown(udp_bad_port, setup_out, teardown),
 		cmocka_unit_test_setup_teardown(stalled_reader, setup_stall, teardown),
 		cmocka_unit_test_setup_teardown(rpc_tcp, setup_rpc, teardown),
 		cmocka_unit_test_setup_teardown(rpc_text, setup_rpc, teardown),
