@@ -411,7 +411,7 @@ def start_skin_manager(name="skinManagerReal", binarization=True, period_ms=20):
     geometry = skind_geometry()
     parts = [p for p in SKIN_PARTS if p in have and p in geometry]
     assert parts, (have, geometry)
-    ports = {"rpc": "/%s/rpc:i" % name, "events": "/%s/skin_events:o" % name,
+    ports = {"rpc": "/%s/rpc" % name, "events": "/%s/skin_events:o" % name,
              "monitor": "/%s/monitor:o" % name, "info": "/%s/info:o" % name,
              "comp": {p: "/%s/skin/%s_comp" % (name, p) for p in parts},
              "raw": {p: "/icub/skin/" + p for p in parts}}
