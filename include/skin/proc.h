@@ -57,7 +57,7 @@
  * Compatibility mode (compat = true): the per-taxel pipeline follows
  * skinManager's published algorithm (icub-main compensator.cpp) step for
  * step, including its quirks (smoothing state starting at the
- * baselines, float mean), contacts carry upstream's unnormalised normal
+ * baselines), contacts carry upstream's unnormalised normal
  * and zero moment, and every improvement (hold, automatic recalibration,
  * fault exclusion, the touched-calibration check) is off.  Thermal pads
  * and absent slots never touch and output 0 in both modes.

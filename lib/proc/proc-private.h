@@ -365,8 +365,7 @@ int proc_collect(struct skin_proc *p, struct proc_patch *pp,
 		 const struct skin_frame *f);
 void proc_hist_clear(struct proc_part *pt, unsigned int k);
 void proc_hist_range(const uint16_t *h, int *lo, int *hi);
-bool proc_taxel_calibration(const struct skin_proc *p,
-			    const struct proc_part *pt, unsigned int k,
+bool proc_taxel_calibration(const struct proc_part *pt, unsigned int k,
 			    unsigned int expected, double *baseline,
 			    double *thr);
 void proc_set_threshold(struct skin_proc *p, struct proc_part *pt,

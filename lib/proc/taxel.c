@@ -123,7 +123,7 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 	if (++pt->recal_n[k] < p->cal_samples)
 		return 0;
 	proc_hist_range(proc_hist(pt, k), &lo, &hi);
-	if (proc_taxel_calibration(p, pt, k, p->cal_samples, &b, &t) &&
+	if (proc_taxel_calibration(pt, k, p->cal_samples, &b, &t) &&
 	    hi - lo <= p->prm.calibration_spread) {
 		if (b >= lo_b && b <= hi_b) {
 			pt->baseline[k] = b;
