@@ -298,6 +298,65 @@ static void hand_one_board(void **state)
 	check("left_hand", false);
 }
 
+/*
+ * The mode switches at run time on a cycling processor: outside compat
+ * mode a feed is processed at once and a cycle does nothing; with compat
+ * turned on a feed changes no output and the cycle processes the newest
+ * sample, every cycle, new or not; the calibration counts cycles.
+ */
+static void switches_with_compat(void **state)
+{
+	const struct skin_proc_opts o = { .cycle = true };
+	struct skin_error err;
+	struct fixture fx;
+	const double *v;
+	unsigned int done, needed, i;
+	uint64_t seq = 1;
+	double before;
+
+	(void)state;
+	fixture_strip(&fx, "binarization = false");
+	skin_proc_free(fx.p);
+	fx.p = skin_proc_new_opts(fx.m, &fx.cfg->comp, &o, &err);
+	assert_non_null(fx.p);
+	v = skin_proc_values(fx.p, 0);
+	/* skind's mode: calibration_s 0.1 of feeds at period_ms 20: 5 */
+	assert_int_equal(skin_proc_calibrate(fx.p, 0), 0);
+	for (i = 0; i < 5; i++)		/* a little noise: 240, 241 */
+		feed4(fx.p, seq++, 240 + i % 2, 240 + i % 2, 240 + i % 2, 240 + i % 2);
+	assert_int_equal(skin_proc_state(fx.p, 0), SKIN_PROC_RUNNING);
+	feed4(fx.p, seq++, 240, 200, 240, 240);
+	assert_true(v[1] > 10);
+	before = v[1];
+	assert_int_equal(skin_proc_cycle(fx.p, 0, seq * 20 * MS), 0);
+	assert_true(v[1] == before);
+
+	/* compat: feeds kept, cycles process; (int)(0.1 / 0.02) + 1 cycles */
+	assert_int_equal(skin_proc_set(fx.p, "compat", "true", NULL, 0), 0);
+	assert_int_equal(skin_proc_calibrate(fx.p, 0), 0);
+	skin_proc_calibration_progress(fx.p, 0, &done, &needed);
+	assert_int_equal(needed, 6);
+	/* v 15, 14, ... over 6 cycles: mean 14.5, threshold 15 - 14.5 -> 1 */
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(feed4(fx.p, seq++, 240 + i % 2, 240 + i % 2,
+				       240 + i % 2, 240 + i % 2), 0);
+		assert_int_equal(skin_proc_cycle(fx.p, 0, seq * 20 * MS), 0);
+	}
+	assert_int_equal(skin_proc_state(fx.p, 0), SKIN_PROC_CALIBRATING);
+	feed4(fx.p, seq++, 241, 241, 241, 241);
+	assert_true(skin_proc_cycle(fx.p, 0, seq * 20 * MS) & SKIN_PROC_EV_CALIBRATED);
+	assert_int_equal(skin_proc_state(fx.p, 0), SKIN_PROC_RUNNING);
+	assert_int_equal(feed4(fx.p, seq++, 240, 200, 240, 240), 0);
+	assert_true(v[1] == 0);		/* kept, not processed */
+	skin_proc_cycle(fx.p, 0, seq * 20 * MS);
+	/* d = 55 - 14.5, smoothing from the baseline: 0.5 x 40.5 + 0.5 x 14.5 */
+	assert_true(fabs(v[1] - 27.5) < 1e-12);
+	before = v[1];
+	skin_proc_cycle(fx.p, 0, seq * 20 * MS);	/* the same sample again */
+	assert_true(v[1] != before);
+	fixture_done(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +364,7 @@ int main(void)
 		cmocka_unit_test(forearm_two_boards_binarized),
 		cmocka_unit_test(upper_arm_four_boards),
 		cmocka_unit_test(hand_one_board),
+		cmocka_unit_test(switches_with_compat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
