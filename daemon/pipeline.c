@@ -158,13 +158,6 @@ static void copy_contacts(struct skind_part *p)
 	p->n_contact_taxels = nt;
 }
 
-/**
- * pipeline_frame() - one board sample, from the ring to shared memory
- * @pt: the patch it came from
- * @f: the frame
- *
- * [RT]: see the top of this file.
- */
 /* What lib/proc's feed or cycle @ev saw, for on_events() */
 static void note_events(struct skind_part *p, int ev)
 {
@@ -212,6 +205,14 @@ static void publish(struct skind_part *p)
 	fanout_published(p);
 }
 
+/**
+ * pipeline_frame() - one board sample, from the ring to shared memory
+ * @pt: the patch it came from
+ * @f: the frame
+ *
+ * [RT]: see the top of this file.  Published here, or in compat mode by
+ * the part's next cycle (on_cycle()).
+ */
 void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 {
 	struct skind_part *p = pt->part;
