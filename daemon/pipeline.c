@@ -15,6 +15,13 @@
  * once per period: the newest board sample reaches readers at once, and a
  * part's contacts may span its boards.  Clustering is O(touched taxels),
  * so a part of four boards costs little more than four of one.
+ *
+ * In compat mode skind runs on skinManager's clock instead
+ * (docs/PROCESSING.md, "skinManager's clock"): a frame is only kept by
+ * lib/proc, and a timer at [skind] period_ms (on_cycle(), real-time
+ * priority, the same rules) processes every part on its boards' newest
+ * samples and publishes it, as skinManager's thread reads and writes
+ * each part once per period.
  */
 #include <errno.h>
 #include <math.h>
@@ -30,19 +37,27 @@
 #include "pipeline.h"
 #include "shm_write.h"
 
+/*
+ * The period_ms lib/proc is given.  Per feed it counts time in samples of
+ * a patch, which come once per board period; [skind] period_ms is
+ * skinManager's thread period (20 ms), so with boards at 50 ms a 5 s
+ * calibration would take 12.5 s (skinctl process does the same).  In
+ * compat mode lib/proc cycles at skinManager's period, which counts its
+ * calibration.
+ */
+static unsigned int proc_period_ms(const struct skind_skin *s, bool compat)
+{
+	return compat ? s->config->comp.period_ms : s->config->board.period_ms;
+}
+
 int pipeline_init(struct skind_skin *s, struct skin_error *err)
 {
+	const struct skin_proc_opts opts = { .cycle = true };
 	struct skin_config_comp comp = s->config->comp;
 	unsigned int i, k;
 
-	/*
-	 * lib/proc counts time in samples of a patch, which come once per
-	 * board period; [skind] period_ms is skinManager's thread period
-	 * (20 ms), so with boards at 50 ms a 5 s calibration would take
-	 * 12.5 s.  skinctl process does the same.
-	 */
-	comp.period_ms = s->config->board.period_ms;
-	s->proc = skin_proc_new(s->model, &comp, err);
+	comp.period_ms = proc_period_ms(s, comp.compat);
+	s->proc = skin_proc_new_opts(s->model, &comp, &opts, err);
 	if (!s->proc) {
 		/* lib/proc knows no file: what it refuses, the configuration
 		 * described */
@@ -70,6 +85,7 @@ int pipeline_init(struct skind_skin *s, struct skin_error *err)
 
 void pipeline_free(struct skind_skin *s)
 {
+	s->cycle = sd_event_source_disable_unref(s->cycle);
 	if (s->proc)
 		skin_proc_free(s->proc);
 	s->proc = NULL;
@@ -142,45 +158,29 @@ static void copy_contacts(struct skind_part *p)
 	p->n_contact_taxels = nt;
 }
 
-/**
- * pipeline_frame() - one board sample, from the ring to shared memory
- * @pt: the patch it came from
- * @f: the frame
- *
- * [RT]: see the top of this file.
- */
-void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
+/* What lib/proc's feed or cycle @ev saw, for on_events() */
+static void note_events(struct skind_part *p, int ev)
 {
-	struct skind_part *p = pt->part;
+	if (ev <= 0)
+		return;
+	p->events |= (unsigned int)ev;
+	/* [RT] cheap: a flag in sd-event, no system call */
+	sd_event_source_set_enabled(p->d->events, SD_EVENT_ONESHOT);
+	if (ev & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_RECAL))
+		copy_thresholds(p);
+}
+
+/*
+ * The part's processed state into its snapshot: state bits, values,
+ * flags, contacts; published to shm and the fan-out.  [RT]
+ */
+static void publish(struct skind_part *p)
+{
 	struct skind_skin *s = p->skin;
-	unsigned int first = pt->order * SKIN_BOARD_VALUES, n, i;
 	enum skin_proc_state st;
 	const uint8_t *touched;
 	const double *values;
-	int ev;
-
-	ev = skin_proc_feed(s->proc, pt->model_patch, f);
-	if (ev > 0) {
-		p->events |= (unsigned int)ev;
-		/* [RT] cheap: a flag in sd-event, no system call */
-		sd_event_source_set_enabled(p->d->events, SD_EVENT_ONESHOT);
-		if (ev & (SKIN_PROC_EV_CALIBRATED | SKIN_PROC_EV_RECAL))
-			copy_thresholds(p);
-	}
-	pt->frames++;
-	pt->last_ts_ns = f->timestamp_ns;
-	if (f->flags & SKIN_FRAME_PARTIAL) {
-		pt->partial++;
-		p->state |= SKIN_SHM_PART_PARTIAL;
-	} else {
-		p->state &= ~SKIN_SHM_PART_PARTIAL;
-	}
-	if (first < p->n_taxels) {
-		n = p->n_taxels - first;
-		if (n > SKIN_BOARD_VALUES)
-			n = SKIN_BOARD_VALUES;
-		memcpy(p->raw + first, f->values, n);
-	}
+	unsigned int i;
 
 	st = skin_proc_state(s->proc, p->index);
 	p->state = (p->state & ~(SKIN_SHM_PART_CALIBRATED | SKIN_SHM_PART_CALIBRATING)) |
@@ -199,11 +199,110 @@ void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
 		p->n_contacts = 0;
 		p->n_contact_taxels = 0;
 	}
-	p->frame_ts_ns = f->timestamp_ns;
 	p->samples++;
 	p->publish_ns = clock_monotonic_ns();
 	shm_publish_part(p);
 	fanout_published(p);
+}
+
+/**
+ * pipeline_frame() - one board sample, from the ring to shared memory
+ * @pt: the patch it came from
+ * @f: the frame
+ *
+ * [RT]: see the top of this file.  Published here, or in compat mode by
+ * the part's next cycle (on_cycle()).
+ */
+void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f)
+{
+	struct skind_part *p = pt->part;
+	struct skind_skin *s = p->skin;
+	unsigned int first = pt->order * SKIN_BOARD_VALUES, n;
+
+	note_events(p, skin_proc_feed(s->proc, pt->model_patch, f));
+	pt->frames++;
+	pt->last_ts_ns = f->timestamp_ns;
+	if (f->flags & SKIN_FRAME_PARTIAL) {
+		pt->partial++;
+		p->state |= SKIN_SHM_PART_PARTIAL;
+	} else {
+		p->state &= ~SKIN_SHM_PART_PARTIAL;
+	}
+	if (first < p->n_taxels) {
+		n = p->n_taxels - first;
+		if (n > SKIN_BOARD_VALUES)
+			n = SKIN_BOARD_VALUES;
+		memcpy(p->raw + first, f->values, n);
+	}
+	p->frame_ts_ns = f->timestamp_ns;
+	if (s->cycle)
+		return;		/* compat: on_cycle() publishes */
+	publish(p);
+}
+
+/*
+ * Compat mode, every [skind] period_ms: skinManager's cycle of every part
+ * (skin_proc_cycle(): its boards' newest samples, processed whether new
+ * or not, or its calibration's next sample), published with the newest
+ * raw values, as skinManager writes each _comp port once per period.  A
+ * part none of whose boards has sent anything is not published.  [RT]:
+ * the sample path's work for every part, no allocation, no system call
+ * (re-arming a timer is sd-event's bookkeeping).
+ */
+static int on_cycle(sd_event_source *src, uint64_t usec, void *data)
+{
+	struct skind_skin *s = data;
+	const uint64_t period_us = (uint64_t)skin_proc_params(s->proc)->period_ms * 1000;
+	const uint64_t now = clock_monotonic_ns();
+	unsigned int i, k;
+
+	for (i = 0; i < s->n_parts; i++) {
+		struct skind_part *p = &s->parts[i];
+		bool fed = false;
+
+		for (k = 0; k < p->n_patches; k++)
+			fed |= p->patches[k].frames > 0;
+		if (!fed)
+			continue;
+		note_events(p, skin_proc_cycle(s->proc, i, now));
+		publish(p);
+	}
+	/* the next period from this one's, not from now: no drift; one
+	 * missed (the loop held up) is not made up */
+	usec += period_us;
+	if (usec * 1000 < now)
+		usec = now / 1000 + period_us;
+	sd_event_source_set_time(src, usec);
+	return 0;
+}
+
+/*
+ * The cycle timer on in compat mode, off otherwise (at start, and when
+ * `set compat` changes it).  0 or -errno.
+ */
+static int cycle_update(struct skind_skin *s)
+{
+	const struct skin_config_comp *c = skin_proc_params(s->proc);
+	int r;
+
+	if (!c->compat) {
+		s->cycle = sd_event_source_disable_unref(s->cycle);
+		return 0;
+	}
+	if (s->cycle)
+		return 0;
+	/* accuracy 1 us: sd-event's default would batch us by 250 ms */
+	r = sd_event_add_time_relative(s->d->event, &s->cycle, CLOCK_MONOTONIC,
+				       (uint64_t)c->period_ms * 1000, 1,
+				       on_cycle, s);
+	if (r < 0) {
+		log_err("cannot start compat mode's cycle: %s", strerror(-r));
+		return r;
+	}
+	sd_event_source_set_priority(s->cycle, SKIND_PRIO_RT);
+	sd_event_source_set_description(s->cycle, "compat-cycle");
+	/* a timer source is one-shot: on_cycle() re-arms it */
+	return sd_event_source_set_enabled(s->cycle, SD_EVENT_ON);
 }
 
 static void calibration_path(const struct skind_skin *s, char *buf, size_t len)
@@ -270,7 +369,21 @@ int pipeline_get(struct skind_skin *s, const char *name, char *value,
 int pipeline_set(struct skind_skin *s, const char *name, const char *value,
 		 char *why, size_t why_size)
 {
-	return skin_proc_set(s->proc, name, value, why, why_size);
+	const bool was = skin_proc_params(s->proc)->compat;
+	char period[16];
+	int r = skin_proc_set(s->proc, name, value, why, why_size);
+	bool compat;
+
+	if (r < 0)
+		return r;
+	compat = skin_proc_params(s->proc)->compat;
+	if (compat != was) {
+		/* what period_ms counts changes with the mode (proc_period_ms) */
+		snprintf(period, sizeof(period), "%u", proc_period_ms(s, compat));
+		skin_proc_set(s->proc, "period_ms", period, NULL, 0);
+		r = cycle_update(s);
+	}
+	return r;
 }
 
 /*
@@ -298,6 +411,7 @@ void pipeline_start(struct skind_skin *s)
 	char path[600];
 	struct stat st;
 
+	cycle_update(s);
 	calibration_path(s, path, sizeof(path));
 	if (skin_proc_params(s->proc)->persist_calibration && !stat(path, &st)) {
 		if (skin_proc_restore(s->proc, path, &err) < 0)

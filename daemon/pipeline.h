@@ -31,7 +31,8 @@ void pipeline_start(struct skind_skin *s);
 /* The deferred step of the pipeline's events, before the fan-out */
 int pipeline_events_init(struct skind *d);
 
-/* [RT] one board sample of @pt, processed and published */
+/* [RT] one board sample of @pt, processed and published (compat mode:
+ * kept, for the part's next cycle, which publishes it) */
 void pipeline_frame(struct skind_patch *pt, const struct skin_frame *f);
 /* input.c changed p->attached: the part's state follows, published */
 void pipeline_part_attached(struct skind_part *p);

@@ -202,6 +202,9 @@ struct skind_skin {
 	struct skind_part *parts;
 	unsigned int n_patches;		/* over all parts */
 	struct skin_proc *proc;		/* every part's processing */
+	sd_event_source *cycle;		/* compat mode: skinManager's thread
+					 * period, every part processed and
+					 * published (pipeline.c); else off */
 
 	/* shm */
 	int shm_fd;			/* read-write, ours */

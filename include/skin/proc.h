@@ -57,7 +57,7 @@
  * Compatibility mode (compat = true): the per-taxel pipeline follows
  * skinManager's published algorithm (icub-main compensator.cpp) step for
  * step, including its quirks (smoothing state starting at the
- * baselines, float mean), contacts carry upstream's unnormalised normal
+ * baselines), contacts carry upstream's unnormalised normal
  * and zero moment, and every improvement (hold, automatic recalibration,
  * fault exclusion, the touched-calibration check) is off.  Thermal pads
  * and absent slots never touch and output 0 in both modes.
@@ -101,9 +101,18 @@ enum skin_proc_isa {
 	SKIN_PROC_ISA_AVX512,		/* x86-64 with AVX-512 F and VL */
 };
 
-/* Creation options; zeroed: what skin_proc_new() does */
+/*
+ * Creation options; zeroed: what skin_proc_new() does.
+ * @cycle: in compat mode, process as skinManager's thread does, once per
+ * period on the newest sample of each board: skin_proc_feed() only keeps
+ * the patch's sample, skin_proc_cycle() processes the part, to be called
+ * every period_ms (skinManager's period, which then also counts the
+ * calibration's cycles).  Without it, or outside compat mode, every feed
+ * is processed as it comes and skin_proc_cycle() does nothing.
+ */
 struct skin_proc_opts {
 	enum skin_proc_isa isa;
+	bool cycle;
 };
 
 /*
@@ -152,6 +161,19 @@ int skin_proc_patch_find(const struct skin_proc *p, const char *bus,
 int skin_proc_feed(struct skin_proc *p, unsigned int patch,
 		   const struct skin_frame *f);
 
+/*
+ * [RT] skinManager's cycle of part @part at time @ts_ns, on a processor
+ * created with skin_proc_opts.cycle in compat mode: the newest sample of
+ * each of its patches (those fed at least once) is collected by a
+ * calibration or goes through the sample path, whether or not its board
+ * sent a new one since the last cycle.  A calibration takes
+ * trunc(calibration_s * 1000 / period_ms) + 1 cycles, as skinManager's.
+ * Call it once per period_ms for every part, then skin_proc_cluster().
+ * Return: SKIN_PROC_EV_* flags as skin_proc_feed()'s (0 outside compat
+ * mode or without the option: the feeds processed), or -EINVAL.
+ */
+int skin_proc_cycle(struct skin_proc *p, unsigned int part, uint64_t ts_ns);
+
 /* Part state */
 enum skin_proc_state {
 	SKIN_PROC_UNCALIBRATED = 0,	/* outputs 0; no calibration yet */
@@ -163,7 +185,8 @@ enum skin_proc_state {
  * Start calibrating part @part (-1: every part): collect
  * round(calibration_s * 1000 / period_ms) samples of each of its patches
  * (period_ms is read as the interval between two samples of a patch as
- * fed: set it to the board period when feeding every published frame),
+ * fed: set it to the board period when feeding every published frame;
+ * cycling in compat mode, the cycles of skin_proc_cycle() instead),
  * then baseline = mean of v = 255 - raw (raw with zero_up_raw_data), touch
  * threshold = the 95th percentile rule of skinManager.  Not [RT] but
  * cheap (no allocation).  A part that was running keeps its previous

@@ -22,7 +22,7 @@ const struct conf_key conf_comp_keys[] = {
 	/* skinManager's, defaults from skinManAll.ini */
 	{ .name = "period_ms", .type = CONF_UINT, .offset = OFF(period_ms),
 	  .min = 1, .max = 10000, .def = 20,
-	  .doc = "publishing period (skinManAll.ini's period)" },
+	  .doc = "publishing period (skinManAll.ini's period); in compat mode also the cycle at which every part is processed, as skinManager's thread" },
 	{ .name = "min_baseline", .type = CONF_REAL, .offset = OFF(min_baseline),
 	  .min = 0, .max = 127, .def = 3,
 	  .doc = "warn when a baseline nears 0 or 255: skind keeps baselines in min_baseline..255 - min_baseline, so at most 127" },
@@ -53,7 +53,7 @@ const struct conf_key conf_comp_keys[] = {
 	  .doc = "calibration time in seconds" },
 	/* skind's own */
 	{ .name = "compat", .type = CONF_BOOL, .offset = OFF(compat), .max = 1,
-	  .def = 0, .man_before = "skind's own, each off in compat mode\n.RI ( /usr/share/doc/skin/PROCESSING.md ):", .doc = "skinManager's behaviour exactly: every key below off" },
+	  .def = 0, .man_before = "skind's own, each off in compat mode\n.RI ( /usr/share/doc/skin/PROCESSING.md ):", .doc = "skinManager's behaviour exactly, on its clock (each part processed once per period_ms on its boards' newest samples): every key below off" },
 	{ .name = "hold_contacts", .type = CONF_BOOL, .offset = OFF(hold_contacts),
 	  .max = 1, .def = 1, .doc = "freeze a touched taxel's baseline, so that drift compensation does not compensate a persistent contact away" },
 	{ .name = "hold_hysteresis", .type = CONF_REAL,

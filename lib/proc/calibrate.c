@@ -2,8 +2,8 @@
 /*
  * calibrate.c - a part's calibration: the samples collected per taxel (a
  * histogram of v, its sum), skinManager's rules when every patch has its
- * samples (calibrationFinish(): baseline = the mean of v, float in compat
- * mode; threshold = the first value j whose cumulative count exceeds
+ * samples (calibrationFinish(): baseline = the mean of v, a double in
+ * both modes; threshold = the first value j whose cumulative count exceeds
  * 0.95 N, minus the baseline, at least 1), skind's checks of a touched or
  * broken skin, and the commit that starts the part running.  The rules
  * serve a taxel's own recalibration too (taxel.c: recal_step()).  No
@@ -75,21 +75,23 @@ void proc_hist_range(const uint16_t *h, int *lo, int *hi)
 
 /* Baseline and raw threshold of taxel k from its histogram; false when too
  * few of its readings were valid (fewer than 95% of @expected). */
-bool proc_taxel_calibration(const struct skin_proc *p,
-			      const struct proc_part *pt, unsigned int k,
-			      unsigned int expected, double *baseline,
-			      double *thr)
+bool proc_taxel_calibration(const struct proc_part *pt, unsigned int k,
+			    unsigned int expected, double *baseline,
+			    double *thr)
 {
 	unsigned int n = pt->valid[k];
 	int j;
 
 	if (!n || n < expected * 0.95)
 		return false;
-	if (p->prm.compat)
-		/* start_sum is a vector<float>; float / int in float */
-		*baseline = (double)((float)pt->sum[k] / (float)n);
-	else
-		*baseline = (double)pt->sum[k] / n;
+	/*
+	 * skinManager: start_sum[i] / (calibrationRead != 0.0 ?
+	 * calibrationRead : 1.0), a float sum over a double (the 1.0 makes
+	 * the conditional a double): a division in double.  Its float sum
+	 * of integers is exact below 2^24, which PROC_CAL_MAX_SAMPLES x 255
+	 * is, so the mean is the integer sum's in both modes.
+	 */
+	*baseline = (double)pt->sum[k] / n;
 	j = percentile95(proc_hist(pt, k), n);
 	*thr = (double)j - *baseline;
 	return true;
@@ -214,7 +216,7 @@ static int finish_calibration(struct skin_proc *p, struct proc_part *pt,
 		pt->cal_baseline[k] = -1;
 		if (pt->kind[k] != SKIN_TAXEL_TACTILE)
 			continue;
-		if (!proc_taxel_calibration(p, pt, k, n_exp, &b, &t))
+		if (!proc_taxel_calibration(pt, k, n_exp, &b, &t))
 			continue;
 		pt->cal_baseline[k] = b;
 		pt->cal_thr[k] = t;

@@ -153,6 +153,10 @@ struct proc_patch {
 					 * cleared a bit since): run()
 					 * builds it again */
 	uint64_t last_ns;
+	/* skinManager's cycle (skin_proc_cycle()): the patch's newest
+	 * sample, which the part's next cycle processes in compat mode */
+	struct skin_frame latest;
+	bool has_latest;
 	const struct proc_isa_ops *ops;	/* the dense pass and the checks'
 					 * masks for this patch's CPU and
 					 * size (proc_isa_ops_for()) */
@@ -277,6 +281,9 @@ struct skin_proc {
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
 	bool faults_on, hold_on, recal_on;	/* improvements c, a, b are
 					 * on (their switch, not compat) */
+	bool cycle;			/* skin_proc_opts.cycle: in compat
+					 * mode a part is processed by
+					 * skin_proc_cycle(), not per feed */
 	enum skin_proc_isa isa;		/* the instruction set its patches'
 					 * passes use (resolved at creation) */
 	unsigned int n_parts, n_patches;
@@ -347,6 +354,13 @@ static inline unsigned int proc_v_of(const struct skin_proc *p, uint8_t raw)
 	return p->prm.zero_up_raw_data ? raw : PROC_MAX_SKIN - raw;
 }
 
+/* Compat mode on a processor created with skin_proc_opts.cycle: feeds
+ * store, skin_proc_cycle() processes (skinManager's thread cycle) */
+static inline bool proc_cycled(const struct skin_proc *p)
+{
+	return p->cycle && p->prm.compat;
+}
+
 /* proc.c */
 void proc_derive(struct skin_proc *p);
 void proc_err(struct skin_error *err, const char *file, unsigned int line,
@@ -355,6 +369,7 @@ void proc_err(struct skin_error *err, const char *file, unsigned int line,
 /* taxel.c */
 int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	      const struct skin_frame *f);
+int proc_cycle(struct skin_proc *p, struct proc_part *pt, uint64_t ts);
 void proc_patch_io(struct skin_proc *p, struct proc_patch *pp);
 void proc_outputs_zero(struct proc_part *pt, unsigned int k);
 
@@ -365,8 +380,7 @@ int proc_collect(struct skin_proc *p, struct proc_patch *pp,
 		 const struct skin_frame *f);
 void proc_hist_clear(struct proc_part *pt, unsigned int k);
 void proc_hist_range(const uint16_t *h, int *lo, int *hi);
-bool proc_taxel_calibration(const struct skin_proc *p,
-			    const struct proc_part *pt, unsigned int k,
+bool proc_taxel_calibration(const struct proc_part *pt, unsigned int k,
 			    unsigned int expected, double *baseline,
 			    double *thr);
 void proc_set_threshold(struct skin_proc *p, struct proc_part *pt,

@@ -48,6 +48,17 @@ void proc_derive(struct skin_proc *p)
 	unsigned int i, k;
 	float a;
 
+	/*
+	 * skinManager's thread counts its calibration in cycles:
+	 * CAL_SAMPLES = (int)(CAL_TIME / period in s), and it reads a
+	 * sample at every count from 0 to CAL_SAMPLES inclusive
+	 * (CompensationThread::run()), one more than CAL_SAMPLES: 251 for
+	 * 5 s at 20 ms.  Per feed, period_ms is the feeds' interval and a
+	 * calibration takes calibration_s of them.
+	 */
+	if (p->cycle && c->compat)
+		n = trunc(c->calibration_s / (c->period_ms / 1000.0)) + 1;
+
 	p->cal_samples = n < 1 ? 1 : n > PROC_CAL_MAX_SAMPLES ?
 			 PROC_CAL_MAX_SAMPLES : (unsigned int)n;
 	/*
@@ -357,6 +368,7 @@ struct skin_proc *skin_proc_new_opts(const struct skin_model *m,
 	p->m = m;
 	p->prm = *comp;
 	p->isa = isa;
+	p->cycle = opts && opts->cycle;
 	proc_derive(p);
 	p->next_id = 1;
 	p->n_parts = m->n_parts;
@@ -490,6 +502,15 @@ int skin_proc_feed(struct skin_proc *p, unsigned int patch,
 	if (patch >= p->n_patches || !f)
 		return -EINVAL;
 	return proc_feed(p, &p->patches[patch], f);
+}
+
+int skin_proc_cycle(struct skin_proc *p, unsigned int part, uint64_t ts_ns)
+{
+	if (part >= p->n_parts)
+		return -EINVAL;
+	if (!proc_cycled(p))
+		return 0;
+	return proc_cycle(p, &p->parts[part], ts_ns);
 }
 
 int skin_proc_calibrate(struct skin_proc *p, int part)

@@ -123,7 +123,7 @@ static int recal_step(struct skin_proc *p, struct proc_part *pt,
 	if (++pt->recal_n[k] < p->cal_samples)
 		return 0;
 	proc_hist_range(proc_hist(pt, k), &lo, &hi);
-	if (proc_taxel_calibration(p, pt, k, p->cal_samples, &b, &t) &&
+	if (proc_taxel_calibration(pt, k, p->cal_samples, &b, &t) &&
 	    hi - lo <= p->prm.calibration_spread) {
 		if (b >= lo_b && b <= hi_b) {
 			pt->baseline[k] = b;
@@ -718,6 +718,14 @@ int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	pp->last_ns = ts;
 	if (ts > pt->last_ns)
 		pt->last_ns = ts;
+	if (p->cycle) {
+		/* kept in either mode, so that compat turned on at run time
+		 * cycles on the boards' newest samples at once */
+		pp->latest = *f;
+		pp->has_latest = true;
+		if (p->prm.compat)
+			return 0;	/* skin_proc_cycle() processes it */
+	}
 	if (pt->state == SKIN_PROC_CALIBRATING) {
 		if (!pp->cal_active)
 			return 0;
@@ -726,4 +734,44 @@ int proc_feed(struct skin_proc *p, struct proc_patch *pp,
 	if (pt->state != SKIN_PROC_RUNNING)
 		return 0;
 	return run(p, pp, f);
+}
+
+/*
+ * skinManager's cycle of one part (CompensationThread::run(), compat mode
+ * of a cycling processor): whatever the boards' rate, once per thread
+ * period it reads the part's whole vector, the newest sample of each
+ * board, and calibrates on it (calibrationDataCollection()) or compensates
+ * it (readRawAndWriteCompensatedData(), updateBaseline()): each patch's
+ * newest sample goes through the sample path once per cycle, processed
+ * again at the next cycle if its board sent nothing new meanwhile (the
+ * robot's wrapper publishes the part at its own period, and skinManager
+ * reads what it finds).  A patch that has sent nothing yet is skipped.
+ * A calibration finishes at the cycle that completes it; the part
+ * compensates from the next one, as upstream.
+ */
+int proc_cycle(struct skin_proc *p, struct proc_part *pt, uint64_t ts)
+{
+	unsigned int i;
+	int ev = 0;
+
+	if (ts > pt->last_ns)
+		pt->last_ns = ts;
+	if (pt->state == SKIN_PROC_CALIBRATING) {
+		for (i = 0; i < pt->n_patches; i++) {
+			struct proc_patch *pp = &p->patches[pt->first_patch + i];
+
+			if (pp->has_latest && pp->cal_active)
+				ev |= proc_collect(p, pp, &pp->latest);
+		}
+		return ev;
+	}
+	if (pt->state != SKIN_PROC_RUNNING)
+		return 0;
+	for (i = 0; i < pt->n_patches; i++) {
+		struct proc_patch *pp = &p->patches[pt->first_patch + i];
+
+		if (pp->has_latest)
+			ev |= run(p, pp, &pp->latest);
+	}
+	return ev;
 }

@@ -422,6 +422,46 @@ def t_params(env):
         c.command("set add_threshold 7")
 
 
+@case("compat mode: every part once per [skind] period_ms, as skinManager's cycle; set compat switches")
+def t_compat_cycle(env):
+    # skinManager reads each part once per period whatever its boards'
+    # rate (docs/PROCESSING.md, "skinManager's clock"): here a 50 ms
+    # cycle over boards at 20 ms, where skind's own mode publishes a part
+    # on every frame of any of its boards (the forearm has two)
+    conf = os.path.join(env.dir, "compat.conf")
+    with open(conf, "w") as f:
+        f.write(CONFIG.format(src=SRC, cal=0.5).replace(
+            "period_ms = 20\n", "period_ms = 50\ncompat = true\nbinarization = false\n", 1))
+    d = Daemon(env, config=conf, side="compat")
+
+    def rates():
+        def samples():
+            return {p["name"]: int(p["samples"]) for p in d.parts() if p["type"] == "part"}
+        s0, t0 = samples(), time.monotonic()
+        time.sleep(1.0)
+        s1, t1 = samples(), time.monotonic()
+        return {k: (s1[k] - s0[k]) / (t1 - t0) for k in s0}
+
+    try:
+        d.ready()
+        r = rates()
+        assert all(14 <= v <= 24 for v in r.values()), ("cycled at 20 Hz", r)
+        with d.client() as c:
+            # the calibration counts cycles: trunc(0.5 / 0.05) + 1
+            assert c.command("get period_ms") == ["param period_ms 50"], c.command("get period_ms")
+            c.command("set compat false")
+        r = rates()
+        assert r["pad"] >= 35 and r["left_forearm"] >= 70, ("per frame", r)
+        with d.client() as c:
+            c.command("set compat true")
+            assert c.command("get period_ms") == ["param period_ms 50"], c.command("get period_ms")
+        r = rates()
+        assert all(14 <= v <= 24 for v in r.values()), ("cycled again", r)
+        assert d.p.poll() is None
+    finally:
+        d.stop()
+
+
 def saved_calibration(path, part):
     """lib/proc's own record of a part's calibration (skin_proc_save(),
     %.17g): {slot: (baseline, threshold)} and the part's kinds string."""

@@ -26,7 +26,7 @@
  *      10, 20, 30: threshold 30 - 20 = 10
  *  t2: raw 230 x 5 -> v 25: mean 25, threshold 0 -> at least 1
  *  t3: raw 250 250 250 250 249 -> v 5 5 5 5 6: mean 26 / 5 = 5.2
- *      (skinManager: float 5.2f); 4 at 5, 5 at 6: threshold 0.8 -> 1
+ *      (skinManager too: its float sum over a double); 4 at 5, 5 at 6: threshold 0.8 -> 1
  */
 static uint64_t calibrate_strip(struct skin_proc *p)
 {
@@ -73,9 +73,11 @@ static void calibration_rule(void **state)
 	fixture_strip(&fc, "compat = true");
 	calibrate_strip(fc.p);
 	b = skin_proc_baselines(fc.p, 0);
-	/* skinManager divides a float sum in float */
-	assert_true(b[3] == (double)5.2f);
-	assert_true(b[3] != 5.2);
+	/* skinManager divides its float sum by a double (the 1.0 of its
+	 * "calibrationRead != 0.0 ? calibrationRead : 1.0"): 26 / 5 in
+	 * double, not in float */
+	assert_true(b[3] == 26.0 / 5);
+	assert_true(b[3] != (double)5.2f);
 	fixture_done(&fc);
 }
 
@@ -118,11 +120,11 @@ static void compat_steps(void **state)
 	assert_int_equal(touched[1], 0);
 	assert_near(b[1], 20.0019992, 1e-12);
 	assert_near(v[0], 3.75, EPS);
-	/* taxel 3, baseline b0 = 5.2f, threshold 1, raw 250 (v 5):
+	/* taxel 3, baseline b0 = 26 / 5, threshold 1, raw 250 (v 5):
 	 *  A: dA = 5 - b0, sA = 0.5 dA + 0.5 b0, b1 = b0 + 0.004 dA
 	 *  B: dB = 5 - b1, sB = 0.5 dB + 0.5 sA */
 	{
-		double b0 = (double)5.2f, dA = 5 - b0, sA = 0.5 * dA + 0.5 * b0;
+		double b0 = 26.0 / 5, dA = 5 - b0, sA = 0.5 * dA + 0.5 * b0;
 		double b1 = b0 + 0.02 * 0.2 * dA / 1, dB = 5 - b1;
 
 		assert_near(v[3], 0.5 * dB + 0.5 * sA, 1e-12);

@@ -58,8 +58,11 @@ static void compat_mode(struct skin_config_comp *c)
 	c->compat = 1;
 }
 
-static void no_allocation(void (*tweak)(struct skin_config_comp *))
+/* @cycle: compat on skinManager's clock, a cycle of every part per step */
+static void no_allocation(void (*tweak)(struct skin_config_comp *), bool cycle)
 {
+	const struct skin_proc_opts o = { .cycle = cycle };
+	struct skin_error err;
 	static char buf[1 << 16];
 	struct skin_taxel_fault fl[16];
 	struct fixture fx;
@@ -69,6 +72,11 @@ static void no_allocation(void (*tweak)(struct skin_config_comp *))
 	char val[64];
 
 	fixture_icub(&fx, tweak);
+	if (cycle) {
+		skin_proc_free(fx.p);
+		fx.p = skin_proc_new_opts(fx.m, &fx.cfg->comp, &o, &err);
+		assert_non_null(fx.p);
+	}
 	skin_proc_calibrate(fx.p, -1);
 	a0 = allocs;
 	f0 = frees;
@@ -87,7 +95,10 @@ static void no_allocation(void (*tweak)(struct skin_config_comp *))
 			assert_true(skin_proc_feed(fx.p, i, &f) >= 0);
 		}
 		for (pi = 0; pi < fx.m->n_parts; pi++) {
-			int n = skin_proc_cluster(fx.p, pi);
+			int n;
+
+			assert_true(skin_proc_cycle(fx.p, pi, s * 20 * MS) >= 0);
+			n = skin_proc_cluster(fx.p, pi);
 
 			assert_true(n >= 0);
 			contacts += (unsigned int)n;
@@ -107,13 +118,19 @@ static void no_allocation(void (*tweak)(struct skin_config_comp *))
 static void no_allocation_default(void **state)
 {
 	(void)state;
-	no_allocation(default_mode);
+	no_allocation(default_mode, false);
 }
 
 static void no_allocation_compat(void **state)
 {
 	(void)state;
-	no_allocation(compat_mode);
+	no_allocation(compat_mode, false);
+}
+
+static void no_allocation_compat_cycle(void **state)
+{
+	(void)state;
+	no_allocation(compat_mode, true);
 }
 
 /* The counters see the library's allocations: creation counts. */
@@ -134,6 +151,7 @@ int main(void)
 		cmocka_unit_test(counters_work),
 		cmocka_unit_test(no_allocation_default),
 		cmocka_unit_test(no_allocation_compat),
+		cmocka_unit_test(no_allocation_compat_cycle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

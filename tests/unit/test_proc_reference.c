@@ -104,7 +104,7 @@ static void calibrationFinish(struct compensator *c)
 
 	for (i = 0; i < c->skinDim; i++) {
 		c->baselines[i] = c->start_sum[i] /
-			(c->calibrationRead != 0.0 ? c->calibrationRead : 1.0f);
+			(c->calibrationRead != 0.0 ? c->calibrationRead : 1.0);
 		for (j = 1; j <= MAX_SKIN; j++)
 			c->skin_empty[i][j] += c->skin_empty[i][j - 1];
 		for (j = 0; j <= MAX_SKIN; j++)
