@@ -392,9 +392,12 @@ static void sample(struct yb *b, const struct skin_follow_sample *s)
 	 * the realtime clock shows at once) */
 	t = (double)((int64_t)h->frame_ts_ns + clock_mono_to_real_ns()) / 1e9;
 	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
-	raw = raw_as_device(b, s->map, s->part, s->block, d->n_taxels);
-	if (raw)
-		write_values(b, p->raw, NULL, raw, d->n_taxels, env);
+	/* the zero-filled copy only for a port someone reads */
+	if (p->raw && yp_port_readers(p->raw)) {
+		raw = raw_as_device(b, s->map, s->part, s->block, d->n_taxels);
+		if (raw)
+			write_values(b, p->raw, NULL, raw, d->n_taxels, env);
+	}
 	write_values(b, p->comp, skin_shm_values(s->map, s->part, s->block), NULL,
 		     d->n_taxels, env);
 }
