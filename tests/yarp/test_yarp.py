@@ -698,12 +698,20 @@ def real_skin_manager_equals_compat():
                     c = " ".join(w[:4] + w[5:])		# body link skin n, CoP
                     seen[c] = seen.get(c, 0) + 1
             print("# %s: %s" % (port, lines[-1][:300]))
-            return sorted(c for c, k in seen.items() if k >= 0.8 * len(lines))
+            return {c: k / len(lines) for c, k in seen.items()}
+        # a contact in most messages of one is in many of the other's: a
+        # contact at the edge of a press is in 79% of one and 81% of the
+        # other as often as not
         events = (steady_contacts(ports["events"]),
                   steady_contacts("/skinManager/skin_events:o"))
-        print("# skin_events, pressed: skinManager's %s, skind's %s" % events)
+        steady = [sorted(c for c, f in e.items() if f >= 0.8) for e in events]
+        print("# skin_events, pressed: skind's %s, skinManager's %s" % tuple(steady))
         assert p.poll() is None, "skinManager exited"
-        assert len(events[0]) >= 2 and events[0] == events[1], events
+        assert len(steady[0]) >= 2 and len(steady[1]) >= 2, steady
+        for a, b in ((0, 1), (1, 0)):
+            missing = [(c, events[a][c], events[b].get(c, 0.0)) for c in steady[a]
+                       if events[b].get(c, 0.0) < 0.5]
+            assert not missing, ("steady in one, rare in the other", missing)
         failures = []
         for name, t0, t1 in spans:
             for part, (sm, sk) in rec.items():

@@ -81,9 +81,9 @@ ring_reader --duration 6 --wakeup 4,500000 /dev/skin/lh >/tmp/tail.out 2>/tmp/ta
 r=$!
 mapped $r /dev/skin/lh
 sleep 0.3		# and set its moderation, the next system call
-canplayer -t -I /tmp/batch.log
+taskset 1 canplayer -t -I /tmp/batch.log
 sleep 0.5		# the reader drains the batch
-canplayer -t -I /tmp/rest.log
+taskset 1 canplayer -t -I /tmp/rest.log
 wait $r || fail "moderated reader failed: $(cat /tmp/tail.err)"
 cat /tmp/tail.out
 expect_eq "published" "$(( $(stat lh frames) - f0 ))" 6

@@ -225,9 +225,12 @@ queue() {
 	echo "(0.000000) ${IF:-vcan0} $1" >>/tmp/play.log
 }
 
-# play: send what was queued, back to back
+# play: send what was queued, back to back, from one CPU: vcan loops each
+# frame back through the sending CPU's backlog, so a sender that migrates
+# between two frames can have them received out of order (a bus, and a
+# board's driver, cannot)
 play() {
-	canplayer -t -I /tmp/play.log
+	taskset 1 canplayer -t -I /tmp/play.log
 	rm -f /tmp/play.log
 }
 
