@@ -1091,6 +1091,9 @@ def sigterm_ends_bridge(what):
         raise AssertionError("%s: the bridge ignored SIGTERM for 10 s" % what)
     dt = time.time() - t0
     print("# %s: SIGTERM ended the bridge in %.2f s (exit %d)" % (what, dt, S.bridge.returncode))
+    if S.bridge.returncode != 0:
+        with open(os.path.join(S.tmp, "skin-yarp.log"), errors="replace") as f:
+            print("# skin-yarp.log: " + "# skin-yarp.log: ".join(f.readlines()[-40:]))
     assert S.bridge.returncode == 0 and dt < 1.5, (dt, S.bridge.returncode)
 
 
