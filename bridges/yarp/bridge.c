@@ -679,8 +679,11 @@ void yb_free(struct yb *b, unsigned int ms)
 	/* nothing re-registers or writes while the ports are unregistered */
 	sd_event_source_set_enabled(b->recheck, SD_EVENT_OFF);
 	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+	/* the map is the follower's: an rpc answer from skind that
+	 * arrives while the unregistrations run below reads no part */
 	follow_source_free(b->follow);
 	b->follow = NULL;
+	b->map = NULL;
 	if (b->nc && ms) {
 		uint64_t t0;
 

@@ -1135,7 +1135,7 @@ def hostile_rpc_flood():
         refused = 0
         for i in range(clients):
             try:
-                s = hostile_socket(addr, "127.0.0.%d" % (2 + i % 10), timeout=2)
+                s = hostile_socket(addr, "127.0.0.%d" % (2 + i % 10))
                 s.sendall(("CONNACK /flood%d\r\n" % i + cmds).encode())
             except OSError:
                 refused += 1	# a frozen bridge accepts no more
