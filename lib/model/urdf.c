@@ -524,12 +524,14 @@ struct skin_model *skin_urdf_read(const char *buf, size_t len,
 			return NULL;
 		}
 	}
-	xmlFreeDoc(doc);
 	if (!u.m->n_parts) {
+		/* the line before the document that holds it is freed */
 		skin_error_set(err, name, line_of(root), 0,
 			     "<robot> has no <sensor> with a <tactile> element: expected at least one");
 		skin_model_free(u.m);
+		xmlFreeDoc(doc);
 		return NULL;
 	}
+	xmlFreeDoc(doc);
 	return u.m;
 }
