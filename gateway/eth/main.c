@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	bool no_log = false;
 	unsigned long u;
 	char *end;
-	int c, status;
+	int c, status = 2;
 
 	g.rx = skin_eth_rx_new();
 	if (!g.rx) {
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 		case 'b':
 			if (skin_eth_rx_add_board(g.rx, optarg, &err)) {
 				fprintf(stderr, "skin-eth: --board: %s\n", err.text);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'p':
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 			u = strtoul(optarg, &end, 10);
 			if (end == optarg || *end || errno || !u || u > 65535) {
 				fprintf(stderr, "skin-eth: --udp-port: 1..65535, not '%s'\n", optarg);
-				return 2;
+				goto out;
 			}
 			g.udp_port = (uint16_t)u;
 			break;
@@ -97,24 +97,26 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			status = 0;
+			goto out;
 		case OPT_VERSION:
 			puts("skin-eth " SKIN_VERSION);
-			return 0;
+			status = 0;
+			goto out;
 		default:
 			fputs(usage, stderr);
-			return 2;
+			goto out;
 		}
 	}
 	if (optind < argc || !replay) {
 		fprintf(stderr, optind < argc ? "skin-eth: unexpected argument '%s'\n" :
 			"skin-eth: --replay CAPTURE is the only mode yet\n",
 			optind < argc ? argv[optind] : "");
-		return 2;
+		goto out;
 	}
 	if (!skin_eth_rx_n_boards(g.rx)) {
 		fprintf(stderr, "skin-eth: no --board: every datagram would be foreign\n");
-		return 2;
+		goto out;
 	}
 	if (no_log) {
 		g.log = NULL;
@@ -122,7 +124,8 @@ int main(int argc, char **argv)
 		g.log = fopen(log, "w");
 		if (!g.log) {
 			fprintf(stderr, "skin-eth: %s: %s\n", log, strerror(errno));
-			return 1;
+			status = 1;
+			goto out;
 		}
 	}
 	status = gateway_replay(&g, replay) ? 1 : 0;
@@ -131,6 +134,7 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	gateway_print_counters(&g, stderr);
+out:
 	skin_eth_rx_free(g.rx);
 	return status;
 }

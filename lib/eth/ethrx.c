@@ -65,7 +65,7 @@ int skin_eth_rx_add_board(struct skin_eth_rx *rx, const char *spec,
 	struct skin_eth_board b = { 0 }, *grown;
 	const char *eq = strchr(spec, '='), *addr = eq ? eq + 1 : spec;
 	const char *colon = strchr(addr, ':');
-	char text[INET_ADDRSTRLEN];
+	char text[INET_ADDRSTRLEN], name[SKIN_ETH_NAME_MAX + 1];
 	size_t alen = colon ? (size_t)(colon - addr) : strlen(addr);
 	unsigned int i;
 
@@ -106,12 +106,13 @@ int skin_eth_rx_add_board(struct skin_eth_rx *rx, const char *spec,
 		b.port[1] = 2;
 	}
 	if (eq)
-		snprintf(b.name, sizeof(b.name), "%.*s", (int)(eq - spec), spec);
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - spec), spec);
 	else
-		snprintf(b.name, sizeof(b.name), "eb%u",
+		snprintf(name, sizeof(name), "eb%u",
 			 (unsigned int)(ntohl(b.addr.s_addr) & 0xff));
+	memcpy(b.name, name, sizeof(b.name));
 	for (i = 0; i < b.n_patches; i++)
-		snprintf(b.ifname[i], sizeof(b.ifname[i]), "%scan%u", b.name,
+		snprintf(b.ifname[i], sizeof(b.ifname[i]), "%scan%u", name,
 			 b.port[i]);
 	for (i = 0; i < rx->n_boards; i++) {
 		if (rx->boards[i].addr.s_addr == b.addr.s_addr ||
