@@ -2570,7 +2570,7 @@ def t_sigterm(env):
 
 SKINSIM = os.environ.get("SKINSIM", os.path.join(SRC, "build/meson/tools/skinsim/skinsim"))
 SKIN_YARP = os.environ.get("SKIN_YARP", os.path.join(SRC, "build/meson/bridges/yarp/skin-yarp"))
-SKIN_ETH = os.environ.get("SKIN_ETH", os.path.join(SRC, "build/meson/gateway/eth/skin-eth"))
+SKIN_ETH = os.environ.get("SKIN_ETH", os.path.join(SRC, "build/meson/bridges/eth/skin-eth"))
 # empty: not built here (no Cyclone DDS)
 SKIN_ROS2_BRIDGE = os.environ.get("SKIN_ROS2_BRIDGE",
                                   os.path.join(SRC, "build/meson/bridges/ros2/skin-ros2-bridge"))
