@@ -2570,6 +2570,7 @@ def t_sigterm(env):
 
 SKINSIM = os.environ.get("SKINSIM", os.path.join(SRC, "build/meson/tools/skinsim/skinsim"))
 SKIN_YARP = os.environ.get("SKIN_YARP", os.path.join(SRC, "build/meson/bridges/yarp/skin-yarp"))
+SKIN_ETH = os.environ.get("SKIN_ETH", os.path.join(SRC, "build/meson/bridges/eth/skin-eth"))
 # empty: not built here (no Cyclone DDS)
 SKIN_ROS2_BRIDGE = os.environ.get("SKIN_ROS2_BRIDGE",
                                   os.path.join(SRC, "build/meson/bridges/ros2/skin-ros2-bridge"))
@@ -2600,7 +2601,7 @@ def skinctl_commands():
 def t_cli_help_version(env):
     version = meson_version()
     progs = [("skind", SKIND), ("skinctl", SKINCTL), ("skinsim", SKINSIM),
-             ("skin-yarp", SKIN_YARP)]
+             ("skin-yarp", SKIN_YARP), ("skin-eth", SKIN_ETH)]
     if SKIN_ROS2_BRIDGE:
         progs.append(("skin-ros2-bridge", SKIN_ROS2_BRIDGE))
     else:
