@@ -536,6 +536,7 @@ static void send_events(struct yb *b)
 static void send_monitor(struct yb *b)
 {
 	unsigned int i, k, n = 0, at;
+	bool text;
 	double *v;
 
 	if (!b->map || !b->monitor || !yp_port_readers(b->monitor))
@@ -579,13 +580,15 @@ static void send_monitor(struct yb *b)
 			for (k = 0; k < p->n_taxels; k++)
 				v[at + n + k] = raw[k];
 	}
+	text = yp_port_wants_text(b->monitor);
 	yw_buf_reset(&b->bin);
 	yw_buf_reset(&b->text);
 	yw_vector_f64(&b->bin, b->cfg.version, v, 1 + 2 * n);
-	if (yp_port_wants_text(b->monitor))
+	if (text)
 		yw_vector_f64_text(&b->text, v, 1 + 2 * n);
-	yp_port_write(b->monitor, &b->bin,
-		      yp_port_wants_text(b->monitor) ? &b->text : NULL, NULL);
+	/* the whole body's is 135 KB (370 KB as text): not half of one */
+	if (yw_buf_ok(&b->bin) && yw_buf_ok(&b->text))
+		yp_port_write(b->monitor, &b->bin, text ? &b->text : NULL, NULL);
 }
 
 /*

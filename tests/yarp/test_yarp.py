@@ -1725,9 +1725,17 @@ def monitor_calibration():
         log_at = os.path.getsize(skind_log)
         check = skind_param("calibration_check")
         assert skind_cmd("set calibration_check false").startswith("param")
+        def zeros(vals):
+            return not any(vals[1:])
+
+        def seen_end():
+            rows = rec.rows[n0:]
+            first = next((i for i, (_, v) in enumerate(rows) if zeros(v)), None)
+            return first is not None and any(not zeros(v) for _, v in rows[first:])
         try:
             assert skind_cmd("calibrate").startswith("ok calibrating")
-            S.wait_for(lambda: rpc("is calibrating") == "no", "calibration to end", 20)
+            # the end as monitor:o shows it: zeros, then data again
+            S.wait_for(seen_end, "monitor:o through the calibration", 20)
         finally:
             skind_cmd("set calibration_check " + check)
         time.sleep(1.5)
