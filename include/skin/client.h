@@ -207,9 +207,9 @@ const double *skin_shm_thresholds(const struct skin_shm_map *m,
  * skin/shm.h since 1.3): the current ones, and the ones its last
  * calibration left (cal); baselines - cal is the drift compensated since
  * that calibration.  NULL when the writer publishes none (older than
- * 1.3).  The current ones mean something while the head's state has
- * SKIN_SHM_PART_CALIBRATED, the calibration's while it has
- * SKIN_SHM_PART_THRESHOLDS (all 0 before).
+ * 1.3); cal NULL too, as skin_shm_thresholds(), while the part has no
+ * calibration's (its state lacks SKIN_SHM_PART_THRESHOLDS).  The current
+ * ones mean something while the state has SKIN_SHM_PART_CALIBRATED.
  */
 const double *skin_shm_baselines(const struct skin_shm_map *m,
 				 unsigned int part, const void *buf);

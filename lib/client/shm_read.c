@@ -340,7 +340,8 @@ const double *skin_shm_cal_baselines(const struct skin_shm_map *m,
 {
 	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
 
-	if (!d || !d->cal_baselines_off)
+	if (!d || !d->cal_baselines_off ||
+	    !(skin_shm_head(buf)->state & SKIN_SHM_PART_THRESHOLDS))
 		return NULL;
 	return (const double *)((const char *)buf + d->cal_baselines_off);
 }

@@ -576,6 +576,22 @@ static void test_baselines_out_of_block(void **state)
 	assert_int_equal(skin_shm_map_fd(&m, fd), 0);
 	skin_shm_close(&m);
 	d = (struct skin_shm_part_desc *)((char *)o.h + sizeof(*o.h));
+	/* a copy: both arrays; the calibration's only while the state says
+	 * a calibration wrote them */
+	fd = dup(o.fd);
+	assert_int_equal(skin_shm_map_fd(&m, fd), 0);
+	{
+		char buf[896];
+		struct skin_shm_part *sp = (struct skin_shm_part *)((char *)o.h + 320);
+
+		assert_int_equal(skin_shm_read_part(&m, 0, buf, 10), 0);
+		assert_memory_equal(skin_shm_cal_baselines(&m, 0, buf), cal_a, sizeof(cal_a));
+		sp->state = SKIN_SHM_PART_CALIBRATING;
+		assert_int_equal(skin_shm_read_part(&m, 0, buf, 10), 0);
+		assert_null(skin_shm_cal_baselines(&m, 0, buf));
+		assert_memory_equal(skin_shm_baselines(&m, 0, buf), base_a, sizeof(base_a));
+	}
+	skin_shm_close(&m);
 	d->cal_baselines_off = 872;	/* 872 + 4 * 8 > 896 */
 	fd = dup(o.fd);
 	assert_int_equal(skin_shm_map_fd(&m, fd), -EPROTO);
