@@ -712,7 +712,7 @@ def monitor_layout_values():
 # MON_DRIFT_TOL (YARP prints 21 digits; a pressed taxel's drift moves by
 # hundredths a cycle), or lies, taxel by taxel, between two consecutive
 # ones the reader got (cycles it did not see), in at least
-# MON_VECTORS_MATCH of skinManager's vectors (all, in two runs); and
+# MON_VECTORS_MATCH of skinManager's vectors (all, in three runs); and
 # exactly equal in at least MON_VECTORS_EQUAL (0.68-0.99 seen, the load
 # deciding: a quarter keeps exact equality a claim under worse)
 MON_DRIFT_TOL, MON_VECTORS_MATCH, MON_VECTORS_EQUAL = 1e-6, 0.97, 0.25
