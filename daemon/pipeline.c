@@ -66,7 +66,9 @@ int pipeline_init(struct skind_skin *s, struct skin_error *err)
 				       err->what);
 		return -1;
 	}
-	for (i = 0; i < s->n_parts; i++)
+	for (i = 0; i < s->n_parts; i++) {
+		/* lib/proc's array, there for the processor's life */
+		s->parts[i].proc_baselines = skin_proc_baselines(s->proc, i);
 		for (k = 0; k < s->parts[i].n_patches; k++) {
 			struct skind_patch *pt = &s->parts[i].patches[k];
 			int mp = skin_proc_patch_find(s->proc, pt->ifname, pt->address);
@@ -80,6 +82,7 @@ int pipeline_init(struct skind_skin *s, struct skin_error *err)
 			}
 			pt->model_patch = (unsigned int)mp;
 		}
+	}
 	return 0;
 }
 
@@ -104,20 +107,26 @@ static uint32_t proc_state_bits(enum skin_proc_state st)
 }
 
 /*
- * The part's touch thresholds into its snapshot, which the socket reads
- * (protocol.c): they change only when a calibration is committed or a
- * taxel recalibrates itself, so they are copied then, not every sample.
- * [RT]: a loop over the part's slots, no allocation.
+ * The part's touch thresholds and calibration baselines into its
+ * snapshot, which the socket and shm read (protocol.c, shm_write.c): they
+ * change only when a calibration is committed or a taxel recalibrates
+ * itself, so they are copied then, not every sample.  [RT]: a loop over
+ * the part's slots, no allocation.
  */
 static void copy_thresholds(struct skind_part *p)
 {
 	const double *thr = skin_proc_thresholds(p->skin->proc, p->index);
+	const double *cal = skin_proc_initial_baselines(p->skin->proc, p->index);
 	unsigned int i;
 
 	if (skin_proc_state(p->skin->proc, p->index) != SKIN_PROC_RUNNING)
 		return;
-	for (i = 0; i < p->n_taxels; i++)
-		p->thr[i] = p->flags[i] & SKIN_SHM_TAXEL_TACTILE ? thr[i] : 0;
+	for (i = 0; i < p->n_taxels; i++) {
+		bool tactile = p->flags[i] & SKIN_SHM_TAXEL_TACTILE;
+
+		p->thr[i] = tactile ? thr[i] : 0;
+		p->cal_baselines[i] = tactile ? cal[i] : 0;
+	}
 	p->thr_valid = true;
 	p->thr_dirty = true;
 }

@@ -47,6 +47,10 @@ static size_t part_layout(struct skin_shm_part_desc *pd, unsigned int n_taxels)
 	off += align_up(n_taxels * sizeof(uint32_t), 8);
 	pd->thresholds_off = (uint32_t)off;
 	off += n_taxels * sizeof(double);
+	pd->baselines_off = (uint32_t)off;
+	off += n_taxels * sizeof(double);
+	pd->cal_baselines_off = (uint32_t)off;
+	off += n_taxels * sizeof(double);
 	return align_up(off, SKIN_SHM_ALIGN);
 }
 
@@ -257,6 +261,8 @@ int shm_create(struct skind *d, struct skind_skin *s, struct skin_error *err)
 		p->shm_contacts = (struct skin_contact_record *)(block + pd->contacts_off);
 		p->shm_contact_taxels = (uint32_t *)(block + pd->contact_taxels_off);
 		p->shm_thresholds = (double *)(block + pd->thresholds_off);
+		p->shm_baselines = (double *)(block + pd->baselines_off);
+		p->shm_cal_baselines = (double *)(block + pd->cal_baselines_off);
 		p->thr_dirty = p->thr_valid;	/* a reload's new block */
 		/* the kinds are known before the first sample */
 		memcpy(p->shm_flags, p->flags, p->n_taxels);
@@ -317,9 +323,14 @@ void shm_publish_part(struct skind_part *p)
 	       p->n_contacts * sizeof(struct skin_contact_record));
 	memcpy(p->shm_contact_taxels, p->contact_taxels,
 	       p->n_contact_taxels * sizeof(uint32_t));
+	if (p->proc_baselines)
+		memcpy(p->shm_baselines, p->proc_baselines,
+		       p->n_taxels * sizeof(double));
 	/* only when a calibration changed them: the block keeps them */
 	if (p->thr_dirty) {
 		memcpy(p->shm_thresholds, p->thr, p->n_taxels * sizeof(double));
+		memcpy(p->shm_cal_baselines, p->cal_baselines,
+		       p->n_taxels * sizeof(double));
 		p->thr_dirty = false;
 	}
 
@@ -391,3 +402,7 @@ _Static_assert(offsetof(struct skin_shm_header, heartbeat_ms) == 60 &&
 	       offsetof(struct skin_shm_header, instance) == 64 &&
 	       offsetof(struct skin_shm_header, heartbeat) == 72, "shm header 1.1");
 _Static_assert(offsetof(struct skin_contact_record, first_taxel) == 152, "shm contact taxels");
+_Static_assert(offsetof(struct skin_shm_part_desc, thresholds_off) == 92 &&
+	       offsetof(struct skin_shm_part_desc, baselines_off) == 96 &&
+	       offsetof(struct skin_shm_part_desc, cal_baselines_off) == 100,
+	       "shm part descriptor 1.3");

@@ -82,8 +82,9 @@ static int build_part(struct skind_skin *s, unsigned int i,
 	p->contact_taxels = calloc(p->n_taxels ? p->n_taxels : 1,
 				   sizeof(uint32_t));
 	p->thr = calloc(p->n_taxels ? p->n_taxels : 1, sizeof(double));
+	p->cal_baselines = calloc(p->n_taxels ? p->n_taxels : 1, sizeof(double));
 	if (!p->patches || !p->raw || !p->values || !p->flags || !p->contacts ||
-	    !p->contact_taxels || !p->thr) {
+	    !p->contact_taxels || !p->thr || !p->cal_baselines) {
 		snprintf(err->text, sizeof(err->text), "out of memory");
 		return -1;
 	}
@@ -149,6 +150,7 @@ static void free_part(struct skind_part *p)
 	free(p->contacts);
 	free(p->contact_taxels);
 	free(p->thr);
+	free(p->cal_baselines);
 	for (i = 0; i < sizeof(p->cache.line) / sizeof(p->cache.line[0]); i++) {
 		free(p->cache.line[i][0]);
 		free(p->cache.line[i][1]);

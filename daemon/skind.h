@@ -160,8 +160,15 @@ struct skind_part {
 	 * 0 for a slot that is no tactile taxel) as of the last calibration
 	 * or taxel recalibration; thr_valid once the part was calibrated */
 	double *thr;			/* n_taxels */
+	/* lib/proc's baselines at the end of that calibration (its
+	 * initial baselines, counts of v; 0 where thr is), copied with thr */
+	double *cal_baselines;		/* n_taxels */
 	bool thr_valid;
-	bool thr_dirty;			/* changed since shm last had them */
+	bool thr_dirty;			/* thr, cal_baselines changed since shm
+					 * last had them */
+	/* lib/proc's current baselines (skin_proc_baselines(), n_taxels,
+	 * the part's slot order): shm copies them at every publication */
+	const double *proc_baselines;
 	unsigned int n_contacts;
 	unsigned int n_contact_taxels;
 	uint64_t contacts_cut;		/* contacts beyond SKIND_MAX_CONTACTS */
@@ -179,6 +186,8 @@ struct skind_part {
 	struct skin_contact_record *shm_contacts;
 	uint32_t *shm_contact_taxels;
 	double *shm_thresholds;
+	double *shm_baselines;
+	double *shm_cal_baselines;
 
 	/* for the housekeeping side: what the real-time path saw */
 	unsigned int events;		/* SKIN_PROC_EV_* for on_events() */

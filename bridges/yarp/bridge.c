@@ -255,10 +255,13 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 			p->comp = add_port(b, name, NULL);
 		}
 		p->index = (int)i;
+		p->n_taxels = d->n_taxels;
 	}
 	connect_configured(b);
-	sd_event_source_set_time_relative(b->events_timer, (uint64_t)b->period_ms * 1000);
-	sd_event_source_set_enabled(b->events_timer, SD_EVENT_ON);
+	b->cycle_last_ns = 0;	/* the running period anew */
+	b->cycle_avg_ns = 0;
+	sd_event_source_set_time_relative(b->cycle, (uint64_t)b->period_ms * 1000);
+	sd_event_source_set_enabled(b->cycle, SD_EVENT_ON);
 	log_info("following skind (%u parts, every %u ms)", n,
 		b->period_ms);
 }
@@ -266,7 +269,7 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 static void detached(struct yb *b, int reason)
 {
 	b->map = NULL;
-	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->cycle, SD_EVENT_OFF);
 	log_info("skind went away (%s); waiting for it",
 		strerror(-reason));
 }
@@ -435,17 +438,15 @@ static unsigned int part_contacts(struct yb *b, struct yb_part *p,
 }
 
 /* skinManager writes skin_events:o every cycle, empty when nothing touches */
-static int on_events(sd_event_source *s, uint64_t usec, void *data)
+static void send_events(struct yb *b)
 {
-	struct yb *b = data;
 	struct skin_contact tc[64];
 	unsigned int i, j, total = 0, nt = 0;
 	bool text = yp_port_wants_text(b->events);
 	char env[64];
 
-	sd_event_source_set_time(s, usec + (uint64_t)b->period_ms * 1000);
 	if (!b->map || !b->events || !yp_port_readers(b->events))
-		return 0;
+		return;
 	for (i = 0; i < b->n_parts; i++) {
 		const uint32_t *tx;
 		unsigned int ntx;
@@ -516,6 +517,103 @@ static int on_events(sd_event_source *s, uint64_t usec, void *data)
 	yw_stamp_text(env, sizeof(env), (int32_t)b->events_seq++,
 		      (double)clock_realtime_ns() / 1e9);
 	yp_port_write(b->events, &b->bin, text ? &b->text : NULL, env);
+}
+
+/*
+ * monitor:o as skinManager's (CompensationThread::sendMonitorData()),
+ * only when someone reads it: a Vector of 1 + 2N doubles, N the sum of
+ * the parts' lengths in the bridge's part order (`get info`'s): the
+ * cycle's frequency, then each part's drift per taxel (the baselines
+ * less the calibration's, skin/shm.h 1.3: Compensator::getCompensation()),
+ * then each part's raw values as its raw port publishes them
+ * (Compensator::getRawData(), the vector skinManager read).  A part that
+ * is calibrating or was never calibrated leaves its ranges 0 (skinManager
+ * sends nothing but the frequency while it calibrates), and so does one
+ * skind does not publish now (skinManager's compensator not working), at
+ * its last known length; a writer older than 1.3 gives no drift (0).  No
+ * envelope: skinManager sets none on this port.
+ */
+static void send_monitor(struct yb *b)
+{
+	unsigned int i, k, n = 0, at;
+	bool text;
+	double *v;
+
+	if (!b->map || !b->monitor || !yp_port_readers(b->monitor))
+		return;
+	for (i = 0; i < b->n_parts; i++)
+		n += b->parts[i].n_taxels;
+	if (b->monitor_size < 1 + 2 * (size_t)n) {
+		v = realloc(b->monitor_values, (1 + 2 * (size_t)n) * sizeof(*v));
+		if (!v)
+			return;
+		b->monitor_values = v;
+		b->monitor_size = 1 + 2 * (size_t)n;
+	}
+	v = b->monitor_values;
+	memset(v, 0, (1 + 2 * (size_t)n) * sizeof(*v));
+	/* YARP's 1.0 / getEstimatedPeriod(): the running period measured,
+	 * the configured one until there is one */
+	v[0] = b->cycle_avg_ns > 0 ? 1e9 / b->cycle_avg_ns : 1000.0 / b->period_ms;
+	for (i = 0, at = 1; i < b->n_parts; at += b->parts[i++].n_taxels) {
+		struct yb_part *p = &b->parts[i];
+		const void *block = yb_block(b, p);
+		const struct skin_shm_part_desc *d;
+		const double *base, *cal;
+		const uint8_t *raw;
+		uint32_t st;
+
+		if (!block)
+			continue;
+		d = skin_shm_part(b->map, (unsigned int)p->index);
+		st = skin_shm_head(block)->state;
+		if (d->n_taxels != p->n_taxels || !(st & SKIN_SHM_PART_CALIBRATED) ||
+		    (st & SKIN_SHM_PART_CALIBRATING))
+			continue;
+		base = skin_shm_baselines(b->map, (unsigned int)p->index, block);
+		cal = skin_shm_cal_baselines(b->map, (unsigned int)p->index, block);
+		if (base && cal && (st & SKIN_SHM_PART_THRESHOLDS))
+			for (k = 0; k < p->n_taxels; k++)
+				v[at + k] = base[k] - cal[k];
+		raw = raw_as_device(b, b->map, (unsigned int)p->index, block, p->n_taxels);
+		if (raw)
+			for (k = 0; k < p->n_taxels; k++)
+				v[at + n + k] = raw[k];
+	}
+	text = yp_port_wants_text(b->monitor);
+	yw_buf_reset(&b->bin);
+	yw_buf_reset(&b->text);
+	yw_vector_f64(&b->bin, b->cfg.version, v, 1 + 2 * n);
+	if (text)
+		yw_vector_f64_text(&b->text, v, 1 + 2 * n);
+	/* the whole body's is 135 KB (370 KB as text): not half of one */
+	if (yw_buf_ok(&b->bin) && yw_buf_ok(&b->text))
+		yp_port_write(b->monitor, &b->bin, text ? &b->text : NULL, NULL);
+}
+
+/*
+ * skinManager's thread cycle (CompensationThread::run(), every period_ms):
+ * its skin_events:o and monitor:o.  The period is measured as YARP's
+ * PeriodicThread estimates it (getEstimatedPeriod(), which monitor:o
+ * reports): here a running mean of the last cycles, so that a host that
+ * holds the loop up shows in it.
+ */
+static int on_cycle(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct yb *b = data;
+	uint64_t now = clock_monotonic_ns();
+
+	sd_event_source_set_time(s, usec + (uint64_t)b->period_ms * 1000);
+	if (b->cycle_last_ns) {
+		double dt = (double)(now - b->cycle_last_ns);
+
+		/* a mean over about 32 cycles; the first one as it is */
+		b->cycle_avg_ns = b->cycle_avg_ns > 0 ?
+				  b->cycle_avg_ns + (dt - b->cycle_avg_ns) / 32 : dt;
+	}
+	b->cycle_last_ns = now;
+	send_events(b);
+	send_monitor(b);
 	return 0;
 }
 
@@ -632,15 +730,17 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 	b->rpc_port = add_port(b, name, yb_rpc_handle);
 	snprintf(name, sizeof(name), "/%s/info:o", cfg->manager);
 	b->info = add_port(b, name, NULL);
-	if (!b->events || !b->rpc_port || !b->info) {
+	snprintf(name, sizeof(name), "/%s/monitor:o", cfg->manager);
+	b->monitor = add_port(b, name, NULL);
+	if (!b->events || !b->rpc_port || !b->info || !b->monitor) {
 		snprintf(why, why_len, "cannot open the manager's ports");
 		r = -EADDRINUSE;
 		goto fail;
 	}
-	r = sd_event_add_time_relative(e, &b->events_timer, CLOCK_MONOTONIC,
-				       20000, 0, on_events, b);
+	r = sd_event_add_time_relative(e, &b->cycle, CLOCK_MONOTONIC,
+				       20000, 0, on_cycle, b);
 	if (r >= 0)
-		r = sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+		r = sd_event_source_set_enabled(b->cycle, SD_EVENT_OFF);
 	if (r >= 0)
 		r = sd_event_add_time_relative(e, &b->recheck, CLOCK_MONOTONIC,
 					       (uint64_t)cfg->recheck_s * 1000000, 0,
@@ -678,7 +778,7 @@ void yb_free(struct yb *b, unsigned int ms)
 		return;
 	/* nothing re-registers or writes while the ports are unregistered */
 	sd_event_source_set_enabled(b->recheck, SD_EVENT_OFF);
-	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
+	sd_event_source_set_enabled(b->cycle, SD_EVENT_OFF);
 	/* the map is the follower's: an rpc answer from skind that
 	 * arrives while the unregistrations run below reads no part */
 	follow_source_free(b->follow);
@@ -707,10 +807,11 @@ void yb_free(struct yb *b, unsigned int ms)
 		yp_port_free(b->ports[i]);
 	yb_rpc_free(b->rpc);
 	net_guard_free(b->guard);
-	sd_event_source_disable_unref(b->events_timer);
+	sd_event_source_disable_unref(b->cycle);
 	sd_event_source_disable_unref(b->recheck);
 	yw_buf_free(&b->bin);
 	yw_buf_free(&b->text);
 	free(b->raw);
+	free(b->monitor_values);
 	free(b);
 }

@@ -20,12 +20,13 @@
 #include "name.h"
 #include "port.h"
 
-#define YB_MAX_PORTS	(3 * 64 + 3)
+#define YB_MAX_PORTS	(3 * 64 + 4)
 
 struct yb_part {
 	char name[SKIN_SHM_NAME_LEN];	/* skind's */
 	struct yp_port *raw, *raw_rpc, *comp;
 	int index;			/* in the map now, -1: not attached */
+	unsigned int n_taxels;		/* its vector's length, as last seen */
 	uint32_t state;			/* SKIN_SHM_PART_*, as last seen */
 };
 
@@ -39,18 +40,23 @@ struct yb {
 	struct yn_client *nc;
 	struct net_guard *guard;	/* every port's connections */
 	struct follow_source *follow;
-	sd_event_source *events_timer, *recheck;
+	/* skinManager's thread: skin_events:o and monitor:o every period */
+	sd_event_source *cycle, *recheck;
+	uint64_t cycle_last_ns;		/* the cycle's last run, 0: none yet */
+	double cycle_avg_ns;		/* its running period, 0: not known */
 	const struct skin_shm_map *map;	/* while attached */
 	unsigned int period_ms;
 	struct yb_part parts[64];
 	unsigned int n_parts;
 	struct yp_port *ports[YB_MAX_PORTS];
 	unsigned int n_ports;
-	struct yp_port *events, *rpc_port, *info;
+	struct yp_port *events, *rpc_port, *info, *monitor;
 	struct yb_rpc *rpc;
 	struct yw_buf bin, text;
 	uint8_t *raw;			/* a raw port's values, zero-filled */
 	size_t raw_size;
+	double *monitor_values;		/* monitor:o's vector */
+	size_t monitor_size;		/* entries */
 	uint32_t events_seq;
 	uint64_t samples;		/* SAMPLE events forwarded */
 	uint64_t peer_counts[9];	/* report_peers()'s, last said */

@@ -173,28 +173,46 @@ int yw_number_parse(const uint8_t in[8], int32_t *n)
 	return 0;
 }
 
-/* A Vector's values come as skind's floats or its raw bytes: one of @f, @u */
-static void vector(struct yw_buf *b, enum yw_version v, const float *f,
-		   const uint8_t *u, unsigned int n)
+/* A Vector's values: one of @d, @f, @u (doubles, skind's floats, its raw
+ * bytes); the i-th of them as a double */
+struct values {
+	const double *d;
+	const float *f;
+	const uint8_t *u;
+};
+
+static double value_at(const struct values *x, unsigned int i)
+{
+	return x->d ? x->d[i] : x->f ? (double)x->f[i] : (double)x->u[i];
+}
+
+static void vector(struct yw_buf *b, enum yw_version v,
+		   const struct values *x, unsigned int n)
 {
 	unsigned int i;
 
 	yw_put_i32(b, YW_TAG_LIST + yw_tag_float64(v));
 	yw_put_i32(b, (int32_t)n);
 	for (i = 0; i < n; i++)
-		yw_put_f64(b, f ? (double)f[i] : (double)u[i]);
+		yw_put_f64(b, value_at(x, i));
+}
+
+void yw_vector_f64(struct yw_buf *b, enum yw_version v, const double *x,
+		   unsigned int n)
+{
+	vector(b, v, &(struct values){ .d = x }, n);
 }
 
 void yw_vector_f32(struct yw_buf *b, enum yw_version v, const float *x,
 		   unsigned int n)
 {
-	vector(b, v, x, NULL, n);
+	vector(b, v, &(struct values){ .f = x }, n);
 }
 
 void yw_vector_u8(struct yw_buf *b, enum yw_version v, const uint8_t *x,
 		  unsigned int n)
 {
-	vector(b, v, NULL, x, n);
+	vector(b, v, &(struct values){ .u = x }, n);
 }
 
 /* yarp::conf::numeric::to_string(double) */
@@ -209,7 +227,7 @@ static void put_double_text(struct yw_buf *b, double x)
 		yw_put_str(b, ".0");
 }
 
-static void vector_text(struct yw_buf *b, const float *f, const uint8_t *u,
+static void vector_text(struct yw_buf *b, const struct values *x,
 			unsigned int n)
 {
 	unsigned int i;
@@ -217,18 +235,23 @@ static void vector_text(struct yw_buf *b, const float *f, const uint8_t *u,
 	for (i = 0; i < n; i++) {
 		if (i)
 			yw_put(b, " ", 1);
-		put_double_text(b, f ? (double)f[i] : (double)u[i]);
+		put_double_text(b, value_at(x, i));
 	}
+}
+
+void yw_vector_f64_text(struct yw_buf *b, const double *x, unsigned int n)
+{
+	vector_text(b, &(struct values){ .d = x }, n);
 }
 
 void yw_vector_f32_text(struct yw_buf *b, const float *x, unsigned int n)
 {
-	vector_text(b, x, NULL, n);
+	vector_text(b, &(struct values){ .f = x }, n);
 }
 
 void yw_vector_u8_text(struct yw_buf *b, const uint8_t *x, unsigned int n)
 {
-	vector_text(b, NULL, x, n);
+	vector_text(b, &(struct values){ .u = x }, n);
 }
 
 void yw_contact_list(struct yw_buf *b, unsigned int n)

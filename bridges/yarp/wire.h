@@ -102,13 +102,17 @@ int yw_number_parse(const uint8_t in[8], int32_t *n);
 /*
  * Payloads
  */
-/* yarp::sig::Vector of @n values (n > 0), from skind's floats or raw bytes */
+/* yarp::sig::Vector of @n values (n > 0), from doubles (monitor:o), skind's
+ * floats or raw bytes */
+void yw_vector_f64(struct yw_buf *b, enum yw_version v, const double *x,
+		   unsigned int n);
 void yw_vector_f32(struct yw_buf *b, enum yw_version v, const float *x,
 		   unsigned int n);
 void yw_vector_u8(struct yw_buf *b, enum yw_version v, const uint8_t *x,
 		  unsigned int n);
 /* The same as Bottle text (what a text-carrier reader is sent): YARP's
  * numeric::to_string, "%.21g" with ".0" added to whole numbers. */
+void yw_vector_f64_text(struct yw_buf *b, const double *x, unsigned int n);
 void yw_vector_f32_text(struct yw_buf *b, const float *x, unsigned int n);
 void yw_vector_u8_text(struct yw_buf *b, const uint8_t *x, unsigned int n);
 

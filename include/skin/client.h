@@ -163,7 +163,7 @@ int skin_shm_read_part(const struct skin_shm_map *m, unsigned int part,
 		       void *buf, unsigned int tries);
 /*
  * The same, copying only what the publication holds: the head, the
- * values, raw values, flags and thresholds, and of the contacts and
+ * values, raw values, flags, thresholds and baselines, and of the contacts and
  * their taxels only the n_contacts and n_contact_taxels in use (64
  * contacts are 10.7 KB; a part seldom has more than a few), each at its
  * place in @buf, which is skin_shm_part(m, part)->size bytes as for
@@ -202,6 +202,19 @@ const uint32_t *skin_shm_contact_taxels(const struct skin_shm_map *m,
  */
 const double *skin_shm_thresholds(const struct skin_shm_map *m,
 				  unsigned int part, const void *buf);
+/*
+ * The part's baselines in the copy (n_taxels doubles in counts of v,
+ * skin/shm.h since 1.3): the current ones, and the ones its last
+ * calibration left (cal); baselines - cal is the drift compensated since
+ * that calibration.  NULL when the writer publishes none (older than
+ * 1.3); cal NULL too, as skin_shm_thresholds(), while the part has no
+ * calibration's (its state lacks SKIN_SHM_PART_THRESHOLDS).  The current
+ * ones mean something while the state has SKIN_SHM_PART_CALIBRATED.
+ */
+const double *skin_shm_baselines(const struct skin_shm_map *m,
+				 unsigned int part, const void *buf);
+const double *skin_shm_cal_baselines(const struct skin_shm_map *m,
+				     unsigned int part, const void *buf);
 
 #ifdef __cplusplus
 }

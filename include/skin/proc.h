@@ -226,6 +226,12 @@ void skin_proc_calibration_progress(const struct skin_proc *p,
  *           threshold + add_threshold: the flag contacts are built from);
  *  faults:  SKIN_FAULT_* flags, 0 for a healthy taxel.
  *  baselines / thresholds: the current calibration (counts of v).
+ *  initial_baselines: each taxel's baseline as the part's last
+ *           calibration left it (skinManager's initialBaselines, counts of
+ *           v): baselines - initial_baselines is the drift compensated
+ *           since; 0 for a slot that is no tactile taxel or before the
+ *           first calibration.  A taxel's own recalibration (improvement
+ *           e) leaves it.
  */
 const double *skin_proc_values(const struct skin_proc *p, unsigned int part);
 const uint8_t *skin_proc_bytes(const struct skin_proc *p, unsigned int part);
@@ -234,6 +240,8 @@ const uint8_t *skin_proc_faults(const struct skin_proc *p, unsigned int part);
 const double *skin_proc_baselines(const struct skin_proc *p, unsigned int part);
 const double *skin_proc_thresholds(const struct skin_proc *p,
 				   unsigned int part);
+const double *skin_proc_initial_baselines(const struct skin_proc *p,
+					  unsigned int part);
 
 /* Taxel faults (improvement c), skin_proc_faults() flags.  A faulty
  * taxel is excluded: it never touches, outputs 0 and keeps its baseline.

@@ -27,6 +27,8 @@
  *	                                   (skin/contact.h)
  *	    uint32_t contact_taxels[n_taxels] at desc.contact_taxels_off
  *	    double   thresholds[n_taxels] at desc.thresholds_off (since 1.2)
+ *	    double   baselines[n_taxels] at desc.baselines_off (since 1.3)
+ *	    double   cal_baselines[n_taxels] at desc.cal_baselines_off (1.3)
  *
  * Versioning: version_major changes only when a reader of the old layout
  * would misread the new one; fields are only ever appended (header, part
@@ -56,7 +58,8 @@
  *
  * Reserved fields are 0; a minor version may give one a meaning in which
  * 0 means "not provided" (1.1: heartbeat_ms, instance, heartbeat; 1.2: a
- * part descriptor's thresholds_off), so the header keeps its size and an
+ * part descriptor's thresholds_off; 1.3: its baselines_off and
+ * cal_baselines_off), so the header keeps its size and an
  * older reader its strides.
  *
  * The touch thresholds (since 1.2): each taxel's, as the part's last
@@ -67,6 +70,20 @@
  * for a taxel that is not a pressure cell; all 0 until
  * SKIN_SHM_PART_THRESHOLDS says a calibration wrote them.  A descriptor
  * with thresholds_off 0 (a 1.0 or 1.1 writer) has none: ask the socket.
+ *
+ * The baselines (since 1.3), as doubles in counts of v = 255 - raw, the
+ * unit of the thresholds: baselines[] holds each taxel's current
+ * baseline in skind's processing, which drift compensation moves,
+ * written at every publication; cal_baselines[] the baseline each taxel
+ * had at the end of the part's last calibration (skinManager's initial
+ * baselines), written, with thresholds[], only when a calibration
+ * changed them.  baselines - cal_baselines is the drift compensated since
+ * the calibration (skinManager's getCompensation(), what its monitor:o
+ * port publishes).  Both are 0 for a taxel that is not a pressure cell;
+ * they mean something only while SKIN_SHM_PART_CALIBRATED (baselines)
+ * and SKIN_SHM_PART_THRESHOLDS (cal_baselines) say so.  A descriptor
+ * with baselines_off or cal_baselines_off 0 (a writer older than 1.3) has
+ * none.
  *
  * Seqlock contract, per part (one writer: skind; any number of readers;
  * the writer never waits for a reader):
@@ -101,7 +118,7 @@ extern "C" {
 
 #define SKIN_SHM_MAGIC		0x48534b53u	/* "SKSH", little endian */
 #define SKIN_SHM_VERSION_MAJOR	1
-#define SKIN_SHM_VERSION_MINOR	2
+#define SKIN_SHM_VERSION_MINOR	3
 #define SKIN_SHM_PATH		"/run/skin/skind.shm"
 #define SKIN_SHM_NAME_LEN	32
 #define SKIN_SHM_ALIGN		64		/* part blocks: a cache line */
@@ -171,7 +188,10 @@ struct skin_shm_header {
  * @contact_taxels_off: of uint32_t contact_taxels[] (n_taxels entries)
  * @thresholds_off: of double thresholds[] (n_taxels entries; since 1.2,
  *	0: not provided)
- * @reserved: 0
+ * @baselines_off: of double baselines[] (n_taxels entries; since 1.3,
+ *	0: not provided)
+ * @cal_baselines_off: of double cal_baselines[] (n_taxels entries; since
+ *	1.3, 0: not provided)
  */
 struct skin_shm_part_desc {
 	char name[SKIN_SHM_NAME_LEN];
@@ -189,7 +209,8 @@ struct skin_shm_part_desc {
 	uint32_t contacts_off;
 	uint32_t contact_taxels_off;
 	uint32_t thresholds_off;
-	uint32_t reserved[2];
+	uint32_t baselines_off;
+	uint32_t cal_baselines_off;
 };
 
 /* struct skin_shm_part.state */
@@ -198,7 +219,8 @@ struct skin_shm_part_desc {
 #define SKIN_SHM_PART_CALIBRATING (1u << 2) /* calibration in progress */
 #define SKIN_SHM_PART_PARTIAL	 (1u << 3) /* the newest frame was partial */
 #define SKIN_SHM_PART_THRESHOLDS (1u << 4) /* thresholds[] holds a
-					    * calibration's (since 1.2) */
+					    * calibration's (since 1.2),
+					    * cal_baselines[] too (1.3) */
 
 /* flags[taxel] */
 #define SKIN_SHM_TAXEL_TOUCHED	(1u << 0) /* above its touch threshold */

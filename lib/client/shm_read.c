@@ -52,7 +52,11 @@ static bool part_ok(const struct skin_shm_part_desc *d, uint32_t contact_size,
 	       d->contacts_off + (uint64_t)d->max_contacts * contact_size <= d->size &&
 	       d->contact_taxels_off + n * 4 <= d->size &&
 	       d->thresholds_off % 8 == 0 &&
-	       d->thresholds_off + n * 8 <= d->size;
+	       d->thresholds_off + n * 8 <= d->size &&
+	       d->baselines_off % 8 == 0 &&
+	       d->baselines_off + n * 8 <= d->size &&
+	       d->cal_baselines_off % 8 == 0 &&
+	       d->cal_baselines_off + n * 8 <= d->size;
 }
 
 int skin_shm_map_fd(struct skin_shm_map *m, int fd)
@@ -250,6 +254,12 @@ int skin_shm_read_part_used(const struct skin_shm_map *m, unsigned int part,
 		if (d->thresholds_off)
 			memcpy(dst + d->thresholds_off, src + d->thresholds_off,
 			       n * sizeof(double));
+		if (d->baselines_off)
+			memcpy(dst + d->baselines_off, src + d->baselines_off,
+			       n * sizeof(double));
+		if (d->cal_baselines_off)
+			memcpy(dst + d->cal_baselines_off,
+			       src + d->cal_baselines_off, n * sizeof(double));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&sp->seq, __ATOMIC_RELAXED);
 		if (s1 == s2)
@@ -313,4 +323,25 @@ const double *skin_shm_thresholds(const struct skin_shm_map *m,
 	    !(skin_shm_head(buf)->state & SKIN_SHM_PART_THRESHOLDS))
 		return NULL;
 	return (const double *)((const char *)buf + d->thresholds_off);
+}
+
+const double *skin_shm_baselines(const struct skin_shm_map *m,
+				 unsigned int part, const void *buf)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+
+	if (!d || !d->baselines_off)
+		return NULL;
+	return (const double *)((const char *)buf + d->baselines_off);
+}
+
+const double *skin_shm_cal_baselines(const struct skin_shm_map *m,
+				     unsigned int part, const void *buf)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+
+	if (!d || !d->cal_baselines_off ||
+	    !(skin_shm_head(buf)->state & SKIN_SHM_PART_THRESHOLDS))
+		return NULL;
+	return (const double *)((const char *)buf + d->cal_baselines_off);
 }

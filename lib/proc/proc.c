@@ -594,6 +594,7 @@ PART_GETTER(touched, uint8_t, touched)
 PART_GETTER(faults, uint8_t, fault)
 PART_GETTER(baselines, double, baseline)
 PART_GETTER(thresholds, double, thr)
+PART_GETTER(initial_baselines, double, initial)
 
 int skin_proc_cluster(struct skin_proc *p, unsigned int part)
 {

@@ -100,6 +100,18 @@ static void read_all(struct skin_shm_map *m)
 				for (k = 0; k < d->n_taxels; k++)
 					sink += (uint64_t)(thr[k] == thr[k]);
 			}
+			/* 1.3's baselines: inside the copy, 8-aligned */
+			for (k = 0; k < 2; k++) {
+				const double *b = k ? skin_shm_cal_baselines(m, i, buf) :
+						      skin_shm_baselines(m, i, buf);
+				unsigned int j;
+
+				if (!b)
+					continue;
+				in_copy(b, (size_t)d->n_taxels * 8, 8, buf, d->size);
+				for (j = 0; j < d->n_taxels; j++)
+					sink += (uint64_t)(b[j] == b[j]);
+			}
 		}
 		free(buf);
 	}

@@ -461,8 +461,13 @@ static void test_heartbeat(void **state)
 /*
  * Parts "a" and "b" in the object, 4 slots and room for 4 contacts each,
  * both published once; part a holds 1 contact (id 7), and a contact the
- * writer left past it (id 99) that is no part of the publication.
+ * writer left past it (id 99) that is no part of the publication.  Part
+ * a is calibrated and has 1.3's baselines, current and its calibration's;
+ * part b's descriptor has none (offsets 0, as an older writer's).
  */
+static const double base_a[4] = { 15.5, 16, 0, 14.25 };
+static const double cal_a[4] = { 15, 16, 0, 14.125 };
+
 static void object_two_parts(struct object *o)
 {
 	static const char *const names[2] = { "a", "b" };
@@ -480,8 +485,8 @@ static void object_two_parts(struct object *o)
 		d->n_taxels = 4;
 		d->n_patches = 1;
 		d->max_contacts = 4;
-		d->offset = 320 + i * 832;
-		d->size = 832;
+		d->offset = 320 + i * 896;
+		d->size = 896;
 		d->values_off = 72;
 		d->raw_off = 88;
 		d->flags_off = 96;
@@ -490,6 +495,13 @@ static void object_two_parts(struct object *o)
 		d->thresholds_off = 792;
 		sp = (struct skin_shm_part *)((char *)o->h + d->offset);
 		c = (struct skin_contact_record *)((char *)sp + d->contacts_off);
+		if (!i) {
+			d->baselines_off = 824;
+			d->cal_baselines_off = 856;
+			memcpy((char *)sp + 824, base_a, sizeof(base_a));
+			memcpy((char *)sp + 856, cal_a, sizeof(cal_a));
+			sp->state = SKIN_SHM_PART_CALIBRATED | SKIN_SHM_PART_THRESHOLDS;
+		}
 		sp->samples = 1;
 		sp->n_contacts = i ? 0 : 1;
 		c[0].id = 7;
@@ -526,6 +538,11 @@ static void test_part_filter(void **state)
 	assert_int_equal(c->id, 7);
 	c = skin_shm_contact(skin_follow_map(p.f), 0, block, 1);
 	assert_int_equal(c->id, 0);	/* not in use: not copied */
+	/* 1.3's baselines came with the copy */
+	assert_memory_equal(skin_shm_baselines(skin_follow_map(p.f), 0, block),
+			    base_a, sizeof(base_a));
+	assert_memory_equal(skin_shm_cal_baselines(skin_follow_map(p.f), 0, block),
+			    cal_a, sizeof(cal_a));
 	/* nothing new: nothing told, the copy stays */
 	assert_int_equal(skin_follow_dispatch(p.f, count, &p.e), 0);
 	assert_int_equal(p.e.n, 2);
@@ -535,8 +552,52 @@ static void test_part_filter(void **state)
 	events_until(&p, 3);
 	assert_int_equal(p.e.ev[2], SKIN_FOLLOW_SAMPLE);
 	assert_int_equal(p.e.part[2], 1);
-	assert_non_null(skin_follow_block(p.f, 1));
+	block = skin_follow_block(p.f, 1);
+	assert_non_null(block);
+	/* an older writer's part: no baselines, not zeros read as some */
+	assert_null(skin_shm_baselines(skin_follow_map(p.f), 1, block));
+	assert_null(skin_shm_cal_baselines(skin_follow_map(p.f), 1, block));
 	peer_stop(&p);
+	object_free(&o);
+}
+
+/* A 1.3 descriptor whose baselines would lie past its block: the map is
+ * refused, as for any array out of bounds */
+static void test_baselines_out_of_block(void **state)
+{
+	struct skin_shm_part_desc *d;
+	struct skin_shm_map m;
+	struct object o;
+	int fd;
+
+	(void)state;
+	object_two_parts(&o);
+	fd = dup(o.fd);
+	assert_int_equal(skin_shm_map_fd(&m, fd), 0);
+	skin_shm_close(&m);
+	d = (struct skin_shm_part_desc *)((char *)o.h + sizeof(*o.h));
+	/* a copy: both arrays; the calibration's only while the state says
+	 * a calibration wrote them */
+	fd = dup(o.fd);
+	assert_int_equal(skin_shm_map_fd(&m, fd), 0);
+	{
+		char buf[896];
+		struct skin_shm_part *sp = (struct skin_shm_part *)((char *)o.h + 320);
+
+		assert_int_equal(skin_shm_read_part(&m, 0, buf, 10), 0);
+		assert_memory_equal(skin_shm_cal_baselines(&m, 0, buf), cal_a, sizeof(cal_a));
+		sp->state = SKIN_SHM_PART_CALIBRATING;
+		assert_int_equal(skin_shm_read_part(&m, 0, buf, 10), 0);
+		assert_null(skin_shm_cal_baselines(&m, 0, buf));
+		assert_memory_equal(skin_shm_baselines(&m, 0, buf), base_a, sizeof(base_a));
+	}
+	skin_shm_close(&m);
+	d->cal_baselines_off = 872;	/* 872 + 4 * 8 > 896 */
+	fd = dup(o.fd);
+	assert_int_equal(skin_shm_map_fd(&m, fd), -EPROTO);
+	d->cal_baselines_off = 860;	/* inside, not 8-aligned */
+	fd = dup(o.fd);
+	assert_int_equal(skin_shm_map_fd(&m, fd), -EPROTO);
 	object_free(&o);
 }
 
@@ -554,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_retired),
 		cmocka_unit_test(test_heartbeat),
 		cmocka_unit_test(test_part_filter),
+		cmocka_unit_test(test_baselines_out_of_block),
 	};
 
 	int r = cmocka_run_group_tests(tests, NULL, NULL);

@@ -399,6 +399,12 @@ static void persistent_contact(void **state)
 	assert_int_equal(skin_proc_touched(fc.p, 0)[1], 0);
 	assert_true(skin_proc_baselines(fc.p, 0)[1] > 60);
 	assert_int_equal(skin_proc_faults(fx.p, 0)[1], 0);
+	/* the calibration's baselines stay what it left: the drift
+	 * compensated since is the difference (skinManager's monitor) */
+	assert_near(skin_proc_initial_baselines(fx.p, 0)[1], 20, EPS);
+	assert_near(skin_proc_initial_baselines(fc.p, 0)[1], 20, EPS);
+	assert_near(skin_proc_initial_baselines(fc.p, 0)[0], 15, EPS);
+	assert_null(skin_proc_initial_baselines(fc.p, 1));
 	fixture_done(&fx);
 	fixture_done(&fc);
 }

@@ -109,6 +109,40 @@ static void vector_text(void **state)
 	yw_buf_free(&b);
 }
 
+/*
+ * monitor:o's Vector of doubles, as skinManager's yarp::sig::Vector:
+ * {frequency, drift..., raw...}, the doubles as they are (a drift's
+ * fraction kept, not a float's), and its text with YARP's %.21g
+ */
+static void vector_f64(void **state)
+{
+	static const uint8_t want[] = {
+		0x0a, 0x01, 0, 0, 0x03, 0, 0, 0, F64_0_5, F64_255, F64_0,
+	};
+	static const uint8_t want4[] = {
+		0x14, 0x01, 0, 0, 0x01, 0, 0, 0, F64_1,
+	};
+	const double x[] = { 0.5, 255.0, 0.0 }, one = 1.0;
+	const double text[] = { 49.99, -0.0125, 3.0, 0.1 };
+	struct yw_buf b;
+
+	(void)state;
+	yw_buf_init(&b);
+	yw_vector_f64(&b, YW_YARP3, x, 3);
+	expect_bytes(&b, want, sizeof(want));
+	yw_buf_reset(&b);
+	yw_vector_f64(&b, YW_YARP4, &one, 1);
+	expect_bytes(&b, want4, sizeof(want4));
+	yw_buf_reset(&b);
+	yw_vector_f64_text(&b, text, 4);
+	yw_put(&b, "", 1);
+	/* a double's own digits: 0.1 is not 0.1f's 0.100000001490116... */
+	assert_string_equal((char *)b.data,
+			    "49.9900000000000019895 -0.0125000000000000006939 3.0 "
+			    "0.100000000000000005551");
+	yw_buf_free(&b);
+}
+
 static void contacts_empty(void **state)
 {
 	static const uint8_t want[] = { I32(256), I32(0) };
@@ -464,6 +498,7 @@ int main(void)
 		cmocka_unit_test(vector_example),
 		cmocka_unit_test(vector_yarp4),
 		cmocka_unit_test(vector_text),
+		cmocka_unit_test(vector_f64),
 		cmocka_unit_test(contacts_empty),
 		cmocka_unit_test(contacts_one),
 		cmocka_unit_test(contacts_several),

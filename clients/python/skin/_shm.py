@@ -42,7 +42,7 @@ MAGIC = 0x48534B53
 VERSION_MAJOR = 1
 STALE_BEATS = 4
 _HEADER = struct.Struct("<IHHIIIIQQIIQIIQQ2I")       # 88 bytes (1.1)
-_PART_DESC = struct.Struct("<32sIIiIIIQQIIIIII2I")    # 104 bytes (1.2)
+_PART_DESC = struct.Struct("<32sIIiIIIQQIIIIIIII")    # 104 bytes (1.3)
 _PART_HEAD = struct.Struct("<QQQQQIIIIQQ")           # 72 bytes
 _CONTACT_SIZE = 168
 _STATE_RETIRED = 1 << 1
@@ -71,7 +71,7 @@ class PartState(enum.IntFlag):
     CALIBRATED = 1 << 1     # values are compensated
     CALIBRATING = 1 << 2    # calibration in progress
     PARTIAL = 1 << 3        # the newest frame was partial
-    THRESHOLDS = 1 << 4     # thresholds holds a calibration's (1.2)
+    THRESHOLDS = 1 << 4     # thresholds (1.2), cal_baselines (1.3) hold a calibration's
 
 
 class TaxelFlag(enum.IntFlag):
@@ -137,6 +137,8 @@ class PartInfo:
     contacts_off: int
     contact_taxels_off: int
     thresholds_off: int     # 0: the writer publishes none (before 1.2)
+    baselines_off: int      # 0: the writer publishes none (before 1.3)
+    cal_baselines_off: int  # 0: the writer publishes none (before 1.3)
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,6 +161,13 @@ class Snapshot:
     # PART`); None before the part's first calibration, or from a writer
     # older than 1.2
     thresholds: Optional[np.ndarray] = None
+    # float64[n_taxels], counts of v = 255 - raw: each taxel's current
+    # baseline, and the one the part's last calibration left (so
+    # baselines - cal_baselines is the drift compensated since); None from
+    # a writer older than 1.3, cal_baselines None before the first
+    # calibration too
+    baselines: Optional[np.ndarray] = None
+    cal_baselines: Optional[np.ndarray] = None
 
     @property
     def touched(self) -> np.ndarray:
@@ -197,7 +206,8 @@ def _part_ok(p: PartInfo, contact_size: int, size: int) -> bool:
             and p.flags_off + n <= p.size
             and p.contacts_off + p.max_contacts * contact_size <= p.size
             and p.contact_taxels_off + n * 4 <= p.size
-            and p.thresholds_off % 8 == 0 and p.thresholds_off + n * 8 <= p.size)
+            and all(off % 8 == 0 and off + n * 8 <= p.size
+                    for off in (p.thresholds_off, p.baselines_off, p.cal_baselines_off)))
 
 
 PartKey = Union[int, str, PartInfo]
@@ -279,7 +289,7 @@ class Shm:
         for i in range(n_parts):
             d = _PART_DESC.unpack_from(self._mm, self._header_size + i * self._desc_size)
             p = PartInfo(i, d[0].split(b"\0", 1)[0].decode(errors="replace"),
-                         *d[1:15])
+                         *d[1:17])
             if not _part_ok(p, self.contact_size, size):
                 self.close()
                 raise ProtocolError("%s: part %d lies out of bounds" % (self.path, i))
@@ -421,7 +431,13 @@ class Shm:
         thr = None
         if p.thresholds_off and h[5] & PartState.THRESHOLDS:
             thr = np.frombuffer(b, dtype="<f8", count=n, offset=p.thresholds_off)
+        base = cal = None
+        if p.baselines_off:
+            base = np.frombuffer(b, dtype="<f8", count=n, offset=p.baselines_off)
+        if p.cal_baselines_off and h[5] & PartState.THRESHOLDS:
+            cal = np.frombuffer(b, dtype="<f8", count=n, offset=p.cal_baselines_off)
         return Snapshot(part=p, seq=h[0], samples=h[1], frame_ts_ns=h[2],
                         publish_ns=h[3], lost_frames=h[4], state=PartState(h[5]),
                         patches_attached=h[8], values=values, raw=raw, flags=flags,
-                        contacts=contacts, thresholds=thr)
+                        contacts=contacts, thresholds=thr, baselines=base,
+                        cal_baselines=cal)
