@@ -11,7 +11,8 @@
  * of this project: the layout is docs/ICUB.md section 3's, which names
  * it.)
  *
- * usage: contact_reader SOURCE_PORT N   reads N messages, one line each:
+ * usage: contact_reader SOURCE_PORT N [LOCAL_PORT]
+ * reads N messages on LOCAL_PORT (/contact_reader), one line each:
  *   msg SEQ TIME NCONTACTS [id body link skin ntaxels pressure copx copy copz]...
  * (the CoP with %g: "nan" when the contact has no position)
  * exit 0 when N messages were read and parsed, 1 otherwise.
@@ -85,18 +86,19 @@ public:
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		std::fprintf(stderr, "usage: contact_reader SOURCE_PORT N\n");
+	if (argc != 3 && argc != 4) {
+		std::fprintf(stderr, "usage: contact_reader SOURCE_PORT N [LOCAL_PORT]\n");
 		return 2;
 	}
+	const char *local = argc == 4 ? argv[3] : "/contact_reader";
 	yarp::os::Network yarp;
 	yarp::os::Port port;
 	ContactList list;
 	int want = std::atoi(argv[2]), got = 0;
 
-	if (!port.open("/contact_reader"))
+	if (!port.open(local))
 		return 1;
-	if (!yarp::os::Network::connect(argv[1], "/contact_reader")) {
+	if (!yarp::os::Network::connect(argv[1], local)) {
 		std::fprintf(stderr, "contact_reader: cannot connect %s\n", argv[1]);
 		return 1;
 	}

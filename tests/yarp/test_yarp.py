@@ -926,37 +926,43 @@ def real_skin_manager_equals_compat():
                 "the quiet windows ran into the press: the set-up took too long"
         monitors_compared(ports, bridge_monitor)
         # skin_events over the held press, binarized (the last window's
-        # setting): the contacts in most messages of each, ids and
-        # pressures left out (each counts its own ids; a contact's
-        # pressure is its taxels' compensated mean, which the drift
-        # compensation lowers at each cycle, and the two are read one
-        # after the other); the stepping taxels' contacts come and go
-        def steady_contacts(port):
-            r = subprocess.run([ENV["CONTACT_READER"], port, "25"], env=S.env,
-                               capture_output=True, text=True, timeout=30)
-            assert r.returncode == 0, (port, r.stdout + r.stderr[-500:])
-            lines = [l for l in r.stdout.splitlines() if l.startswith("msg ")]
-            seen = {}
-            for line in lines:
-                for c in set(re.findall(r"\[\d+ ([^]]*)\]", line)):
-                    w = c.split()
-                    c = " ".join(w[:4] + w[5:])		# body link skin n, CoP
-                    seen[c] = seen.get(c, 0) + 1
-            print("# %s: %s" % (port, lines[-1][:300]))
-            return {c: k / len(lines) for c, k in seen.items()}
-        # a contact in most messages of one is in many of the other's: a
-        # contact at the edge of a press is in 79% of one and 81% of the
-        # other as often as not
-        events = (steady_contacts(ports["events"]),
-                  steady_contacts("/skinManager/skin_events:o"))
-        steady = [sorted(c for c, f in e.items() if f >= 0.8) for e in events]
-        print("# skin_events, pressed: skind's %s, skinManager's %s" % tuple(steady))
+        # setting), both ports read at once (the drift compensation eats a
+        # held press's edge taxels within seconds: two windows one after
+        # the other saw 13 and 9 taxels in one contact): each of
+        # skinManager's messages has the same contacts (body part, link,
+        # skin part, taxel count, CoP; ids and pressures left out: each
+        # counts its own ids, and a pressure is its taxels' mean, which
+        # the drift compensation lowers at each cycle) as one of skind's
+        # within a second of it (skinManager's envelope is its input's
+        # sample time, the bridge's the time it wrote)
+        def read_events(port, local):
+            return subprocess.Popen([ENV["CONTACT_READER"], port, "100", local], env=S.env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        def contact_sets(r, port):
+            out, err = r.communicate(timeout=60)
+            assert r.returncode == 0, (port, out[-500:] + err[-500:])
+            msgs = []
+            for line in out.splitlines():
+                if line.startswith("msg "):
+                    cs = frozenset(" ".join(c.split()[:4] + c.split()[5:]) for c in
+                                   re.findall(r"\[\d+ ([^]]*)\]", line))
+                    msgs.append((float(line.split()[2]), cs))
+            print("# %s: %d messages, the last %s" % (port, len(msgs), out.splitlines()[-1][:300]))
+            return msgs
+        readers = (read_events(ports["events"], "/contact_reader/skind"),
+                   read_events("/skinManager/skin_events:o", "/contact_reader/skinManager"))
+        mine, theirs = (contact_sets(r, n) for r, n in
+                        zip(readers, (ports["events"], "/skinManager/skin_events:o")))
         assert p.poll() is None, "skinManager exited"
-        assert len(steady[0]) >= 2 and len(steady[1]) >= 2, steady
-        for a, b in ((0, 1), (1, 0)):
-            missing = [(c, events[a][c], events[b].get(c, 0.0)) for c in steady[a]
-                       if events[b].get(c, 0.0) < 0.5]
-            assert not missing, ("steady in one, rare in the other", missing)
+        matched = [any(cs == m and abs(t - tm) <= 1.0 for tm, m in mine) for t, cs in theirs]
+        pressed = sum(len(cs) >= 2 for _, cs in theirs)
+        print("# skin_events, pressed: %d of skinManager's %d messages with the contacts of "
+              "one of skind's; %d with two contacts or more" %
+              (sum(matched), len(theirs), pressed))
+        assert pressed >= 0.8 * len(theirs), ("the press is not seen", theirs[-1])
+        assert sum(matched) >= 0.9 * len(theirs), [cs for (t, cs), ok in
+                                                   zip(theirs, matched) if not ok][:3]
         failures = []
         for name, t0, t1 in spans:
             for part, (sm, sk) in rec.items():
