@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """skind and skin-yarp against iCub's real skinManager, on the same
 simulated skin in the same run (docs/PERFORMANCE.md, "skind against
-skinManager").  Run by bench/skinmanager-bench.
+iCub's skinManager").  Run by bench/skinmanager-bench.
 
 The yarp layer's stack (tests/yarp/test_yarp.py, one copy): skinsim plays
 a skind.conf on ring files, skind on them, a yarpserver of its own,
@@ -24,7 +24,8 @@ whose inputPorts are skin-yarp's raw ports, one per part
      (left out of the comparison: with the simulator's noise and drift at
      0 a calibration where nothing moves is refused), a press held on
      every part, in two runs (BENCH_AGREE): the noise and drift at 0
-     ("0"), then the simulator's own ("sim"): for each part, nothing pressed and
+     ("0"), then the simulator's own ("sim", both recalibrated at once
+     first, and their touch thresholds compared after): for each part, nothing pressed and
      pressed, binarization on and off, skinManager's _comp vectors against
      skind's (compare_window(): vectors and values equal within 0.006).
 Prints BENCH lines and a summary; asserts nothing.
@@ -112,6 +113,16 @@ def sim_time(S):
     return frames / boards * 0.05
 
 
+def start_skin_manager(S, conf, **kw):
+    """the real skinManager on every part of CONF, once the bridge has
+    registered all their raw ports (start_skin_manager() takes those
+    registered when it starts)"""
+    ports = ["/icub/skin/%s/rpc:i" % p for p in ty.skind_geometry(conf)]
+    S.wait_for(lambda: all(p in S.yarp("name", "list").stdout for p in ports),
+               "the bridge's raw ports", 60)
+    return ty.start_skin_manager(conf=conf, **kw)
+
+
 def at_sim(S, t):
     """wait for the simulator's time T; -> the wall time it was seen"""
     while sim_time(S) < t:
@@ -132,7 +143,7 @@ def cost_run(body, conf, mode):
         S.start_yarpserver()
         S.start_skin(conf=conf, touches=TOUCHES, at="%gs" % TOUCH_AT)
         S.start_bridge()
-        sm, ports = ty.start_skin_manager(conf=conf)
+        sm, ports = start_skin_manager(S, conf)
         S.wait_for(lambda: all(c in S.yarp("name", "list").stdout
                                for c in ports["comp"].values()), "skinManager's ports", 60)
         ready = sim_time(S)
@@ -260,7 +271,7 @@ def agreement(noise, conf="etc/skind-full-body.conf"):
         S.start_yarpserver()
         S.start_skin(conf=path, touches=(), scenario=steps)
         S.start_bridge()
-        sm, ports = ty.start_skin_manager(binarization=True, conf=path)
+        sm, ports = start_skin_manager(S, path, binarization=True)
         S.wait_for(lambda: all(c in S.yarp("name", "list").stdout
                                for c in ports["comp"].values()), "skinManager's ports", 60)
         names = ty.skin_manager_names()
@@ -291,6 +302,12 @@ def agreement(noise, conf="etc/skind-full-body.conf"):
             rec[part] = (ty.Recorder(r.stdout, lambda l, p=part: line_if_recording(l, p)),
                          ty.Recorder(s.makefile("r"), line_if_recording_skind))
         S.wait_for(lambda: len(seen) == len(rec), "skinManager's outputs read", 90)
+        if noise != "0":
+            # with noise, two calibrations over different seconds differ
+            # (each taxel's mean, its 95th percentile): both again at once
+            ty.skind_cmd("calibrate")
+            S.yarp("rpc", ports["rpc"], input="calib\n", timeout=15)
+            time.sleep(6)		# 5 s and skind's reply
         quiet = max(quiet, sim_time(S) + 3)	# its smooth start over
         windows = (("quiet, binarized", quiet, True),
                    ("quiet, not binarized", quiet, False),
@@ -321,6 +338,16 @@ def agreement(noise, conf="etc/skind-full-body.conf"):
         print("BENCH agree noise=%s boards=%d board_samples_per_s=%.1f" % (
             noise, boards, (board_frames(S)[0] - fa) / boards / (time.monotonic() - ta)))
         assert sm.poll() is None, "skinManager exited"
+        # the two calibrations' touch thresholds, skinManager's in its
+        # ports' order
+        reply = S.yarp("rpc", ports["rpc"], input="get touch thr\n", timeout=15).stdout
+        sm_thr = [float(x) for x in re.search(r"Response: (.*)", reply).group(1).split()]
+        thr = {}
+        for part in ports["comp"]:
+            line = ty.skind_cmd("thresholds " + skind_name[part]).splitlines()[0]
+            sk_thr = [float(x) for x in line[line.index("(") + 1:line.rindex(")")].split()]
+            thr[part] = (sm_thr[:len(sk_thr)], sk_thr)
+            sm_thr = sm_thr[len(sk_thr):]
         for r in procs:
             ty.stop(r)
         procs = []
@@ -344,10 +371,11 @@ def agreement(noise, conf="etc/skind-full-body.conf"):
                 keep = [k for k in range(len(smw[0][1])) if k not in skip[part]]
                 touched = max(sum(v[k] > 0 for k in keep) for _, v in smw)
                 top = max(max(v[k] for k in keep) for _, v in smw)
-                # the windows' means: a rate or a gain that differs shows
-                # as a ratio, a phase does not
+                # the means over the same seconds: a rate or a gain that
+                # differs shows as a ratio, a phase does not
+                same = [(t, v) for t, v in skw if t0 <= t < t1]
                 means = [sum(sum(v[k] for k in keep) for _, v in w) / (len(w) * len(keep))
-                         for w in (smw, skw)]
+                         for w in (smw, same)]
                 print("BENCH agree noise=%s part=%s boards=%d window=\"%s\" skinManager_vectors=%d "
                       "skind_vectors=%d vectors_equal=%.4f values=%d values_equal=%.6f "
                       "taxels_above_0=%d max=%.2f mean_skinManager=%.4f mean_skind=%.4f "
@@ -363,6 +391,14 @@ def agreement(noise, conf="etc/skind-full-body.conf"):
                 t[3] += agree
                 sys.stdout.flush()
             smr.rows, skr.rows = [], []		# their memory
+            a, b = thr[part]
+            keep = [k for k in range(len(b)) if k not in skip[part] and b[k] > 0]
+            print("BENCH agree noise=%s part=%s thresholds=%d thresholds_equal=%.4f "
+                  "mean_abs_difference=%.3f mean_skinManager=%.3f mean_skind=%.3f" % (
+                      noise, part, len(keep),
+                      sum(abs(a[k] - b[k]) <= 0.006 for k in keep) / len(keep),
+                      sum(abs(a[k] - b[k]) for k in keep) / len(keep),
+                      sum(a[k] for k in keep) / len(keep), sum(b[k] for k in keep) / len(keep)))
         for name, (n_vec, eq_vec, n, agree) in totals.items():
             print("BENCH agree noise=%s part=all window=\"%s\" skinManager_vectors=%d "
                   "vectors_equal=%.4f values=%d values_equal=%.6f" % (noise, name, n_vec, eq_vec / n_vec, n, agree / n))
