@@ -379,22 +379,33 @@ SKIN_PARTS = ("left_hand", "left_forearm", "left_arm", "right_hand", "right_fore
 
 
 def skind_geometry(conf="etc/examples/demo.conf"):
-    """{skinManAll.ini part name: its taxel position file} from skind's
-    configuration (skin_part, geometry)"""
+    """{skinManAll.ini part name: its taxel position file} for the parts
+    of skind's configuration CONF: each [part NAME]'s geometry, under the
+    name of the SkinPart skind gives NAME (`parts`: lib/model's one table
+    of names, where the upper arm's is left_arm, the front torso's torso)"""
     conf = os.path.join(TOP, conf)
-    out, part = {}, None
+    geometry, part = {}, None
     for line in open(conf):
         line = line.split("#")[0].strip()
-        m = re.match(r"\[part (\S+)\]", line)
-        if m:
-            part = {"skin_part": m.group(1)}
+        if line.startswith("["):
+            m = re.match(r"\[part (\S+)\]", line)
+            part = m.group(1) if m else None
             continue
-        m = re.match(r"(skin_part|geometry)\s*=\s*(\S+)", line)
+        m = re.match(r"geometry\s*=\s*(\S+)", line)
         if part is not None and m:
-            part[m.group(1)] = m.group(2)
-            if "geometry" in part:
-                out[part["skin_part"]] = os.path.normpath(
-                    os.path.join(os.path.dirname(conf), part["geometry"]))
+            geometry[part] = os.path.normpath(os.path.join(os.path.dirname(conf), m.group(1)))
+    names = skin_manager_names()
+    return {names[p]: g for p, g in geometry.items() if p in names}
+
+
+def skin_manager_names():
+    """{skind's part name: skinManAll.ini's} from the SkinPart skind gives
+    each part (`parts`: lib/model's one table of names)"""
+    out = {}
+    for m in re.finditer(r"^part (\S+) skin_part (\d+) ", skind_cmd("parts"), re.M):
+        n = int(m.group(2))
+        if 0 < n <= len(SKIN_PARTS):
+            out[m.group(1)] = SKIN_PARTS[n - 1]
     return out
 
 
@@ -409,8 +420,10 @@ SKIN_MANAGER_PARAMS = (("minBaseline", "min_baseline", "3"),
                        ("smoothFactor", "smooth_factor", "0.5"))
 
 
-def start_skin_manager(name="skinManagerReal", binarization=True, period_ms=20):
-    """iCub's real skinManager, unmodified, on skin-yarp's raw ports: a
+def start_skin_manager(name="skinManagerReal", binarization=True, period_ms=20,
+                       conf="etc/examples/demo.conf"):
+    """iCub's real skinManager, unmodified, on skin-yarp's raw ports (the
+    parts of skind's configuration CONF): a
     skinManAll.ini as icub-main's (the same gains and thresholds) whose
     inputPorts are the bridge's raw ports, outputPorts /NAME/skin/PART_comp
     and name NAME (nothing of it clashes with the bridge's), its
@@ -422,7 +435,7 @@ def start_skin_manager(name="skinManagerReal", binarization=True, period_ms=20):
         raise Skip("no skinManager: " + (ENV.get("SKINMANAGER_WHY") or "not built"))
     have = re.findall(r"registration name /icub/skin/(\w+)/rpc:i ",
                       S.yarp("name", "list").stdout)
-    geometry = skind_geometry()
+    geometry = skind_geometry(conf)
     parts = [p for p in SKIN_PARTS if p in have and p in geometry]
     assert parts, (have, geometry)
     ports = {"rpc": "/%s/rpc" % name, "events": "/%s/skin_events:o" % name,
@@ -508,11 +521,11 @@ CMP_STEPPING = {"left_hand": (3,), "left_forearm": (0, 200)}
 CMP_VECTORS_EQUAL = 0.97
 
 
-def compat_conf(path):
-    """etc/examples/demo.conf with its [skind] section replaced: compat
+def compat_conf(path, src="etc/examples/demo.conf"):
+    """skind's configuration SRC with its [skind] section replaced: compat
     mode, skinManager's period and calibration (5 s) and the ini's
     parameters (SKIN_MANAGER_PARAMS), geometry paths made absolute"""
-    src = os.path.join(TOP, "etc/examples/demo.conf")
+    src = os.path.join(TOP, src)
     out, skip = [], False
     for line in open(src):
         m = re.match(r"\s*\[(\w+)", line)
@@ -557,6 +570,22 @@ class Recorder:
         return [r for r in self.rows if t0 <= r[0] < t1]
 
 
+def sm_vector(line):
+    """a line of `yarp read` of skinManager's _comp: its values, or None"""
+    if line.startswith("[") and not line.startswith("[("):
+        return None
+    try:
+        return [float(x) for x in line.replace("(", " ").replace(")", " ").split()] or None
+    except ValueError:
+        return None		# not a vector: YARP's own messages
+
+
+def skind_vector(part, line):
+    """a `taxels PART` line of skind's socket: its values, or None"""
+    m = re.match(r"taxels %s \d+ \d+ \d+ \(([^)]*)\)" % part, line)
+    return [float(v) for v in m.group(1).split()] if m else None
+
+
 def compare_window(sm_rows, skind_rows, skip, tol=0.006):
     """each vector skinManager wrote against the vector of skind's
     published in SKIND_ROWS that is nearest to it (the largest difference
@@ -567,7 +596,8 @@ def compare_window(sm_rows, skind_rows, skip, tol=0.006):
     samples, so a cycle's vector is one skind published too; the cycles
     are not in phase, and under load either may miss some (a periodic
     thread, a timer), so the equal vector is looked for by value, not by
-    time.  TOL: skind's socket prints 2 decimals"""
+    time; the lag of an equal vector is the nearest's.  TOL: skind's
+    socket prints 2 decimals"""
     n_vec = eq_vec = n = agree = 0
     lags, worst = [], (0.0, None, None, None)
     keep = None
@@ -587,6 +617,8 @@ def compare_window(sm_rows, skind_rows, skip, tol=0.006):
                         break
             if best_d is None or d < best_d:
                 best, best_d = r, d
+                if d <= tol:
+                    break		# equal: the others are farther in time
         n_vec += 1
         n += len(keep)
         agree += sum(abs(vals[k] - best[1][k]) <= tol for k in keep)
@@ -621,16 +653,6 @@ def monitor_split(vals, layout):
     return vals[0], drift, raw
 
 
-def parse_plain(line):
-    """a `yarp read` line of numbers (no envelope); None for YARP's own"""
-    if line.startswith("[") and not line.startswith("[("):
-        return None
-    try:
-        return [float(x) for x in line.replace("(", " ").replace(")", " ").split()] or None
-    except ValueError:
-        return None
-
-
 def record_ports(ports, seconds, carrier=None):
     """{port: [(arrival time, values)]}: each of PORTS read by a `yarp
     read` of its own (connected over CARRIER when given) for SECONDS"""
@@ -646,7 +668,7 @@ def record_ports(ports, seconds, carrier=None):
                 S.wait_for(lambda: reader in S.yarp("name", "list").stdout, reader)
                 c = S.yarp("connect", port, reader, carrier)
                 assert c.returncode == 0, c.stdout + c.stderr
-            recs[port] = Recorder(r.stdout, parse_plain)
+            recs[port] = Recorder(r.stdout, sm_vector)
         time.sleep(seconds)
         return {port: list(r.rows) for port, r in recs.items()}
     finally:
@@ -768,7 +790,7 @@ class LineRecorder(Recorder):
 
     def stop(self):
         stop(self.p)
-        return [(t, v) for t, v in ((t, parse_plain(line)) for t, line in self.rows)
+        return [(t, v) for t, v in ((t, sm_vector(line)) for t, line in self.rows)
                 if v is not None]
 
 
@@ -838,6 +860,13 @@ def monitors_compared(ports, bridge_monitor):
     assert not failures, failures
 
 
+def skind_span(t0, t1, press):
+    """the span of skind's vectors to look for skinManager's of T0..T1 in:
+    from 3 s before (skinManager may be cycles behind), not before the
+    press PRESS in a window after it, to 1 s after"""
+    return max(press if t0 > press else 0, t0 - 3), t1 + 1
+
+
 @case
 def real_skin_manager_equals_compat():
     """the real skinManager's _comp beside skind's compat output on every
@@ -878,23 +907,12 @@ def real_skin_manager_equals_compat():
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             procs.append(r)
 
-            def sm_parse(line):
-                if line.startswith("[") and not line.startswith("[("):
-                    return None
-                try:
-                    return [float(x) for x in
-                            line.replace("(", " ").replace(")", " ").split()] or None
-                except ValueError:
-                    return None		# not a vector: YARP's own messages
             s = socket.socket(socket.AF_UNIX)
             s.connect(S.env["SKIN_SOCKET"])
             s.sendall(("subscribe taxels %s\n" % part).encode())
             socks.append(s)
-
-            def skind_parse(line, part=part):
-                m = re.match(r"taxels %s \d+ \d+ \d+ \(([^)]*)\)" % part, line)
-                return [float(v) for v in m.group(1).split()] if m else None
-            rec[part] = (Recorder(r.stdout, sm_parse), Recorder(s.makefile("r"), skind_parse))
+            rec[part] = (Recorder(r.stdout, sm_vector),
+                         Recorder(s.makefile("r"), lambda line, part=part: skind_vector(part, line)))
 
         def at(sim_t):
             time.sleep(max(0.0, S.sim_start + sim_t - time.time()))
@@ -927,8 +945,9 @@ def real_skin_manager_equals_compat():
         monitors_compared(ports, bridge_monitor)
         # skin_events over the held press, binarized (the last window's
         # setting), both ports read at once (the drift compensation eats a
-        # held press's edge taxels within seconds: two windows one after
-        # the other saw 13 and 9 taxels in one contact): each of
+        # held press's edge taxels within seconds: read one after the
+        # other, the hand's contact was steady in one window and not in
+        # the other): each of
         # skinManager's messages has the same contacts (body part, link,
         # skin part, taxel count, CoP; ids and pressures left out: each
         # counts its own ids, and a pressure is its taxels' mean, which
@@ -950,9 +969,11 @@ def real_skin_manager_equals_compat():
                     msgs.append((float(line.split()[2]), cs))
             print("# %s: %d messages, the last %s" % (port, len(msgs), out.splitlines()[-1][:300]))
             return msgs
-        readers = (read_events(ports["events"], "/contact_reader/skind"),
-                   read_events("/skinManager/skin_events:o", "/contact_reader/skinManager"))
-        mine, theirs = (contact_sets(r, n) for r, n in
+        # (ports["events"] is the real skinManager's, under its own name;
+        # /skinManager/skin_events:o the bridge's, skind's contacts)
+        readers = (read_events(ports["events"], "/contact_reader/skinManager"),
+                   read_events("/skinManager/skin_events:o", "/contact_reader/skind"))
+        theirs, mine = (contact_sets(r, n) for r, n in
                         zip(readers, (ports["events"], "/skinManager/skin_events:o")))
         assert p.poll() is None, "skinManager exited"
         matched = [any(cs == m and abs(t - tm) <= 1.0 for tm, m in mine) for t, cs in theirs]
@@ -967,10 +988,7 @@ def real_skin_manager_equals_compat():
         for name, t0, t1 in spans:
             for part, (sm, sk) in rec.items():
                 smw = sm.window(t0, t1)
-                # skind's vectors since the window's switch (the press
-                # windows: since the press; skinManager may be cycles behind)
-                since = S.sim_start + (CMP_PRESS if t0 > S.sim_start + CMP_PRESS else 0)
-                skw = sk.window(max(since, t0 - 3), t1 + 1)
+                skw = sk.window(*skind_span(t0, t1, S.sim_start + CMP_PRESS))
                 assert len(smw) >= 50 and len(skw) >= 50, (name, part, len(smw), len(skw))
                 n_vec, eq_vec, n, agree, lags, worst = compare_window(
                     smw, skw, CMP_STEPPING[part])
@@ -1736,7 +1754,7 @@ def monitor_calibration():
         S.wait_for(lambda: "/r_mon_udp" in S.yarp("name", "list").stdout, "/r_mon_udp")
         r = S.yarp("connect", mon, "/r_mon_udp", "udp")
         assert r.returncode == 0, r.stdout + r.stderr
-        rec = Recorder(p.stdout, parse_plain)
+        rec = Recorder(p.stdout, sm_vector)
         S.wait_for(lambda: len(rec.rows) > 5, "monitor:o over udp", 10)
         n0 = len(rec.rows)
         before = monitor_split(rec.rows[-1][1], layout)[1]
