@@ -967,7 +967,8 @@ def real_skin_manager_equals_compat():
                     cs = frozenset(" ".join(c.split()[:4] + c.split()[5:]) for c in
                                    re.findall(r"\[\d+ ([^]]*)\]", line))
                     msgs.append((float(line.split()[2]), cs))
-            print("# %s: %d messages, the last %s" % (port, len(msgs), out.splitlines()[-1][:300]))
+            last = [line for line in out.splitlines() if line.startswith("msg ")][-1:]
+            print("# %s: %d messages, the last %s" % (port, len(msgs), "".join(last)[:300]))
             return msgs
         # (ports["events"] is the real skinManager's, under its own name;
         # /skinManager/skin_events:o the bridge's, skind's contacts)
