@@ -7,6 +7,7 @@
  * (head 0x40 + channels 0..6, tail 0xC0 + channels 7..11 of triangle 0),
  * and the program's output is compared with numbers worked out by hand.
  */
+#include <math.h>
 #include <sys/wait.h>
 
 #include "test_proc_util.h"
@@ -213,6 +214,82 @@ static void calibration_file(void **state)
 	assert_memory_equal(r.out, "1000.001000 40 20 0 30 0", 24);
 }
 
+/*
+ * --compat --cycle 20 on a restored calibration: samples every 50 ms
+ * (published at their tails, 1 ms in), cycles every 20 ms of the log's
+ * time from the first sample on, up to the last: at .021 ... .141, seven,
+ * a line per cycle where the samples gave four.  The first cycle is the
+ * first sample's values (40 20 0 30, as above); each cycle after it runs
+ * skinManager's drift compensation again, which in compat mode also
+ * lowers a pressed taxel by a step proportional to its value (the flaw
+ * that loses a held press, docs/PROCESSING.md): the pressed taxels fall
+ * by one ratio at every cycle, the unpressed one stays 0.
+ */
+static void cycles(void **state)
+{
+	static struct run r;
+	char log[128], log2[128], args[256], want[64];
+	double v[7][4], ratio;
+	unsigned int t, k, i;
+	const char *line;
+	char *end;
+	FILE *f;
+
+	(void)state;
+	f = log_open(log, sizeof(log), "cal.log");
+	calibration(f);
+	fclose(f);
+	snprintf(args, sizeof(args), "--save-calibration %s/cal", dir);
+	run_process(&r, args, log);
+	assert_int_equal(WEXITSTATUS(r.status), 0);
+	f = log_open(log2, sizeof(log2), "cycled.log");
+	for (t = 0; t < 200; t += 50)
+		period(f, t, 200, 220, 240, 210, true, true);
+	fclose(f);
+
+	snprintf(args, sizeof(args), "--compat --cycle 20 --calibration %s/cal "
+		 "--set smooth_filter=false --set binarization=false --taxels strip", dir);
+	run_process(&r, args, log2);
+	if (WEXITSTATUS(r.status))
+		fail_msg("exit %d: %s", WEXITSTATUS(r.status), r.err);
+	assert_non_null(strstr(r.err, "7 cycles of 20 ms"));
+	assert_non_null(strstr(r.err, "4 samples (0 timed out"));
+	assert_memory_equal(r.out, "1000.021000 40 20 0 30 0 0 ", 27);
+	line = r.out;
+	for (k = 0; k < 7; k++) {
+		snprintf(want, sizeof(want), "1000.%06u ", 21000 + 20000 * k);
+		if (strncmp(line, want, strlen(want)))
+			fail_msg("cycle %u: got '%.40s', want its time %s", k + 1, line, want);
+		line += strlen(want);
+		for (i = 0; i < 4; i++) {
+			v[k][i] = strtod(line, &end);
+			assert_true(end > line);
+			line = end;
+		}
+		line = strchr(line, '\n');
+		assert_non_null(line);
+		line++;
+	}
+	assert_string_equal(line, "");
+	for (k = 1; k < 7; k++) {
+		ratio = v[k][0] / v[k - 1][0];
+		assert_true(ratio < 1.0 && ratio > 0.99);
+		assert_true(fabs(v[k][1] / v[k - 1][1] - ratio) < 1e-4);
+		assert_true(fabs(v[k][3] / v[k - 1][3] - ratio) < 1e-4);
+		assert_true(v[k][2] == 0.0);
+	}
+
+	/* skinManager's clock is compat mode's; a period is 1 to 10000 ms */
+	run_process(&r, "--cycle 20", log2);
+	assert_int_equal(WEXITSTATUS(r.status), 2);
+	assert_non_null(strstr(r.err, "--cycle is skinManager's clock: it goes with --compat"));
+	run_process(&r, "--compat --cycle 0", log2);
+	assert_int_equal(WEXITSTATUS(r.status), 2);
+	assert_non_null(strstr(r.err, "--cycle '0': expected a period in ms, 1 to 10000"));
+	run_process(&r, "--compat --cycle 20ms", log2);
+	assert_int_equal(WEXITSTATUS(r.status), 2);
+}
+
 static int teardown(void **state)
 {
 	char cmd[160];
@@ -229,6 +306,7 @@ int main(void)
 		cmocka_unit_test(publication_rules),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(calibration_file),
+		cmocka_unit_test(cycles),
 	};
 
 	write_conf();

@@ -2,8 +2,8 @@
 /*
  * skinctl process - skind's processing on a recorded CAN log, flat out
  *
- *	skinctl process [--compat] [--format bottle|json] [--taxels PART]
- *			[--set PARAM=VALUE]... [--calibration FILE]
+ *	skinctl process [--compat [--cycle MS]] [--format bottle|json]
+ *			[--taxels PART] [--set PARAM=VALUE]... [--calibration FILE]
  *			[--save-calibration FILE] CONFIG LOG
  *
  * CONFIG is a skind.conf (its parts, patches, geometry and [skind]
@@ -24,7 +24,10 @@
  *
  * TIME is the sample's timestamp in seconds (the log's clock).  The parts
  * calibrate on the first calibration_s of the log (N = calibration_s /
- * board period samples) unless --calibration restores a file; progress,
+ * board period samples) unless --calibration restores a file.  --cycle MS
+ * (with --compat) runs the parts on skinManager's clock, as skind does in
+ * compat mode: a line per part every MS of the log's time, TIME the
+ * cycle's, and a calibration of calibration_s / MS + 1 cycles; progress,
  * refusals and faults go to stderr.  Bad lines are reported with their
  * file, line and column, counted, skipped; the exit status is then 1.
  */
@@ -117,8 +120,8 @@ static int print_sample(struct process *pr, const struct skinctl_sample *s)
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: skinctl process [--compat] [--format bottle|json] [--taxels PART]\n"
-		    "                       [--set PARAM=VALUE]... [--calibration FILE]\n"
+	fprintf(fp, "usage: skinctl process [--compat [--cycle MS]] [--format bottle|json]\n"
+		    "                       [--taxels PART] [--set PARAM=VALUE]... [--calibration FILE]\n"
 		    "                       [--save-calibration FILE] CONFIG LOG\n");
 }
 
@@ -126,6 +129,7 @@ int cmd_process(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "compat", no_argument, NULL, 'c' },
+		{ "cycle", required_argument, NULL, 'y' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "taxels", required_argument, NULL, 't' },
 		{ "set", required_argument, NULL, 's' },
@@ -140,6 +144,8 @@ int cmd_process(int argc, char **argv)
 	struct skin_error err;
 	struct process pr;
 	int opt, rc = 1, n;
+	unsigned long ms;
+	char *end;
 
 	memset(&pr, 0, sizeof(pr));
 	pr.taxels_part = -1;
@@ -151,6 +157,17 @@ int cmd_process(int argc, char **argv)
 		switch (opt) {
 		case 'c':
 			o.compat = true;
+			break;
+		case 'y':
+			errno = 0;
+			ms = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' || !ms || ms > 10000) {
+				fprintf(stderr, "skinctl process: --cycle '%s': expected a period in ms, 1 to 10000\n",
+					optarg);
+				rc = 2;
+				goto out;
+			}
+			o.cycle_ms = (unsigned int)ms;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "bottle")) {
@@ -187,6 +204,11 @@ int cmd_process(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		usage(stderr);
+		rc = 2;
+		goto out;
+	}
+	if (o.cycle_ms && !o.compat) {
+		fprintf(stderr, "skinctl process: --cycle is skinManager's clock: it goes with --compat\n");
 		rc = 2;
 		goto out;
 	}

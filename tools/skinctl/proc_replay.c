@@ -15,6 +15,7 @@
  * the next one overwrites them.
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -208,10 +209,51 @@ static void refill(struct skinctl_replay *r)
 	}
 }
 
-int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
+/* Cycling: the next part of the current cycle, else samples fed (each
+ * only its patch's newest) until the log's time reaches the next cycle.
+ * 1 with @s a part's cycle, 0 at the end, or -errno. */
+static int next_cycle(struct skinctl_replay *r, struct skinctl_sample *s)
 {
 	struct published *q;
 	int ev;
+
+	while (r->cycle_part >= r->m->n_parts) {
+		if (!r->q_len)
+			refill(r);
+		if (!r->q_len)
+			return 0;
+		q = &r->queue[r->q_head];
+		if (!r->next_cycle_ns)
+			r->next_cycle_ns = q->f.timestamp_ns + r->cycle_ns;
+		if (q->f.timestamp_ns >= r->next_cycle_ns) {
+			r->cycle_ts = r->next_cycle_ns;
+			r->next_cycle_ns += r->cycle_ns;
+			r->cycles++;
+			r->cycle_part = 0;
+			break;
+		}
+		r->q_head++;
+		r->q_len--;
+		ev = skin_proc_feed(r->p, q->patch, &q->f);
+		if (ev < 0)
+			return ev;
+		if (ev)
+			report_events(r, r->m->patches[q->patch].part, ev);
+	}
+	memset(s, 0, sizeof(*s));
+	s->patch = UINT_MAX;
+	s->part = r->cycle_part++;
+	s->ts_ns = r->cycle_ts;
+	s->seq = r->cycles;
+	s->cycle = true;
+	s->ev = skin_proc_cycle(r->p, s->part, r->cycle_ts);
+	return s->ev < 0 ? s->ev : 1;
+}
+
+/* The next published sample, fed: 1, 0 at the end, or -errno. */
+static int next_sample(struct skinctl_replay *r, struct skinctl_sample *s)
+{
+	struct published *q;
 
 	if (!r->q_len)
 		refill(r);
@@ -224,17 +266,25 @@ int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
 	s->part = r->m->patches[q->patch].part;
 	s->ts_ns = q->f.timestamp_ns;
 	s->seq = q->f.seq;
-	ev = skin_proc_feed(r->p, q->patch, &q->f);
-	if (ev < 0) {
-		fprintf(r->msg, "%s: %s\n", r->who, strerror(-ev));
-		return ev;
+	s->ev = skin_proc_feed(r->p, q->patch, &q->f);
+	return s->ev < 0 ? s->ev : 1;
+}
+
+int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
+{
+	int n = r->cycle_ns ? next_cycle(r, s) : next_sample(r, s);
+
+	if (n < 0) {
+		fprintf(r->msg, "%s: %s\n", r->who, strerror(-n));
+		return n;
 	}
-	s->ev = ev;
-	if (ev)
-		report_events(r, s->part, ev);
-	/* the last calibration sample is no output sample */
+	if (n == 0)
+		return 0;
+	if (s->ev)
+		report_events(r, s->part, s->ev);
+	/* the last calibration sample (or cycle) is no output */
 	if (skin_proc_state(r->p, s->part) != SKIN_PROC_RUNNING ||
-	    (ev & SKIN_PROC_EV_CALIBRATED))
+	    (s->ev & SKIN_PROC_EV_CALIBRATED))
 		return 1;
 	if (skin_proc_cluster(r->p, s->part) < 0) {
 		fprintf(r->msg, "%s: cannot cluster part %s\n", r->who,
@@ -324,10 +374,19 @@ struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
 		goto fail_err;
 	if (o->compat)
 		r->cfg->comp.compat = 1;
-	/* samples of a patch come every board period: the calibration
-	 * counts them in that unit */
-	r->cfg->comp.period_ms = r->cfg->board.period_ms;
-	r->p = skin_proc_new(r->m, &r->cfg->comp, &err);
+	if (o->cycle_ms && !r->cfg->comp.compat) {
+		fprintf(r->msg, "%s: cycling is skinManager's clock: it goes with compat mode\n",
+			r->who);
+		goto fail;
+	}
+	/* samples of a patch come every board period, cycles every
+	 * cycle_ms: the calibration counts them in that unit */
+	r->cfg->comp.period_ms = o->cycle_ms ? o->cycle_ms : r->cfg->board.period_ms;
+	r->cycle_ns = (uint64_t)o->cycle_ms * 1000000u;
+	r->cycle_part = r->m->n_parts;	/* no cycle due */
+	r->p = skin_proc_new_opts(r->m, &r->cfg->comp,
+				  &(struct skin_proc_opts){ .cycle = o->cycle_ms != 0 },
+				  &err);
 	if (!r->p)
 		goto fail_err;
 	if (apply_sets(r, o))
@@ -372,6 +431,9 @@ static uint64_t stat_sum(const struct skinctl_replay *r, unsigned int stat)
 
 void skinctl_replay_summary(const struct skinctl_replay *r)
 {
+	if (r->cycle_ns)
+		fprintf(r->msg, "%s: %" PRIu64 " cycles of %" PRIu64 " ms\n", r->who,
+			r->cycles, r->cycle_ns / 1000000u);
 	fprintf(r->msg, "%s: %" PRIu64 " samples (%" PRIu64 " timed out, %" PRIu64
 		" on a repeated half), %" PRIu64 " frames for no patch, %" PRIu64
 		" bad lines\n", r->who, r->published,

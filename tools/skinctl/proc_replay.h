@@ -18,6 +18,14 @@
  *	skinctl_replay_summary(r);
  *	skinctl_replay_close(r);
  *
+ * With cycle_ms (compat mode only), the parts run on skinManager's clock
+ * instead (docs/PROCESSING.md, "skinManager's clock"): a sample only
+ * becomes its patch's newest, and every cycle_ms of the log's time, from
+ * the first sample on, each part is processed on its patches' newest
+ * samples, an output per part and cycle (skinctl_sample.cycle), as
+ * skind's pipeline timer does; the calibration counts cycles.  Cycles run
+ * up to the log's last sample, not past it.
+ *
  * Messages (progress, refusals, faults, bad lines) go to r->msg (stderr
  * unless the caller changes it) prefixed with o.who.  Bad lines are
  * reported, counted (rejected) and skipped.
@@ -42,17 +50,23 @@ struct skinctl_replay_opts {
 	unsigned int n_sets;
 	const char *calibration;	/* restore this file instead of
 					 * calibrating on the log's start */
+	unsigned int cycle_ms;		/* compat: skinManager's period, the
+					 * parts cycled on the log's clock;
+					 * 0: each sample processed */
 };
 
-/* One published board sample, processed. */
+/* One published board sample, processed; or, cycling, one part's cycle. */
 struct skinctl_sample {
-	unsigned int patch;		/* model patch index */
+	unsigned int patch;		/* model patch index; UINT_MAX for a
+					 * cycle */
 	unsigned int part;		/* its part */
 	int ev;				/* skin_proc_feed()'s SKIN_PROC_EV_* */
 	uint64_t ts_ns;			/* the sample's timestamp (log clock) */
 	uint64_t seq;			/* the patch's sample number, from 1 */
 	bool output;			/* the part is running and was
 					 * clustered: an output sample */
+	bool cycle;			/* a cycle of the part (ts_ns its
+					 * time, seq its number), not a sample */
 };
 
 struct patch_rx;
@@ -70,6 +84,10 @@ struct skinctl_replay {
 	struct published *queue;	/* published, not yet fed */
 	unsigned int q_head, q_len, q_cap;
 	bool ended;
+	uint64_t cycle_ns;		/* 0: not cycling */
+	uint64_t next_cycle_ns;		/* 0: before the first sample */
+	uint64_t cycle_ts, cycles;	/* the current cycle's time, count */
+	unsigned int cycle_part;	/* its next part; n_parts: none due */
 	uint64_t published, ignored, rejected;
 	unsigned int calibrated;
 };

@@ -24,7 +24,7 @@ static const struct skinctl_cmd cmds[] = {
 	{ "stop", "DEVICE", "tell the patch's board to stop streaming",
 	  cmd_stop, false },
 	{ "reset", "DEVICE", "reset the patch's counters", cmd_reset, false },
-	{ "process", "[--compat] [--format bottle|json] [--taxels PART] CONFIG LOG",
+	{ "process", "[--compat [--cycle MS]] [--format bottle|json] [--taxels PART] CONFIG LOG",
 	  "run skind's processing on a candump -l log, print contacts or values",
 	  cmd_process, true },
 	{ "status", "[--socket PATH] [--json]",
