@@ -628,7 +628,9 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 		goto fail;
 	snprintf(name, sizeof(name), "/%s/skin_events:o", cfg->manager);
 	b->events = add_port(b, name, NULL);
-	snprintf(name, sizeof(name), "/%s/rpc:i", cfg->manager);
+	/* skinManager's "/" + getName("/rpc"), where its clients connect
+	 * (skinManagerGui's default, skinDynLib's skinManagerClient) */
+	snprintf(name, sizeof(name), "/%s/rpc", cfg->manager);
 	b->rpc_port = add_port(b, name, yb_rpc_handle);
 	snprintf(name, sizeof(name), "/%s/info:o", cfg->manager);
 	b->info = add_port(b, name, NULL);

@@ -166,7 +166,7 @@ static const struct conf_key yb_yarp_keys[] = {
 	{ .name = "manager", .type = CONF_CUSTOM, .offset = YB(manager),
 	  .parse = parse_word, .def_text = "skinManager",
 	  .expected = "one word without '/'",
-	  .doc = "the manager's name in\n.BI / MANAGER /skin_events:o\nand\n.BI / MANAGER /rpc:i" },
+	  .doc = "the manager's name in\n.BI / MANAGER /skin_events:o\nand\n.BI / MANAGER /rpc" },
 	{ .name = "rpc_admin", .type = CONF_BOOL, .offset = YB(rpc_admin),
 	  .max = 1, .def = 0,
 	  .doc = "yes lets YARP clients change skind's state through rpc\n.RB ( calib ,\n.BR set );\nno keeps the rpc port read-only" },

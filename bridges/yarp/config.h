@@ -9,7 +9,7 @@
  *	                           # server takes the one it sees us from)
  *	bind = IP                  # where the ports listen (0.0.0.0)
  *	robot = icub               # the ports /ROBOT/skin/<part>[_comp]
- *	manager = skinManager      # /MANAGER/skin_events:o, /MANAGER/rpc:i
+ *	manager = skinManager      # /MANAGER/skin_events:o, /MANAGER/rpc
  *	rpc_admin = no             # calib and set from YARP clients
  *	stall_ms = 3000            # a reader stalled that long is dropped
  *	recheck_s = 5              # registrations checked, re-registered

@@ -277,9 +277,12 @@ def name_list():
     out = S.yarp("name", "list").stdout
     for port in ("/icub/skin/left_hand", "/icub/skin/left_hand_comp",
                  "/icub/skin/left_forearm", "/icub/skin/left_forearm_comp",
-                 "/skinManager/skin_events:o", "/skinManager/rpc:i"):
+                 "/skinManager/skin_events:o", "/skinManager/rpc"):
         assert re.search(r"registration name %s ip [0-9.]+ port \d+ type tcp" %
                          re.escape(port), out), port + " not in:\n" + out
+    # skinManager's rpc port is "/" + getName("/rpc"), where skinManagerGui
+    # and skinDynLib's clients connect; its header's "rpc:i" is no port
+    assert "registration name /skinManager/rpc:i " not in out, out
 
 
 @case
@@ -478,6 +481,13 @@ def real_skin_manager():
         info = S.yarp("rpc", ports["rpc"], input="get info\n").stdout
         assert "NOT WORKING" not in info and all(
             r in info for r in ports["raw"].values()), info
+        # each of the bridge's /skinManager/ ports is one the real
+        # skinManager registers under its own name, by the same name
+        names = re.findall(r"registration name (\S+) ", S.yarp("name", "list").stdout)
+        ours = [n[len("/skinManager/"):] for n in names if n.startswith("/skinManager/")]
+        real = {n[len("/skinManagerReal/"):] for n in names
+                if n.startswith("/skinManagerReal/")}
+        assert ours and not [n for n in ours if n not in real], (ours, sorted(real))
         assert p.poll() is None, "skinManager exited"
         print("# skinManager on %d parts: %s" % (len(ports["comp"]), " ".join(ports["comp"])))
     except Exception:
@@ -805,7 +815,7 @@ def skind_cmd(cmd):
 
 
 def rpc(cmd):
-    r = S.yarp("rpc", "/skinManager/rpc:i", input=cmd + "\n", timeout=15)
+    r = S.yarp("rpc", "/skinManager/rpc", input=cmd + "\n", timeout=15)
     m = re.search(r"Response: (.*)", r.stdout)
     assert m, "no response to %r: %s %s" % (cmd, r.stdout, r.stderr)
     return m.group(1).strip()
@@ -881,7 +891,8 @@ def gui_startup():
     # skind's values before the program's sets
     before = {k: skind_param(k) for k in ("binarization", "smooth_filter", "smooth_factor",
               "add_threshold", "compensation_gain", "contact_compensation_gain")}
-    r = subprocess.run([ENV["GUI_START"], "/skinManager/rpc:i", "7", repr(neigh + 0.01)],
+    # on the GUI's default port (skinManRpcPort: /skinManager/rpc)
+    r = subprocess.run([ENV["GUI_START"], "7", repr(neigh + 0.01)],
                        env=S.env, capture_output=True, text=True, timeout=60)
     thr_after, neigh_after = skind_param("add_threshold"), skind_param("max_neighbor_dist_m")
     assert rpc("set threshold 9") == "[ok]"	# as the cases after this one expect
@@ -1125,7 +1136,7 @@ def hostile_rpc_flood():
     socks = []
     try:
         probe.start()
-        addr = port_addr("/skinManager/rpc:i")
+        addr = port_addr("/skinManager/rpc")
         sel = selectors.DefaultSelector()
         cmds = "".join("get touch thr\r\n" if i % 10 else
                        "set smooth factor %s\r\n" % factor for i in range(20))
@@ -1248,7 +1259,7 @@ def hostile_unread_replies():
     try:
         probe.start()
         addr = port_addr("/icub/skin/left_hand_comp")
-        rpc_addr = port_addr("/skinManager/rpc:i")
+        rpc_addr = port_addr("/skinManager/rpc")
         amp = hostile_socket(addr, "127.0.0.8")
         amp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         amp.sendall(b"CONNACK /amp\r\n")
@@ -1307,7 +1318,7 @@ def hostile_idle_connections():
         probe.start()
         fds0 = proc_fds(probe.pid)
         addr = port_addr("/icub/skin/left_hand_comp")
-        rpc_addr = port_addr("/skinManager/rpc:i")
+        rpc_addr = port_addr("/skinManager/rpc")
 
         def connect_many(n, target, srcs, first=b""):
             """N connections begun at once (a listener that does not
