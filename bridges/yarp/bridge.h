@@ -40,6 +40,7 @@ struct yb {
 	struct net_guard *guard;	/* every port's connections */
 	struct follow_source *follow;
 	sd_event_source *events_timer, *recheck;
+	sd_event_source *raw_timer;	/* raw_period_ms > 0: the raw ports' */
 	const struct skin_shm_map *map;	/* while attached */
 	unsigned int period_ms;
 	struct yb_part parts[64];

@@ -147,7 +147,7 @@ class Stack:
         rings = os.path.join(self.tmp, "rings")
         os.makedirs(rings)
         os.makedirs(os.path.join(self.tmp, "state"))
-        self.spawn([ENV["SKINSIM"], "--ring", rings, scn], "skinsim.log")
+        self.skinsim = self.spawn([ENV["SKINSIM"], "--ring", rings, scn], "skinsim.log")
         self.sim_start = time.time()
         time.sleep(0.3)
         self.skind = self.spawn([ENV["SKIND"], "-c", conf,
@@ -329,6 +329,177 @@ def raw_values():
         seq, t, vals = parse_values(line)
         assert len(vals) == 384, "%d values" % len(vals)
         assert all(0 <= v <= 255 and v == int(v) for v in vals)
+
+
+def board_period_conf(path, period_ms):
+    """etc/examples/demo.conf with its boards' period set to PERIOD_MS
+    (the demo's is 50), geometry paths made absolute"""
+    src = os.path.join(TOP, "etc/examples/demo.conf")
+    out, section = [], None
+    for line in open(src):
+        m = re.match(r"\s*\[(\w+)", line)
+        if m:
+            section = m.group(1)
+        if section == "board" and re.match(r"\s*period_ms\s*=", line):
+            line = "period_ms = %d\n" % period_ms
+        m = re.match(r"(\s*geometry\s*=\s*)(\S+)", line)
+        if m:
+            line = m.group(1) + os.path.normpath(os.path.join(os.path.dirname(src),
+                                                              m.group(2))) + "\n"
+        out.append(line)
+    with open(path, "w") as f:
+        f.writelines(out)
+
+
+def envelope_recorder(port, reader):
+    """`yarp read READER PORT envelope` in a Recorder: rows (arrival,
+    (count, time, number of values)); -> (process, recorder)"""
+    p = subprocess.Popen([YARP, "read", reader, port, "envelope"], env=S.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def parse(line):
+        if not line.strip() or line.startswith("["):
+            return None		# YARP's own messages
+        try:
+            seq, t, vals = parse_values(line)
+        except (ValueError, IndexError):
+            return None
+        return seq, t, len(vals)
+    return p, Recorder(p.stdout, parse)
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else None
+
+
+def port_rates(port, seconds=4.0):
+    """PORT (a raw port) and its _comp read side by side for SECONDS:
+    -> (raw rows, comp rows, seconds, the readers), each row (arrival,
+    (count, time, number of values)); the readers go on recording"""
+    procs = [envelope_recorder(port, "/r_rate_raw"),
+             envelope_recorder(port + "_comp", "/r_rate_comp")]
+    try:
+        S.wait_for(lambda: all(len(r.rows) >= 5 for _, r in procs), "both ports read", 20)
+        t0 = time.time()
+        time.sleep(seconds)
+        t1 = time.time()
+        return procs[0][1].window(t0, t1), procs[1][1].window(t0, t1), t1 - t0, procs
+    except Exception:
+        for p, _ in procs:
+            stop(p)
+        raise
+
+
+def rates(raw, comp, span):
+    """-> (raw msg/s, comp msg/s, median step of raw's envelope count,
+    median step of comp's, skind's publications of the part a second: its
+    count's advance over the samples' times)"""
+    def step(rows):
+        return median([b[1][0] - a[1][0] for a, b in zip(rows, rows[1:])])
+    rows = sorted(r[1] for r in raw + comp)
+    pub = (rows[-1][0] - rows[0][0]) / (rows[-1][1] - rows[0][1])
+    return len(raw) / span, len(comp) / span, step(raw), step(comp), pub
+
+
+@case
+def raw_port_rate():
+    """the raw port as the robot's analogServer wrapper writes it: a part
+    of two boards at 50 Hz each gets its whole vector once per
+    raw_period_ms (20: ~50 messages a second), each under the envelope of
+    its newest sample (the one _comp carried with that count); a part
+    gone silent gets its last vector again under the same envelope; with
+    raw_period_ms = 50 the raw port's rate is 20/s, skind's count
+    stepping by the publications between two, and with 0 it follows the
+    bridge's copies of skind's publications, as _comp.  (skind's
+    publications are measured by its count over the samples' times: the
+    simulator's boards sample at the same instants, and _comp, which
+    follows the copies the bridge's follower gets, carries fewer than
+    skind publishes on a loaded host.)"""
+    global S
+    outer, S = S, Stack()
+    procs = []
+    port = "/icub/skin/left_forearm"
+    try:
+        conf = os.path.join(S.tmp, "fast.conf")
+        board_period_conf(conf, 20)
+        S.start_yarpserver()
+        S.start_skin(conf=conf, touches=())
+        S.start_bridge()		# raw_period_ms: the default, 20
+        raw, comp, span, procs = port_rates(port)
+        r_raw, r_comp, st_raw, st_comp, pub = rates(raw, comp, span)
+        print("# raw_period_ms 20: %s %.1f msg/s, _comp %.1f msg/s, skind %.1f "
+              "publications/s; envelope count steps, median: raw %s, _comp %s"
+              % (port, r_raw, r_comp, pub, st_raw, st_comp))
+        assert all(row[1][2] == 384 for row in raw), "not the whole part's vector"
+        # the tick caps the rate; the lower bound is generous (a loaded host)
+        assert 0.5 * 50 <= r_raw <= 1.2 * 50, r_raw
+        seqs = [row[1][0] for row in raw]
+        assert all(a <= b for a, b in zip(seqs, seqs[1:])), seqs
+        # a sample's envelope on the raw port is the one _comp gave it
+        comp_t = {row[1][0]: row[1][1] for row in comp}
+        seen = [row for row in raw if row[1][0] in comp_t]
+        assert seen and all(abs(comp_t[row[1][0]] - row[1][1]) < 1e-6 for row in seen)
+
+        # the skin silent (skinsim stopped): the last vector again, its
+        # envelope unchanged; _comp gets nothing new
+        rec_raw, rec_comp = procs[0][1], procs[1][1]
+        os.kill(S.skinsim.pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.5)
+            ts0 = time.time()
+            time.sleep(2.0)
+            ts1 = time.time()
+        finally:
+            os.kill(S.skinsim.pid, signal.SIGCONT)
+        quiet = rec_raw.window(ts0, ts1)
+        # the newest sample either port carried (a reader may have missed one)
+        last = max(row[1][0] for row in rec_comp.window(0, ts1) + rec_raw.window(0, ts1))
+        stamps = {row[1][:2] for row in quiet}
+        print("# silent 2 s: %d raw messages, envelopes %s; the newest sample seen: %d"
+              % (len(quiet), sorted(stamps), last))
+        assert len(quiet) >= 0.5 * 2.0 * 50, len(quiet)
+        assert len(stamps) == 1 and next(iter(stamps))[0] == last, (stamps, last)
+        S.wait_for(lambda: rec_raw.rows[-1][1][0] > last, "new samples after the silence", 10)
+        for p, _ in procs:
+            stop(p)
+        procs = []
+
+        # raw_period_ms = 50: 20 messages a second, skind's count stepping
+        # by the publications between two
+        assert S.stop_bridge() == 0
+        S.start_bridge("raw_period_ms = 50\n")
+        raw, comp, span, procs = port_rates(port)
+        r_raw, r_comp, st_raw, st_comp, pub = rates(raw, comp, span)
+        print("# raw_period_ms 50: %s %.1f msg/s, _comp %.1f msg/s, skind %.1f "
+              "publications/s (x%.2f the raw port's); envelope count steps, median: "
+              "raw %s, _comp %s" % (port, r_raw, r_comp, pub, pub / r_raw, st_raw, st_comp))
+        assert all(row[1][2] == 384 for row in raw)
+        assert 0.5 * 20 <= r_raw <= 1.2 * 20, r_raw
+        assert pub >= 1.8 * r_raw and st_raw >= 2, (pub, r_raw, st_raw)
+        for p, _ in procs:
+            stop(p)
+        procs = []
+
+        # raw_period_ms = 0: a message per publication, as _comp
+        assert S.stop_bridge() == 0
+        S.start_bridge("raw_period_ms = 0\n")
+        raw, comp, span, procs = port_rates(port)
+        r_raw, r_comp, st_raw, st_comp, pub = rates(raw, comp, span)
+        print("# raw_period_ms 0: %s %.1f msg/s, _comp %.1f msg/s (x%.2f), skind %.1f "
+              "publications/s; envelope count steps, median: raw %s, _comp %s"
+              % (port, r_raw, r_comp, r_comp / r_raw, pub, st_raw, st_comp))
+        assert all(row[1][2] == 384 for row in raw)
+        # a message per publication the bridge sees, never one again: the
+        # envelope's count never repeats, and the rate is _comp's
+        seqs = [row[1][0] for row in raw]
+        assert all(a < b for a, b in zip(seqs, seqs[1:])), seqs
+        assert 0.6 <= r_comp / r_raw <= 1.67, (r_raw, r_comp)
+    finally:
+        for p, _ in procs:
+            stop(p)
+        S.close()
+        S = outer
 
 
 @case
