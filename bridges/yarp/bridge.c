@@ -419,9 +419,11 @@ static void write_raw(struct yb *b, struct yb_part *p, const struct skin_shm_map
  * device's newest whole-part vector): each tick writes each part's newest
  * copy, a part with no new sample since the last tick its last vector
  * again under the same envelope (count and time unchanged, so a reader
- * sees a skin gone silent; docs/YARP.md "Ports" says why it is written
- * at all).  A late tick is not made up: the next is the first of the
- * period's grid after now, as a periodic thread that overran.
+ * sees a skin gone silent; docs/YARP.md, "The raw ports' rate", says
+ * why it is written at all: skinManager drops a part after 100 cycles
+ * without a new message).  A late tick is not made up: the next is the
+ * first of the period's grid after now, as a periodic thread that
+ * overran.
  */
 static int on_raw_tick(sd_event_source *s, uint64_t usec, void *data)
 {
