@@ -752,8 +752,12 @@ void yb_free(struct yb *b, unsigned int ms)
 	sd_event_source_set_enabled(b->events_timer, SD_EVENT_OFF);
 	if (b->raw_timer)
 		sd_event_source_set_enabled(b->raw_timer, SD_EVENT_OFF);
+	/* the map is the follower's: gone with it, so that what still runs
+	 * while the ports unregister (an rpc call answered by skind, e.g. `get
+	 * touch thr`) sees no skind rather than a freed one */
 	follow_source_free(b->follow);
 	b->follow = NULL;
+	b->map = NULL;
 	if (b->nc && ms) {
 		uint64_t t0;
 
