@@ -36,6 +36,9 @@ import test_yarp as ty  # noqa: E402  (the yarp layer's stack, one copy)
 
 PART = "left_forearm"
 SECS = float(os.environ.get("BENCH_SECS", "15"))
+# skin-yarp.conf's raw_period_ms (unset: its default, 20; 0: a raw message
+# per publication, as before the wrapper's period)
+RAW_PERIOD_MS = os.environ.get("BENCH_RAW_PERIOD_MS")
 
 
 def cpu(pid):
@@ -74,9 +77,10 @@ def main():
         S.start_skin(conf="etc/skind-full-body.conf",
                      touches=("left_forearm taxel 37 radius 12mm force 80",
                               "torso taxel 100 radius 15mm force 60"), at="8s")
-        S.start_bridge()
+        S.start_bridge("raw_period_ms = %s\n" % RAW_PERIOD_MS if RAW_PERIOD_MS else "")
         time.sleep(6)		# the touches begin at 8 s
         alone = measure(S, SECS)
+        print("BENCH raw_period_ms=%s" % (RAW_PERIOD_MS or "default"))
         print("BENCH phase=alone full_body_samples_per_s=%.1f bridge_us_per_sample=%.0f "
               "skind_us_per_sample=%.0f ratio=%.3f bridge_cpu_pct=%.1f" %
               (alone["rate"], alone["bridge_us"], alone["skind_us"],

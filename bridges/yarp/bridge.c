@@ -262,6 +262,11 @@ static void attached(struct yb *b, const struct skin_shm_map *m)
 	b->cycle_avg_ns = 0;
 	sd_event_source_set_time_relative(b->cycle, (uint64_t)b->period_ms * 1000);
 	sd_event_source_set_enabled(b->cycle, SD_EVENT_ON);
+	if (b->raw_timer) {
+		sd_event_source_set_time_relative(b->raw_timer,
+						  (uint64_t)b->cfg.raw_period_ms * 1000);
+		sd_event_source_set_enabled(b->raw_timer, SD_EVENT_ON);
+	}
 	log_info("following skind (%u parts, every %u ms)", n,
 		b->period_ms);
 }
@@ -270,6 +275,8 @@ static void detached(struct yb *b, int reason)
 {
 	b->map = NULL;
 	sd_event_source_set_enabled(b->cycle, SD_EVENT_OFF);
+	if (b->raw_timer)
+		sd_event_source_set_enabled(b->raw_timer, SD_EVENT_OFF);
 	log_info("skind went away (%s); waiting for it",
 		strerror(-reason));
 }
@@ -283,6 +290,9 @@ static void detached(struct yb *b, int reason)
  * its unused ones included.
  */
 #define TRIANGLE_SLOTS 12
+
+/* how late sd-event may run a raw port's tick (its default: 250 ms) */
+#define RAW_TICK_ACCURACY_US 1000
 
 static void zero_absent(uint8_t *raw, const uint8_t *flags, unsigned int n)
 {
@@ -376,31 +386,83 @@ static void part_state(struct yb *b, struct yb_part *p, uint32_t state)
 	p->state = state;
 }
 
+/* A Vector's envelope: the part's publication count, and the time of the
+ * sample (the driver's, on the realtime clock as yarp::os::Time, through
+ * the offset of now, as the ROS 2 bridge stamps: a step of the realtime
+ * clock shows at once) */
+static void sample_envelope(char *env, size_t len, const struct skin_shm_part *h)
+{
+	double t = (double)((int64_t)h->frame_ts_ns + clock_mono_to_real_ns()) / 1e9;
+
+	yw_stamp_text(env, len, (int32_t)h->samples, t);
+}
+
+/* Part @p's raw port from @block, the part's copy number @part of @m,
+ * under @block's envelope; the zero-filled copy only for a port someone
+ * reads */
+static void write_raw(struct yb *b, struct yb_part *p, const struct skin_shm_map *m,
+		      unsigned int part, const void *block)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+	const uint8_t *raw;
+	char env[64];
+
+	if (!p->raw || !yp_port_readers(p->raw))
+		return;
+	raw = raw_as_device(b, m, part, block, d->n_taxels);
+	if (!raw)
+		return;
+	sample_envelope(env, sizeof(env), skin_shm_head(block));
+	write_values(b, p->raw, NULL, raw, d->n_taxels, env);
+}
+
+/*
+ * The raw ports as the robot's wrapper writes them (YARP's analogServer,
+ * AnalogWrapper::run(): every period, 20 ms in robots-configuration, the
+ * device's newest whole-part vector): each tick writes each part's newest
+ * copy, a part with no new sample since the last tick its last vector
+ * again under the same envelope (count and time unchanged, so a reader
+ * sees a skin gone silent; docs/YARP.md, "The raw ports' rate", says
+ * why it is written at all: skinManager drops a part after 100 cycles
+ * without a new message).  A late tick is not made up: the next is the
+ * first of the period's grid after now, as a periodic thread that
+ * overran.
+ */
+static int on_raw_tick(sd_event_source *s, uint64_t usec, void *data)
+{
+	struct yb *b = data;
+	uint64_t period = (uint64_t)b->cfg.raw_period_ms * 1000, now;
+	unsigned int i;
+
+	if (sd_event_now(b->e, CLOCK_MONOTONIC, &now) < 0 || now < usec)
+		now = usec;
+	sd_event_source_set_time(s, usec + period * ((now - usec) / period + 1));
+	for (i = 0; i < b->n_parts; i++) {
+		struct yb_part *p = &b->parts[i];
+		const void *block = yb_block(b, p);
+
+		if (block)
+			write_raw(b, p, b->map, (unsigned int)p->index, block);
+	}
+	return 0;
+}
+
 static void sample(struct yb *b, const struct skin_follow_sample *s)
 {
 	const struct skin_shm_part_desc *d = skin_shm_part(s->map, s->part);
 	const struct skin_shm_part *h = skin_shm_head(s->block);
 	struct yb_part *p = part_named(b, d->name);
-	const uint8_t *raw;
 	char env[64];
-	double t;
 
 	if (!p || p->index != (int)s->part)
 		return;
 	part_state(b, p, h->state);
 	b->samples++;
-	/* the envelope: the part's publication count, and the time of the
-	 * sample (the driver's, on the realtime clock as yarp::os::Time,
-	 * through the offset of now, as the ROS 2 bridge stamps: a step of
-	 * the realtime clock shows at once) */
-	t = (double)((int64_t)h->frame_ts_ns + clock_mono_to_real_ns()) / 1e9;
-	yw_stamp_text(env, sizeof(env), (int32_t)h->samples, t);
-	/* the zero-filled copy only for a port someone reads */
-	if (p->raw && yp_port_readers(p->raw)) {
-		raw = raw_as_device(b, s->map, s->part, s->block, d->n_taxels);
-		if (raw)
-			write_values(b, p->raw, NULL, raw, d->n_taxels, env);
-	}
+	/* raw_period_ms = 0: the raw port at every publication too, else
+	 * at on_raw_tick()'s */
+	if (!b->raw_timer)
+		write_raw(b, p, s->map, s->part, s->block);
+	sample_envelope(env, sizeof(env), h);
 	write_values(b, p->comp, skin_shm_values(s->map, s->part, s->block), NULL,
 		     d->n_taxels, env);
 }
@@ -726,7 +788,9 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 		goto fail;
 	snprintf(name, sizeof(name), "/%s/skin_events:o", cfg->manager);
 	b->events = add_port(b, name, NULL);
-	snprintf(name, sizeof(name), "/%s/rpc:i", cfg->manager);
+	/* skinManager's "/" + getName("/rpc"), where its clients connect
+	 * (skinManagerGui's default, skinDynLib's skinManagerClient) */
+	snprintf(name, sizeof(name), "/%s/rpc", cfg->manager);
 	b->rpc_port = add_port(b, name, yb_rpc_handle);
 	snprintf(name, sizeof(name), "/%s/info:o", cfg->manager);
 	b->info = add_port(b, name, NULL);
@@ -741,6 +805,13 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 				       20000, 0, on_cycle, b);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(b->cycle, SD_EVENT_OFF);
+	/* a periodic thread's tick, not sd-event's default slack of 250 ms */
+	if (r >= 0 && cfg->raw_period_ms)
+		r = sd_event_add_time_relative(e, &b->raw_timer, CLOCK_MONOTONIC,
+					       (uint64_t)cfg->raw_period_ms * 1000,
+					       RAW_TICK_ACCURACY_US, on_raw_tick, b);
+	if (r >= 0 && b->raw_timer)
+		r = sd_event_source_set_enabled(b->raw_timer, SD_EVENT_OFF);
 	if (r >= 0)
 		r = sd_event_add_time_relative(e, &b->recheck, CLOCK_MONOTONIC,
 					       (uint64_t)cfg->recheck_s * 1000000, 0,
@@ -779,8 +850,11 @@ void yb_free(struct yb *b, unsigned int ms)
 	/* nothing re-registers or writes while the ports are unregistered */
 	sd_event_source_set_enabled(b->recheck, SD_EVENT_OFF);
 	sd_event_source_set_enabled(b->cycle, SD_EVENT_OFF);
-	/* the map is the follower's: an rpc answer from skind that
-	 * arrives while the unregistrations run below reads no part */
+	if (b->raw_timer)
+		sd_event_source_set_enabled(b->raw_timer, SD_EVENT_OFF);
+	/* the map is the follower's: gone with it, so that what still runs
+	 * while the ports unregister (an rpc call answered by skind, e.g. `get
+	 * touch thr`) sees no skind rather than a freed one */
 	follow_source_free(b->follow);
 	b->follow = NULL;
 	b->map = NULL;
@@ -808,6 +882,7 @@ void yb_free(struct yb *b, unsigned int ms)
 	yb_rpc_free(b->rpc);
 	net_guard_free(b->guard);
 	sd_event_source_disable_unref(b->cycle);
+	sd_event_source_disable_unref(b->raw_timer);
 	sd_event_source_disable_unref(b->recheck);
 	yw_buf_free(&b->bin);
 	yw_buf_free(&b->text);

@@ -44,6 +44,7 @@ struct yb {
 	sd_event_source *cycle, *recheck;
 	uint64_t cycle_last_ns;		/* the cycle's last run, 0: none yet */
 	double cycle_avg_ns;		/* its running period, 0: not known */
+	sd_event_source *raw_timer;	/* raw_period_ms > 0: the raw ports' */
 	const struct skin_shm_map *map;	/* while attached */
 	unsigned int period_ms;
 	struct yb_part parts[64];

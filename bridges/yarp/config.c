@@ -167,7 +167,7 @@ static const struct conf_key yb_yarp_keys[] = {
 	  .parse = parse_word, .def_text = "skinManager",
 	  .expected = "one word without '/'",
 	  .doc = "the manager's name in\n.BI / MANAGER /skin_events:o ,\n.BI / MANAGER /info:o ,\n"
-		 ".BI / MANAGER /monitor:o\nand\n.BI / MANAGER /rpc:i" },
+		 ".BI / MANAGER /monitor:o\nand\n.BI / MANAGER /rpc" },
 	{ .name = "rpc_admin", .type = CONF_BOOL, .offset = YB(rpc_admin),
 	  .max = 1, .def = 0,
 	  .doc = "yes lets YARP clients change skind's state through rpc\n.RB ( calib ,\n.BR set );\nno keeps the rpc port read-only" },
@@ -186,6 +186,9 @@ static const struct conf_key yb_yarp_keys[] = {
 	{ .name = "idle_ms", .type = CONF_UINT, .offset = YB(idle_ms),
 	  .min = 100, .max = 600000, .def = 10000,
 	  .doc = "milliseconds a peer may stop in the middle of a message before its\nconnection is closed; a connection that has not sent its header after\n2 s is closed too, one idle between messages is kept" },
+	{ .name = "raw_period_ms", .type = CONF_UINT, .offset = YB(raw_period_ms),
+	  .min = 0, .max = 1000, .def = 20,
+	  .doc = "milliseconds between the messages of each raw port\n.BI / ROBOT /skin/ PART\n(the part's newest vector, as the robot's analogServer wrapper\nwrites it every period, 20 ms in robots-configuration; a part with\nno new sample since gets its last vector again, under the same\nenvelope); 0 writes one at each of skind's publications of the part\n(the least latency)" },
 };
 
 const struct conf_key *yb_config_keys(size_t *n)

@@ -9,13 +9,15 @@
  *	                           # server takes the one it sees us from)
  *	bind = IP                  # where the ports listen (0.0.0.0)
  *	robot = icub               # the ports /ROBOT/skin/<part>[_comp]
- *	manager = skinManager      # /MANAGER/skin_events:o, /MANAGER/rpc:i
+ *	manager = skinManager      # /MANAGER/skin_events:o, /MANAGER/rpc
  *	rpc_admin = no             # calib and set from YARP clients
  *	stall_ms = 3000            # a reader stalled that long is dropped
  *	recheck_s = 5              # registrations checked, re-registered
  *	max_connections = 256      # connections held in all (to us and ours)
  *	max_per_address = 32       # connections to us from one address
  *	idle_ms = 10000            # an incomplete message waits that long
+ *	raw_period_ms = 20         # a raw port's message this often (0: at
+ *	                           # each of skind's publications)
  *
  *	[part NAME]                # a skind part's YARP name (skinManAll.ini's
  *	port = left_arm            # default comes from its SkinPart)
@@ -60,6 +62,7 @@ struct yb_config {
 	int rpc_admin;			/* a lib/conf boolean */
 	unsigned int stall_ms, recheck_s;
 	unsigned int max_conns, max_per_addr, idle_ms;
+	unsigned int raw_period_ms;	/* 0: a raw message per publication */
 	unsigned int n_parts;
 	struct yb_part_name parts[YB_MAX_PARTS];
 	unsigned int n_connect;

@@ -2,7 +2,7 @@
 /*
  * rpc.c - skinManager's rpc commands on skind's socket
  *
- * /skinManager/rpc:i takes the commands skinManagerGui sends
+ * /skinManager/rpc takes the commands skinManagerGui sends
  * (docs/YARP.md, "rpc") and maps each onto skind's socket
  * (docs/PROTOCOL.md) over one connection of the bridge's own, without
  * waiting: commands are sent as they come, skind answers in order, and
@@ -469,7 +469,7 @@ out:
  * skinManager starts a calibration (Compensator::calibrationInit(), on
  * any robot but icubSim) and ignores the answer.  The bridge answers
  * AS_OK and does nothing: the boards' own calibration is not skind's to
- * start, and skind's calibration is skinManager's `calib` on its rpc:i.
+ * start, and skind's calibration is skinManager's `calib` on /MANAGER/rpc.
  */
 void yb_analog_rpc(void *data, struct yp_call *call,
 		   const struct yw_atom *a, unsigned int n)

@@ -59,6 +59,7 @@ static void values(void **state)
 		"max_connections = 100\n"
 		"max_per_address = 4\n"
 		"idle_ms = 2500\n"
+		"raw_period_ms = 0\n"
 		"; another\n"
 		"[part left_upper_arm]\n"
 		"port = left_arm\n"
@@ -79,6 +80,7 @@ static void values(void **state)
 	assert_int_equal(c.max_conns, 100);
 	assert_int_equal(c.max_per_addr, 4);
 	assert_int_equal(c.idle_ms, 2500);
+	assert_int_equal(c.raw_period_ms, 0);
 	assert_string_equal(yb_config_port_name(&c, "left_upper_arm", 3), "left_arm");
 	assert_int_equal(c.n_connect, 3);
 	assert_string_equal(c.connect[0].to, "/logger");
@@ -97,6 +99,8 @@ static void defaults(void **state)
 	assert_int_equal(c.version, YW_YARP3);
 	assert_false(c.rpc_admin);
 	assert_string_equal(c.advertise, "...");
+	/* the robots' skin wrappers' period (robots-configuration) */
+	assert_int_equal(c.raw_period_ms, 20);
 	assert_string_equal(yb_config_port_name(&c, "left_upper_arm", 3), "left_arm");
 	assert_string_equal(yb_config_port_name(&c, "torso", 7), "torso");
 	assert_string_equal(yb_config_port_name(&c, "right_foot", 13), "right_foot");
@@ -118,6 +122,9 @@ static void errors(void **state)
 		{ "[yarp]\nmax_connections = 2\n", ":2:19: max_connections = '2': expected an integer 4..65536" },
 		{ "[yarp]\nmax_per_address = 0\n", ":2:19: max_per_address = '0': expected an integer 1..65536" },
 		{ "[yarp]\nidle_ms = 50\n", ":2:11: idle_ms = '50': expected an integer 100..600000" },
+		{ "[yarp]\nraw_period_ms = 1001\n", ":2:17: raw_period_ms = '1001': expected an integer 0..1000" },
+		{ "[yarp]\n\nraw_period_ms = -20\n", ":3:17: raw_period_ms = '-20': expected an integer 0..1000" },
+		{ "[yarp]\nraw_period_ms = 20ms\n", ":2:17: raw_period_ms = '20ms': expected an integer 0..1000" },
 		{ "[yarp]\ncolour = red\n", ":2:1: unknown key \"colour\" in [yarp]" },
 		{ "[yarp]\n\n[bogus]\n", ":3:2: unknown section [bogus]" },
 		{ "[part x]\nname = y\n", ":2:1: unknown key \"name\" in [part x]" },

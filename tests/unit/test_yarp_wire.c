@@ -354,7 +354,8 @@ static void conn_header(void **state)
 static void port_names(void **state)
 {
 	static const char *const good[] = {
-		"/icub/skin/left_hand_comp", "/skinManager/rpc:i", "/a", "/tmp/port/1",
+		"/icub/skin/left_hand_comp", "/skinManager/rpc", "/skinManager/info:o", "/a",
+		"/tmp/port/1",
 		"/r_ev-1.2@x", "/\xc3\xa9",
 	};
 	static const char *const bad[] = {

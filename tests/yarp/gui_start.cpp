@@ -13,7 +13,9 @@
  * port sizes of get info) and the spin boxes' set-then-get (threshold,
  * max neighbour distance), each printed with the set command's reply.
  *
- * usage: gui_start RPC_PORT THRESHOLD NEIGH_DIST_M
+ * usage: gui_start THRESHOLD NEIGH_DIST_M [RPC_PORT]
+ * RPC_PORT: the GUI's skinManRpcPort, whose default is
+ * "/skinManager/rpc" (skinManager's "/" + getName("/rpc")).
  * prints one "key value..." line per value read; exit 0 when the GUI
  * would have come up, 1 otherwise.
  */
@@ -67,12 +69,14 @@ int main(int argc, char **argv)
 	std::vector<int> dims;
 	Bottle r;
 
-	if (argc != 4) {
-		std::fprintf(stderr, "usage: gui_start RPC_PORT THRESHOLD NEIGH_DIST_M\n");
+	if (argc != 3 && argc != 4) {
+		std::fprintf(stderr, "usage: gui_start THRESHOLD NEIGH_DIST_M [RPC_PORT]\n");
 		return 2;
 	}
+	/* the GUI's rf.check("skinManRpcPort", Value("/skinManager/rpc")) */
+	const char *rpc = argc == 4 ? argv[3] : "/skinManager/rpc";
 	if (!port.open("/skinManagerGui/rpc:o") ||
-	    !yarp::os::Network::connect(port.getName(), argv[1]))
+	    !yarp::os::Network::connect(port.getName(), rpc))
 		return fail("cannot connect", r);
 
 	/* initGuiStatus(), in its order */
@@ -136,20 +140,20 @@ int main(int argc, char **argv)
 	/* onSpinThresholdChanged(): set (int), then get */
 	Bottle b, setReply;
 	b.addInt32(set_threshold);
-	b.addInt32(std::stoi(argv[2]));
+	b.addInt32(std::stoi(argv[1]));
 	port.write(b, setReply);
 	r = ask(get_threshold);
-	std::printf("set_threshold %s -> %d %s\n", argv[2], r.get(0).asInt32(),
+	std::printf("set_threshold %s -> %d %s\n", argv[1], r.get(0).asInt32(),
 		    setReply.toString().c_str());
 
 	/* onSpinNeighborChanged(): set (float64, metres), then get */
 	b.clear();
 	setReply.clear();
 	b.addInt32(set_max_neigh_dist);
-	b.addFloat64(std::stod(argv[3]));
+	b.addFloat64(std::stod(argv[2]));
 	port.write(b, setReply);
 	r = ask(get_max_neigh_dist);
-	std::printf("set_neigh_dist %s -> %.17g %s\n", argv[3], r.get(0).asFloat64(),
+	std::printf("set_neigh_dist %s -> %.17g %s\n", argv[2], r.get(0).asFloat64(),
 		    setReply.toString().c_str());
 	port.close();
 	return 0;

@@ -147,7 +147,7 @@ class Stack:
         rings = os.path.join(self.tmp, "rings")
         os.makedirs(rings)
         os.makedirs(os.path.join(self.tmp, "state"))
-        self.spawn([ENV["SKINSIM"], "--ring", rings, scn], "skinsim.log")
+        self.skinsim = self.spawn([ENV["SKINSIM"], "--ring", rings, scn], "skinsim.log")
         self.sim_start = time.time()
         time.sleep(0.3)
         self.skind = self.spawn([ENV["SKIND"], "-c", conf,
@@ -277,9 +277,12 @@ def name_list():
     out = S.yarp("name", "list").stdout
     for port in ("/icub/skin/left_hand", "/icub/skin/left_hand_comp",
                  "/icub/skin/left_forearm", "/icub/skin/left_forearm_comp",
-                 "/skinManager/skin_events:o", "/skinManager/rpc:i"):
+                 "/skinManager/skin_events:o", "/skinManager/rpc"):
         assert re.search(r"registration name %s ip [0-9.]+ port \d+ type tcp" %
                          re.escape(port), out), port + " not in:\n" + out
+    # skinManager's rpc port is "/" + getName("/rpc"), where skinManagerGui
+    # and skinDynLib's clients connect; its header's "rpc:i" is no port
+    assert "registration name /skinManager/rpc:i " not in out, out
 
 
 @case
@@ -326,6 +329,177 @@ def raw_values():
         seq, t, vals = parse_values(line)
         assert len(vals) == 384, "%d values" % len(vals)
         assert all(0 <= v <= 255 and v == int(v) for v in vals)
+
+
+def board_period_conf(path, period_ms):
+    """etc/examples/demo.conf with its boards' period set to PERIOD_MS
+    (the demo's is 50), geometry paths made absolute"""
+    src = os.path.join(TOP, "etc/examples/demo.conf")
+    out, section = [], None
+    for line in open(src):
+        m = re.match(r"\s*\[(\w+)", line)
+        if m:
+            section = m.group(1)
+        if section == "board" and re.match(r"\s*period_ms\s*=", line):
+            line = "period_ms = %d\n" % period_ms
+        m = re.match(r"(\s*geometry\s*=\s*)(\S+)", line)
+        if m:
+            line = m.group(1) + os.path.normpath(os.path.join(os.path.dirname(src),
+                                                              m.group(2))) + "\n"
+        out.append(line)
+    with open(path, "w") as f:
+        f.writelines(out)
+
+
+def envelope_recorder(port, reader):
+    """`yarp read READER PORT envelope` in a Recorder: rows (arrival,
+    (count, time, number of values)); -> (process, recorder)"""
+    p = subprocess.Popen([YARP, "read", reader, port, "envelope"], env=S.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def parse(line):
+        if not line.strip() or line.startswith("["):
+            return None		# YARP's own messages
+        try:
+            seq, t, vals = parse_values(line)
+        except (ValueError, IndexError):
+            return None
+        return seq, t, len(vals)
+    return p, Recorder(p.stdout, parse)
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else None
+
+
+def port_rates(port, seconds=4.0):
+    """PORT (a raw port) and its _comp read side by side for SECONDS:
+    -> (raw rows, comp rows, seconds, the readers), each row (arrival,
+    (count, time, number of values)); the readers go on recording"""
+    procs = [envelope_recorder(port, "/r_rate_raw"),
+             envelope_recorder(port + "_comp", "/r_rate_comp")]
+    try:
+        S.wait_for(lambda: all(len(r.rows) >= 5 for _, r in procs), "both ports read", 20)
+        t0 = time.time()
+        time.sleep(seconds)
+        t1 = time.time()
+        return procs[0][1].window(t0, t1), procs[1][1].window(t0, t1), t1 - t0, procs
+    except Exception:
+        for p, _ in procs:
+            stop(p)
+        raise
+
+
+def rates(raw, comp, span):
+    """-> (raw msg/s, comp msg/s, median step of raw's envelope count,
+    median step of comp's, skind's publications of the part a second: its
+    count's advance over the samples' times)"""
+    def step(rows):
+        return median([b[1][0] - a[1][0] for a, b in zip(rows, rows[1:])])
+    rows = sorted(r[1] for r in raw + comp)
+    pub = (rows[-1][0] - rows[0][0]) / (rows[-1][1] - rows[0][1])
+    return len(raw) / span, len(comp) / span, step(raw), step(comp), pub
+
+
+@case
+def raw_port_rate():
+    """the raw port as the robot's analogServer wrapper writes it: a part
+    of two boards at 50 Hz each gets its whole vector once per
+    raw_period_ms (20: ~50 messages a second), each under the envelope of
+    its newest sample (the one _comp carried with that count); a part
+    gone silent gets its last vector again under the same envelope; with
+    raw_period_ms = 50 the raw port's rate is 20/s, skind's count
+    stepping by the publications between two, and with 0 it follows the
+    bridge's copies of skind's publications, as _comp.  (skind's
+    publications are measured by its count over the samples' times: the
+    simulator's boards sample at the same instants, and _comp, which
+    follows the copies the bridge's follower gets, carries fewer than
+    skind publishes on a loaded host.)"""
+    global S
+    outer, S = S, Stack()
+    procs = []
+    port = "/icub/skin/left_forearm"
+    try:
+        conf = os.path.join(S.tmp, "fast.conf")
+        board_period_conf(conf, 20)
+        S.start_yarpserver()
+        S.start_skin(conf=conf, touches=())
+        S.start_bridge()		# raw_period_ms: the default, 20
+        raw, comp, span, procs = port_rates(port)
+        r_raw, r_comp, st_raw, st_comp, pub = rates(raw, comp, span)
+        print("# raw_period_ms 20: %s %.1f msg/s, _comp %.1f msg/s, skind %.1f "
+              "publications/s; envelope count steps, median: raw %s, _comp %s"
+              % (port, r_raw, r_comp, pub, st_raw, st_comp))
+        assert all(row[1][2] == 384 for row in raw), "not the whole part's vector"
+        # the tick caps the rate; the lower bound is generous (a loaded host)
+        assert 0.5 * 50 <= r_raw <= 1.2 * 50, r_raw
+        seqs = [row[1][0] for row in raw]
+        assert all(a <= b for a, b in zip(seqs, seqs[1:])), seqs
+        # a sample's envelope on the raw port is the one _comp gave it
+        comp_t = {row[1][0]: row[1][1] for row in comp}
+        seen = [row for row in raw if row[1][0] in comp_t]
+        assert seen and all(abs(comp_t[row[1][0]] - row[1][1]) < 1e-6 for row in seen)
+
+        # the skin silent (skinsim stopped): the last vector again, its
+        # envelope unchanged; _comp gets nothing new
+        rec_raw, rec_comp = procs[0][1], procs[1][1]
+        os.kill(S.skinsim.pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.5)
+            ts0 = time.time()
+            time.sleep(2.0)
+            ts1 = time.time()
+        finally:
+            os.kill(S.skinsim.pid, signal.SIGCONT)
+        quiet = rec_raw.window(ts0, ts1)
+        # the newest sample either port carried (a reader may have missed one)
+        last = max(row[1][0] for row in rec_comp.window(0, ts1) + rec_raw.window(0, ts1))
+        stamps = {row[1][:2] for row in quiet}
+        print("# silent 2 s: %d raw messages, envelopes %s; the newest sample seen: %d"
+              % (len(quiet), sorted(stamps), last))
+        assert len(quiet) >= 0.5 * 2.0 * 50, len(quiet)
+        assert len(stamps) == 1 and next(iter(stamps))[0] == last, (stamps, last)
+        S.wait_for(lambda: rec_raw.rows[-1][1][0] > last, "new samples after the silence", 10)
+        for p, _ in procs:
+            stop(p)
+        procs = []
+
+        # raw_period_ms = 50: 20 messages a second, skind's count stepping
+        # by the publications between two
+        assert S.stop_bridge() == 0
+        S.start_bridge("raw_period_ms = 50\n")
+        raw, comp, span, procs = port_rates(port)
+        r_raw, r_comp, st_raw, st_comp, pub = rates(raw, comp, span)
+        print("# raw_period_ms 50: %s %.1f msg/s, _comp %.1f msg/s, skind %.1f "
+              "publications/s (x%.2f the raw port's); envelope count steps, median: "
+              "raw %s, _comp %s" % (port, r_raw, r_comp, pub, pub / r_raw, st_raw, st_comp))
+        assert all(row[1][2] == 384 for row in raw)
+        assert 0.5 * 20 <= r_raw <= 1.2 * 20, r_raw
+        assert pub >= 1.8 * r_raw and st_raw >= 2, (pub, r_raw, st_raw)
+        for p, _ in procs:
+            stop(p)
+        procs = []
+
+        # raw_period_ms = 0: a message per publication, as _comp
+        assert S.stop_bridge() == 0
+        S.start_bridge("raw_period_ms = 0\n")
+        raw, comp, span, procs = port_rates(port)
+        r_raw, r_comp, st_raw, st_comp, pub = rates(raw, comp, span)
+        print("# raw_period_ms 0: %s %.1f msg/s, _comp %.1f msg/s (x%.2f), skind %.1f "
+              "publications/s; envelope count steps, median: raw %s, _comp %s"
+              % (port, r_raw, r_comp, r_comp / r_raw, pub, st_raw, st_comp))
+        assert all(row[1][2] == 384 for row in raw)
+        # a message per publication the bridge sees, never one again: the
+        # envelope's count never repeats, and the rate is _comp's
+        seqs = [row[1][0] for row in raw]
+        assert all(a < b for a, b in zip(seqs, seqs[1:])), seqs
+        assert 0.6 <= r_comp / r_raw <= 1.67, (r_raw, r_comp)
+    finally:
+        for p, _ in procs:
+            stop(p)
+        S.close()
+        S = outer
 
 
 @case
@@ -491,6 +665,13 @@ def real_skin_manager():
         info = S.yarp("rpc", ports["rpc"], input="get info\n").stdout
         assert "NOT WORKING" not in info and all(
             r in info for r in ports["raw"].values()), info
+        # each of the bridge's /skinManager/ ports is one the real
+        # skinManager registers under its own name, by the same name
+        names = re.findall(r"registration name (\S+) ", S.yarp("name", "list").stdout)
+        ours = [n[len("/skinManager/"):] for n in names if n.startswith("/skinManager/")]
+        real = {n[len("/skinManagerReal/"):] for n in names
+                if n.startswith("/skinManagerReal/")}
+        assert ours and not [n for n in ours if n not in real], (ours, sorted(real))
         assert p.poll() is None, "skinManager exited"
         print("# skinManager on %d parts: %s" % (len(ports["comp"]), " ".join(ports["comp"])))
     except Exception:
@@ -682,7 +863,7 @@ def monitor_layout_values():
     `get info`'s part order, the cycle's frequency near 1000 /
     period_ms, each part's raw values as its raw port publishes them,
     drift 0 where no tactile taxel is"""
-    layout = manager_layout("/skinManager/rpc:i")
+    layout = manager_layout("/skinManager/rpc")
     # skind's period (shm's period_ms, [skind] period_ms), as the bridge
     # says it follows skind
     m = re.findall(r"following skind \(\d+ parts, every (\d+) ms\)",
@@ -800,7 +981,7 @@ def monitors_compared(ports, bridge_monitor):
     part's raw values equal (but the stepping taxels'), the drift equal
     (compare_window), both frequencies near 1000 / period_ms"""
     sm_layout = manager_layout(ports["rpc"])
-    sy_layout = manager_layout("/skinManager/rpc:i")
+    sy_layout = manager_layout("/skinManager/rpc")
     assert sorted(sm_layout) == sorted(sy_layout), (sm_layout, sy_layout)
     names = sorted(n for n, _ in sm_layout)
     lengths = dict(sm_layout)
@@ -1075,7 +1256,7 @@ def skind_cmd(cmd):
 
 
 def rpc(cmd):
-    r = S.yarp("rpc", "/skinManager/rpc:i", input=cmd + "\n", timeout=15)
+    r = S.yarp("rpc", "/skinManager/rpc", input=cmd + "\n", timeout=15)
     m = re.search(r"Response: (.*)", r.stdout)
     assert m, "no response to %r: %s %s" % (cmd, r.stdout, r.stderr)
     return m.group(1).strip()
@@ -1151,7 +1332,8 @@ def gui_startup():
     # skind's values before the program's sets
     before = {k: skind_param(k) for k in ("binarization", "smooth_filter", "smooth_factor",
               "add_threshold", "compensation_gain", "contact_compensation_gain")}
-    r = subprocess.run([ENV["GUI_START"], "/skinManager/rpc:i", "7", repr(neigh + 0.01)],
+    # on the GUI's default port (skinManRpcPort: /skinManager/rpc)
+    r = subprocess.run([ENV["GUI_START"], "7", repr(neigh + 0.01)],
                        env=S.env, capture_output=True, text=True, timeout=60)
     thr_after, neigh_after = skind_param("add_threshold"), skind_param("max_neighbor_dist_m")
     assert rpc("set threshold 9") == "[ok]"	# as the cases after this one expect
@@ -1398,7 +1580,7 @@ def hostile_rpc_flood():
     socks = []
     try:
         probe.start()
-        addr = port_addr("/skinManager/rpc:i")
+        addr = port_addr("/skinManager/rpc")
         sel = selectors.DefaultSelector()
         cmds = "".join("get touch thr\r\n" if i % 10 else
                        "set smooth factor %s\r\n" % factor for i in range(20))
@@ -1523,7 +1705,7 @@ def hostile_unread_replies():
     try:
         probe.start()
         addr = port_addr("/icub/skin/left_hand_comp")
-        rpc_addr = port_addr("/skinManager/rpc:i")
+        rpc_addr = port_addr("/skinManager/rpc")
         amp = hostile_socket(addr, "127.0.0.8")
         amp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         amp.sendall(b"CONNACK /amp\r\n")
@@ -1582,7 +1764,7 @@ def hostile_idle_connections():
         probe.start()
         fds0 = proc_fds(probe.pid)
         addr = port_addr("/icub/skin/left_hand_comp")
-        rpc_addr = port_addr("/skinManager/rpc:i")
+        rpc_addr = port_addr("/skinManager/rpc")
 
         def connect_many(n, target, srcs, first=b""):
             """N connections begun at once (a listener that does not
@@ -1745,7 +1927,7 @@ def monitor_calibration():
     skind's calibration_check off, takes the held presses in (the cases
     before read them as presses), and the bridge may be without rpc_admin
     by now, so skind is asked directly"""
-    layout = manager_layout("/skinManager/rpc:i")
+    layout = manager_layout("/skinManager/rpc")
     mon = "/skinManager/monitor:o"
     # over udp, as skinManagerGui's application file connects it: the
     # calibration's zeros, then the drift from 0
