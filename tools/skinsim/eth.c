@@ -16,7 +16,9 @@
  * of that CAN port that came before the datagram, at most 24, the rest
  * waiting for the next one.  A frame of time t goes in the first
  * datagram after t: the frames carried are exactly those the CAN log
- * holds, in its order per port.
+ * holds, in its order per port, but for those a skin ROP cannot hold
+ * (29-bit ids, remote requests, error frames: some of the scenario's
+ * faults), which are counted instead.
  *
  * The datagrams go to a pcap file (lib/eth's writer: Ethernet, IPv4, UDP
  * from the board's address and port 12345 to the head PC's), and with
@@ -77,6 +79,7 @@ struct eth {
 	unsigned int *port_of;		/* per patch: the board's patch index */
 	uint64_t cycle;			/* datagrams sent: cycles 1..cycle */
 	uint64_t frames;
+	uint64_t not_carried;		/* frames a skin ROP cannot hold */
 	struct in_addr head;		/* the head PC */
 	uint16_t head_port;
 };
@@ -206,6 +209,13 @@ int eth_frame(struct run *r, unsigned int patch, const struct can_frame *cf)
 
 	if (!e)
 		return 0;
+	/* an item holds an 11-bit id and data: a 29-bit id, a remote
+	 * request or an error frame (the garbage and errors faults) is not
+	 * one a board carries */
+	if (cf->can_id & (CAN_EFF_FLAG | CAN_RTR_FLAG | CAN_ERR_FLAG)) {
+		e->not_carried++;
+		return 0;
+	}
 	q = &e->boards[e->board_of[patch]].q[e->port_of[patch]];
 	if (q->n == q->cap) {	/* grow, unrolling the ring */
 		size_t cap = q->cap ? 2 * q->cap : 64, k;
@@ -405,8 +415,9 @@ int eth_finish(struct run *r, uint64_t epoch, uint64_t t0_mono)
 				eb->b->name, (unsigned long long)eb->datagrams,
 				(unsigned long long)eb->send_errors);
 	}
-	if (r->o->verbose)
-		fprintf(stderr, "skinsim: %llu frames carried\n",
-			(unsigned long long)e->frames);
+	if (r->o->verbose || e->not_carried)
+		fprintf(stderr, "skinsim: %llu frames carried, %llu not (29-bit ids, remote requests, error frames: a skin ROP holds none)\n",
+			(unsigned long long)e->frames,
+			(unsigned long long)e->not_carried);
 	return status;
 }
