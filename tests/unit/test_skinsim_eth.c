@@ -533,6 +533,9 @@ static void test_errors(void **state)
 	expect_err("--eth sends in real time: no --fast");
 	assert_int_equal(sh("%s --can --pcap x " BOARDS " %s", SKINSIM_PATH,
 			    tmp("arm.scn")), 2);
+	assert_int_equal(sh("%s --pcap - --log - " BOARDS " %s", SKINSIM_PATH,
+			    tmp("arm.scn")), 2);
+	expect_err("one of --pcap, --log and --truth on stdout");
 	assert_int_equal(sh("%s --fast --pcap %s --board 10.0.1.300 %s %s",
 			    SKINSIM_PATH, tmp("x.pcap"), BUSES, tmp("arm.scn")), 1);
 	expect_err("--board: 10.0.1.300: expected [NAME=]IPV4[:PORT[,PORT]]");

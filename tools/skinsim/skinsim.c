@@ -59,13 +59,13 @@ static const char usage[] =
 "  -s, --seed N          seed of every random draw (default: the scenario's)\n"
 "  -d, --duration TIME   stop after TIME (10s, 500ms; default: the scenario's)\n"
 "  -t, --truth FILE      write the ground truth, per sample ('-': stdout)\n"
-"  -f, --fast            --ring, --log, --replay: as fast as possible\n"
+"  -f, --fast            --ring, --log, --pcap, --replay: as fast as possible\n"
 "  -b, --bus FROM=TO     use interface TO for the config's bus FROM (e.g.\n"
 "                        can0=vcan0); repeatable\n"
 "      --class N         data class of the frames: 4 (default) or 3\n"
 "      --ring-frames N   frames per ring file, a power of two (256)\n"
-"      --all-triangles   --ring, --log: enable every triangle, not only\n"
-"                        those the geometry has\n"
+"      --all-triangles   --ring, --log, --pcap, --eth: enable every triangle,\n"
+"                        not only those the geometry has\n"
 "      --epoch SEC       --log, --pcap: timestamps start at SEC (default: now)\n"
 "      --board BOARD     an ETH board: [NAME=]IPV4[:PORT[,PORT]], its CAN\n"
 "                        ports NAMEcanPORT (10.0.1.24: eb24can1, eb24can2;\n"
@@ -285,6 +285,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->head && !o->eth && !o->pcap) {
 		fprintf(stderr, "skinsim: --head goes with --pcap or --eth\n");
+		return -2;
+	}
+	if (o->pcap && !strcmp(o->pcap, "-") &&
+	    ((o->log && !strcmp(o->log, "-")) || (o->truth && !strcmp(o->truth, "-")))) {
+		fprintf(stderr, "skinsim: one of --pcap, --log and --truth on stdout\n");
 		return -2;
 	}
 	if (o->eth && o->fast) {
