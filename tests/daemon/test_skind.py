@@ -2762,7 +2762,7 @@ def dissector_for(tshark, dirname):
     its Lua is 5.3 or later; under 5.2 (Debian 12's) a copy in dirname
     with its three uses of Lua 5.3's `&` written with Lua 5.2's bit32."""
     r = subprocess.run([tshark, "-v"], capture_output=True, text=True, timeout=60)
-    m = re.search(r"Lua (\d+)\.(\d+)", r.stdout)
+    m = re.search(r"Lua\s+(\d+)\.(\d+)", r.stdout)	# (-v wraps its lines)
     if not m:
         raise Skip("this tshark has no Lua: it cannot run the owners' dissector")
     if (int(m.group(1)), int(m.group(2))) >= (5, 3):
@@ -2781,11 +2781,17 @@ def dissector_for(tshark, dirname):
 
 def pdml_fields(packet):
     """A PDML packet's items in order: (name, show, value, pos, size),
-    a text item (the dissector's "Data (N B)") with the name ''."""
+    a text item (the dissector's "Data (N B)") with the name '' and its
+    label as show (tshark 4.0 names a Lua text item _ws.lua.text, with the
+    label in showname, show and value empty)."""
     out = []
     for el in packet.iter():
         if el.tag in ("proto", "field"):
-            out.append((el.get("name", ""), el.get("show", ""), el.get("value"),
+            name = el.get("name", "")
+            show = el.get("show", "")
+            if name in ("", "_ws.lua.text"):
+                name, show = "", show or el.get("showname", "")
+            out.append((name, show, el.get("value"),
                         int(el.get("pos", "0")), int(el.get("size", "0"))))
     return out
 
