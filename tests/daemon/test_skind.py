@@ -2751,6 +2751,163 @@ def t_completion(env):
         ["demo.scn"]
 
 
+# The boards' owners' Wireshark dissector, read where this tree sits
+# (../shared/third-party/embobj: docs/ETH.md), never copied into it
+DISSECTOR = os.path.join(os.path.dirname(SRC), "shared", "third-party", "embobj",
+                         "icub-firmware-shared", "eth", "embobj_wireshark.lua")
+
+
+def dissector_for(tshark, dirname):
+    """The dissector as this tshark's Lua takes it: the owners' file when
+    its Lua is 5.3 or later; under 5.2 (Debian 12's) a copy in dirname
+    with its three uses of Lua 5.3's `&` written with Lua 5.2's bit32."""
+    r = subprocess.run([tshark, "-v"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"Lua\s+(\d+)\.(\d+)", r.stdout)	# (-v wraps its lines)
+    if not m:
+        raise Skip("this tshark has no Lua: it cannot run the owners' dissector")
+    if (int(m.group(1)), int(m.group(2))) >= (5, 3):
+        return DISSECTOR
+    with open(DISSECTOR, encoding="utf-8") as f:
+        text = f.read()
+    text, n = re.subn(r"bit\.rshift\((id32_le,\s*\d+)\)\s*&\s*0xFF",
+                      r"bit32.band(bit32.rshift(\1), 0xFF)", text)
+    assert n == 3, "the dissector changed: %d uses of '&' where 3 were" % n
+    assert "&" not in text, "another '&' in the dissector"
+    patched = os.path.join(dirname, "embobj_wireshark.lua")
+    with open(patched, "w", encoding="utf-8") as f:
+        f.write(text)
+    return patched
+
+
+def pdml_fields(packet):
+    """A PDML packet's items in order: (name, show, value, pos, size),
+    a text item (the dissector's "Data (N B)") with the name '' and its
+    label as show (tshark 4.0 names a Lua text item _ws.lua.text, with the
+    label in showname, show and value empty)."""
+    out = []
+    for el in packet.iter():
+        if el.tag in ("proto", "field"):
+            name = el.get("name", "")
+            show = el.get("show", "")
+            if name in ("", "_ws.lua.text"):
+                name, show = "", show or el.get("showname", "")
+            out.append((name, show, el.get("value"),
+                        int(el.get("pos", "0")), int(el.get("size", "0"))))
+    return out
+
+
+def pcap_payloads(path):
+    """The packets of a pcap file (microseconds, this host's order), raw."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert struct.unpack_from("=I", data, 0)[0] == 0xa1b2c3d4
+    off, pkts = 24, []
+    while off < len(data):
+        _, _, caplen, _ = struct.unpack_from("=IIII", data, off)
+        pkts.append(data[off + 16:off + 16 + caplen])
+        off += 16 + caplen
+    return pkts
+
+
+@case("the owners' Wireshark dissector under tshark reads skinsim's ETH capture as skinsim sent it")
+def t_eth_dissector(env):
+    tshark = shutil.which("tshark")
+    if not tshark:
+        raise Skip("tshark is not installed (scripts/install-deps test)")
+    if not os.path.exists(DISSECTOR):
+        raise Skip("no %s (the owners' files beside this tree)" % DISSECTOR)
+    d = tempfile.mkdtemp(prefix="eth-dissector-", dir=env.dir)
+    lua = dissector_for(tshark, d)
+    cap, log = os.path.join(d, "eth.pcap"), os.path.join(d, "can.log")
+    # two boards: eb24 with both CAN ports, eb10 with one patch on CAN2;
+    # the ROPs without signature or time, as the boards send them, so the
+    # dissector's placing of those before the data changes nothing
+    boards = {"10.0.1.24": ("eb24", ["eb24can1", "eb24can2"]),
+              "10.0.1.10": ("eb10", ["eb10can2"])}
+    args = ["-c", os.path.join(SRC, "etc/skind.conf"), "-d", "300ms", "--fast",
+            "--epoch", "1700000000", "-s", "3", "--bus", "can0=eb24can1",
+            "--bus", "can1=eb24can2", "--bus", "can2=eb10can2"]
+    r = subprocess.run([SKINSIM] + args + ["--board", "10.0.1.24", "--board", "10.0.1.10:2",
+                                           "--pcap", cap, "--log", log],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    r = subprocess.run([tshark, "-n", "-X", "lua_script:" + lua, "-r", cap, "-T", "pdml"],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, HOME=d))
+    assert r.returncode == 0 and "Lua: Error" not in r.stderr, (r.returncode, r.stderr[-2000:])
+    packets = ET.fromstring(r.stdout).findall("packet")
+    raw = pcap_payloads(cap)
+    assert len(packets) == len(raw) and len(raw) >= 2 * 300, (len(packets), len(raw))
+
+    seen = {a: 0 for a in boards}
+    frames = {i: [] for _, ifs in boards.values() for i in ifs}
+    for k, pkt in enumerate(packets):
+        f = pdml_fields(pkt)
+        src = next(show for name, show, _, _, _ in f if name == "ip.src")
+        udp_len = next(int(show) for name, show, _, _, _ in f if name == "udp.length")
+        hdr = {name: int(show) for name, show, _, _, _ in f
+               if name in ("embobj_rop.ropsize", "embobj_rop.nrops", "embobj_rop.age",
+                           "embobj_rop.seq")}
+        assert len(hdr) == 4, ("packet %d: the dissector did not decode it" % (k + 1),
+                               r.stderr[-2000:])
+        name, ifs = boards[src]
+        seen[src] += 1
+        seq = seen[src]
+        # the header: what skinsim means (docs/ETH.md): sequence from 1,
+        # age in us, 3 ROPs for each of 4 joints, a skin ROP per patch
+        # and a management ROP in the first of each thousand
+        assert hdr["embobj_rop.seq"] == seq, (src, hdr, seq)
+        assert hdr["embobj_rop.age"] == seq * 1000, (src, hdr)
+        assert hdr["embobj_rop.nrops"] == 12 + len(ifs) + (seq % 1000 == 1), (src, hdr)
+        assert hdr["embobj_rop.ropsize"] == udp_len - 8 - 28, (src, hdr, udp_len)
+        # each ROP: its id32's parts, its data size, its "Data (N B)"
+        rops, cur = [], None
+        for fname, show, value, pos, size in f:
+            if fname == "embobj_rop.dsize":
+                cur = {"dsize": int(show)}
+                rops.append(cur)
+            elif fname.startswith("embobj_rop.id32.") and cur is not None:
+                cur[fname.rsplit(".", 1)[1]] = int(show, 0)
+            elif not fname and re.match(r"Data \(\d+ B\)$", show) and cur is not None:
+                data = bytes.fromhex(value) if value else raw[k][pos:pos + size]
+                assert len(data) == size == cur["dsize"], (show, len(data), cur)
+                cur["data"] = data
+        assert len(rops) == hdr["embobj_rop.nrops"], (src, seq, rops)
+        skin = [x for x in rops if x["ep"] == 3]
+        mc = [x for x in rops if x["ep"] == 1]
+        mn = [x for x in rops if x["ep"] == 0]
+        assert len(mc) == 12 and len(mn) == (seq % 1000 == 1), rops
+        assert sorted((x["ent"], x["idx"], x["tag"], x["dsize"]) for x in mc) == \
+            sorted([(0, j, 10, 40) for j in range(4)] + [(0, j, 15, 12) for j in range(4)] +
+                   [(1, j, 9, 24) for j in range(4)]), mc
+        assert all((x["ent"], x["idx"], x["tag"], x["dsize"]) == (2, 0, 3, 72) for x in mn), mn
+        assert [(x["ent"], x["idx"], x["tag"], x["dsize"]) for x in skin] == \
+            [(0, p, 2, 244) for p in range(len(ifs))], skin
+        # the skin's array of CAN frames, as the dissector delimits it
+        for x in skin:
+            cap_, isz, count = x["data"][0], x["data"][1], x["data"][2]
+            assert (cap_, isz) == (24, 10) and count <= 24, x["data"][:4]
+            for i in range(count):
+                info, = struct.unpack_from("<H", x["data"], 4 + 10 * i)
+                n = info >> 12
+                body = x["data"][6 + 10 * i:6 + 10 * i + n]
+                frames[ifs[x["idx"]]].append("%03X#%s" % (info & 0x7ff, body.hex().upper()))
+    assert seen["10.0.1.24"] == seen["10.0.1.10"] >= 300, seen
+    # the frames equal skinsim's CAN log of the same run, per interface
+    want = {i: [] for i in frames}
+    with open(log) as f:
+        for line in f:
+            _, ifname, frame = line.split()
+            want[ifname].append(frame)
+    for i in frames:
+        assert len(want[i]) > 100, (i, len(want[i]))
+        diff = [(k, a, b) for k, (a, b) in enumerate(zip(frames[i], want[i])) if a != b]
+        assert frames[i] == want[i], (i, len(frames[i]), len(want[i]), diff[:3])
+    print("# tshark: %d datagrams, %s frames decoded by the owners' dissector (%s)"
+          % (len(packets), sum(len(v) for v in frames.values()),
+             "patched for Lua 5.2" if lua != DISSECTOR else "as it is"))
+
+
 def tmux(sock, *args, check=True):
     r = subprocess.run(["tmux", "-S", sock] + list(args), capture_output=True, text=True,
                        timeout=10)

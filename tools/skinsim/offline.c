@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * offline.c - the boards without a bus: ring files (--ring) and candump
- * logs (--log)
+ * offline.c - the boards without a bus: ring files (--ring), candump
+ * logs (--log) and the ETH boards' datagrams (--pcap, --eth: eth.c)
  *
  * Every board streams from time 0 as the driver would have configured it
  * (board_for_offline()); sample k of a board is taken at (k - 1) x its
@@ -22,15 +22,16 @@
 
 #define FRAME_NS	120000ULL
 
-/* A frame on the bus of patch i: to the log, and to every ring file of
- * that bus (each ring's driver filter keeps its own board's frames). */
+/* A frame on the bus of patch i: to the log, to every ring file of that
+ * bus (each ring's driver filter keeps its own board's frames) and to the
+ * ETH board whose CAN port the bus is. */
 static int emit(struct run *r, unsigned int i, const struct can_frame *cf,
 		uint64_t t_off, uint64_t epoch, uint64_t t0_mono)
 {
 	const char *bus = skin_sim_patch(r->sim, i)->bus;
 	unsigned int j;
 
-	if (log_frame(r, bus, cf, epoch + t_off))
+	if (log_frame(r, bus, cf, epoch + t_off) || eth_frame(r, i, cf))
 		return -1;
 	if (r->rings)
 		for (j = 0; j < skin_sim_patches(r->sim); j++)
@@ -64,6 +65,9 @@ static int flush(struct run *r, struct pending *p, unsigned int *n,
 	if (*n > 1)	/* (p is NULL until a frame is held) */
 		qsort(p, *n, sizeof(*p), cmp_pending);
 	for (i = 0; i < *n && p[i].ts < until && !skinsim_stop; i++) {
+		/* the datagrams before it go first: it is in a later one */
+		if (eth_advance(r, p[i].ts, epoch, t0_mono))
+			return -1;
 		if (!r->o->fast)
 			clock_sleep_until_mono(t0_mono + p[i].ts, &skinsim_stop);
 		if (emit(r, p[i].patch, &p[i].cf, p[i].ts, epoch, t0_mono))
@@ -123,6 +127,8 @@ int run_offline(struct run *r)
 			goto out;
 		if (r->duration_ns && t_best >= r->duration_ns)
 			break;
+		if (eth_advance(r, t_best, epoch, t0_mono))
+			goto out;
 		if (!r->o->fast)
 			clock_sleep_until_mono(t0_mono + t_best, &skinsim_stop);
 		if (skinsim_stop)
@@ -173,7 +179,8 @@ int run_offline(struct run *r)
 		samples++;
 		k[i]++;
 	}
-	if (flush(r, pend, &npend, UINT64_MAX, epoch, t0_mono))
+	if (flush(r, pend, &npend, UINT64_MAX, epoch, t0_mono) ||
+	    eth_finish(r, epoch, t0_mono))
 		goto out;
 	if (r->rings)
 		for (j = 0; j < n; j++)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * skinsim - simulated iCub skin boards: on CAN, into ring files or logs
+ * skinsim - simulated iCub skin boards: on CAN, into ring files or logs,
+ * or behind simulated ETH boards
  *
  * One file per mode: can.c (boards on SocketCAN that answer the driver's
- * start-up commands), offline.c (ring files and candump logs without a
- * bus), replay.c (a candump log back onto CAN or into ring files), on
- * what run.c gives them all (the run's outputs and boards).  This file is
+ * start-up commands), offline.c (ring files, candump logs and the ETH
+ * boards' datagrams without a bus, eth.c the ETH boards), replay.c (a
+ * candump log back onto CAN or into ring files), on what run.c gives
+ * them all (the run's outputs and boards).  This file is
  * the top: the options, the set-up of a run and the choice of its mode.
  */
 #include <errno.h>
@@ -14,11 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <skin/capture.h>
+
 #include "skinsim.h"
 
 static const char usage[] =
 "Usage: skinsim [OPTIONS] [SCENARIO]\n"
 "       skinsim --replay LOG [--fast] [--bus FROM=TO]... [--ring DIR --config FILE]\n"
+"       skinsim --board BOARD... --pcap FILE|--eth [OPTIONS] [SCENARIO]\n"
 "\n"
 "Simulate the MTB skin boards of a skind.conf: baselines near noLoad,\n"
 "Gaussian noise, thermal drift, the scenario's touches over the parts'\n"
@@ -41,6 +46,12 @@ static const char usage[] =
 "  --can --log FILE      CAN, and a candump -l log of what the boards sent\n"
 "  --replay LOG          send a candump -l log to CAN at its timing (or\n"
 "                        --fast); with --ring and --config, into ring files\n"
+"  --pcap FILE           ETH boards, no network: a pcap of the UDP datagrams\n"
+"                        the --board boards send ('-': stdout); with --log,\n"
+"                        --ring or --eth too\n"
+"  --eth                 ETH boards over UDP: each --board sends from its\n"
+"                        address (one of this host's), port 12345, to\n"
+"                        --head, every 1 ms; in real time\n"
 "  --list                print the boards of the config and exit\n"
 "\n"
 "Options:\n"
@@ -48,14 +59,20 @@ static const char usage[] =
 "  -s, --seed N          seed of every random draw (default: the scenario's)\n"
 "  -d, --duration TIME   stop after TIME (10s, 500ms; default: the scenario's)\n"
 "  -t, --truth FILE      write the ground truth, per sample ('-': stdout)\n"
-"  -f, --fast            --ring, --log, --replay: as fast as possible\n"
+"  -f, --fast            --ring, --log, --pcap, --replay: as fast as possible\n"
 "  -b, --bus FROM=TO     use interface TO for the config's bus FROM (e.g.\n"
 "                        can0=vcan0); repeatable\n"
 "      --class N         data class of the frames: 4 (default) or 3\n"
 "      --ring-frames N   frames per ring file, a power of two (256)\n"
-"      --all-triangles   --ring, --log: enable every triangle, not only\n"
-"                        those the geometry has\n"
-"      --epoch SEC       --log: timestamps start at SEC (default: now)\n"
+"      --all-triangles   --ring, --log, --pcap, --eth: enable every triangle,\n"
+"                        not only those the geometry has\n"
+"      --epoch SEC       --log, --pcap: timestamps start at SEC (default: now)\n"
+"      --board BOARD     an ETH board: [NAME=]IPV4[:PORT[,PORT]], its CAN\n"
+"                        ports NAMEcanPORT (10.0.1.24: eb24can1, eb24can2;\n"
+"                        PORT: the port of patch 0, then 1; default 1,2)\n"
+"                        carry the config's buses of those names;\n"
+"                        repeatable\n"
+"      --head IPV4[:PORT]  where the ETH boards send (10.0.1.104:12345)\n"
 "  -v, --verbose         say what the boards are told, once per command\n"
 "  -h, --help            this text, then exit\n"
 "      --version         \"skinsim VERSION\", then exit\n"
@@ -86,7 +103,8 @@ static int parse_time(const char *s, uint64_t *out)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CLASS = 256, OPT_RING_FRAMES, OPT_ALL, OPT_EPOCH, OPT_LIST,
-	       OPT_RING, OPT_LOG, OPT_REPLAY, OPT_CAN, OPT_VERSION };
+	       OPT_RING, OPT_LOG, OPT_REPLAY, OPT_CAN, OPT_VERSION, OPT_PCAP,
+	       OPT_ETH, OPT_BOARD, OPT_HEAD };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },
@@ -106,6 +124,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "can", no_argument, NULL, OPT_CAN },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "pcap", required_argument, NULL, OPT_PCAP },
+		{ "eth", no_argument, NULL, OPT_ETH },
+		{ "board", required_argument, NULL, OPT_BOARD },
+		{ "head", required_argument, NULL, OPT_HEAD },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long u;
@@ -210,6 +232,22 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_CAN:
 			o->can = true;
 			break;
+		case OPT_PCAP:
+			o->pcap = optarg;
+			break;
+		case OPT_ETH:
+			o->eth = true;
+			break;
+		case OPT_BOARD:
+			if (o->n_boards == MAX_ETH_BOARDS) {
+				fprintf(stderr, "skinsim: --board: at most %d\n", MAX_ETH_BOARDS);
+				return -1;
+			}
+			o->boards[o->n_boards++] = optarg;
+			break;
+		case OPT_HEAD:
+			o->head = optarg;
+			break;
 		default:
 			return -2;
 		}
@@ -234,6 +272,28 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->ring_dir && o->log) {
 		fprintf(stderr, "skinsim: --ring or --log, not both\n");
+		return -2;
+	}
+	if ((o->pcap || o->eth) && (o->can || o->replay)) {
+		fprintf(stderr, "skinsim: --pcap and --eth go with neither --can nor --replay\n");
+		return -2;
+	}
+	if ((o->pcap || o->eth) != (o->n_boards > 0)) {
+		fprintf(stderr, o->n_boards ? "skinsim: --board goes with --pcap or --eth\n" :
+			"skinsim: --pcap and --eth need the boards: --board\n");
+		return -2;
+	}
+	if (o->head && !o->eth && !o->pcap) {
+		fprintf(stderr, "skinsim: --head goes with --pcap or --eth\n");
+		return -2;
+	}
+	if (o->pcap && !strcmp(o->pcap, "-") &&
+	    ((o->log && !strcmp(o->log, "-")) || (o->truth && !strcmp(o->truth, "-")))) {
+		fprintf(stderr, "skinsim: one of --pcap, --log and --truth on stdout\n");
+		return -2;
+	}
+	if (o->eth && o->fast) {
+		fprintf(stderr, "skinsim: --eth sends in real time: no --fast\n");
 		return -2;
 	}
 	return 0;
@@ -334,10 +394,18 @@ int main(int argc, char **argv)
 		goto out;
 	if (o.ring_dir && open_rings(&r))
 		goto out;
+	if (o.pcap && (!(r.pcap = open_out(o.pcap)) ||
+		       skin_capture_write_header(r.pcap))) {
+		if (r.pcap)
+			fprintf(stderr, "skinsim: %s: %s\n", o.pcap, strerror(errno));
+		goto out;
+	}
+	if ((o.pcap || o.eth) && eth_open(&r))
+		goto out;
 
 	if (o.replay)
 		status = run_replay(&r);
-	else if (o.ring_dir || (o.log && !o.can))
+	else if (o.ring_dir || (o.log && !o.can) || o.pcap || o.eth)
 		status = run_offline(&r);
 	else
 		status = run_can(&r);
@@ -350,6 +418,13 @@ out:
 		fprintf(stderr, "skinsim: %s: write error\n", o.log);
 		status = 1;
 	}
+	if (r.pcap && (fflush(r.pcap) || ferror(r.pcap))) {
+		fprintf(stderr, "skinsim: %s: write error\n", o.pcap);
+		status = 1;
+	}
+	if (r.pcap && r.pcap != stdout)
+		fclose(r.pcap);
+	eth_close(&r);
 	if (r.truth && r.truth != stdout)
 		fclose(r.truth);
 	if (r.log && r.log != stdout)

@@ -17,6 +17,9 @@
 #include "skin_clock.h"
 
 #define MAX_BUS_MAPS	16
+#define MAX_ETH_BOARDS	64
+/* The head PC, where the ETH boards send (robots-configuration's pc104) */
+#define SKINSIM_HEAD	"10.0.1.104:12345"
 
 struct options {
 	const char *scenario;
@@ -25,6 +28,11 @@ struct options {
 	const char *log;
 	const char *truth;
 	const char *replay;
+	const char *pcap;	/* ETH boards: their datagrams, a pcap file */
+	bool eth;		/* ETH boards: their datagrams over UDP */
+	const char *head;	/* ETH boards: where they send */
+	unsigned int n_boards;
+	const char *boards[MAX_ETH_BOARDS];	/* --board specs */
 	bool fast;
 	bool can;		/* CAN mode even with --log */
 	bool list;
@@ -51,6 +59,8 @@ struct run {
 	uint64_t duration_ns;
 	FILE *truth;
 	FILE *log;
+	FILE *pcap;
+	struct eth *eth;		/* the ETH boards, --pcap or --eth */
 	struct skin_sim_ring **rings;	/* per patch, --ring */
 	uint64_t last_contacts_t;	/* truth: contacts written up to */
 	bool contacts_written;
@@ -70,7 +80,16 @@ void board_for_offline(const struct run *r, unsigned int i,
 		       struct skin_sim_board *b);
 int open_rings(struct run *r);
 
-/* offline.c: --ring, --log */
+/* eth.c: the ETH boards; each does nothing without them (r->eth) */
+int eth_open(struct run *r);
+/* a frame the MTB boards of a patch sent */
+int eth_frame(struct run *r, unsigned int patch, const struct can_frame *cf);
+/* the datagrams due up to t (ns from the start); 0 or -1 */
+int eth_advance(struct run *r, uint64_t t, uint64_t epoch, uint64_t t0_mono);
+int eth_finish(struct run *r, uint64_t epoch, uint64_t t0_mono);
+void eth_close(struct run *r);
+
+/* offline.c: --ring, --log, --pcap, --eth */
 int run_offline(struct run *r);
 /* can.c */
 int run_can(struct run *r);
