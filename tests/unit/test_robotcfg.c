@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -373,6 +374,52 @@ static void test_partial_board(void **state)
 	robotcfg_free(r);
 }
 
+/* The program: its three files, the notes on stderr, its exit status */
+static void test_program(void **state)
+{
+	char cmd[1024], path[256];
+	struct skin_config *c;
+	struct skin_error err;
+	FILE *f;
+	int status;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' import robots-configuration '%s' --output-dir '%s' --geometry-dir '%s' >'%s/out' 2>'%s/err'",
+		 SKINCTL, G11, tmp, DATA "/positions", tmp, tmp);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/skind.conf", tmp);
+	c = skin_config_load(path, &err);
+	if (!c)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->n_parts, 13);
+	skin_config_free(c);
+	run("grep -qx '%s/skin-eth.boards' '%s/out'", tmp, tmp);
+	run("grep -qx 'eb10=10.0.1.10:1,2' '%s/skin-eth.boards'", tmp);
+	run("test $(grep -c '^note: ' '%s/err') = 2", tmp);
+	/* without geometry: written, refused by the load check, exit 1 */
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' import robots-configuration '%s' --output-dir '%s' 2>'%s/err'",
+		 SKINCTL, G11, tmp, tmp);
+	status = system(cmd);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	run("grep -q 'does not load: .*skind.conf:[0-9]*:1: \\[part left_hand\\]: expected a layout, a geometry file or both' '%s/err'",
+	    tmp);
+	/* an error: FILE:LINE on stderr, exit 1, nothing written */
+	snprintf(cmd, sizeof(cmd), "'%s' import robots-configuration '%s' --output-dir '%s/none' 2>'%s/err'",
+		 SKINCTL, DATA, tmp, tmp);
+	status = system(cmd);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	run("grep -q 'hardware/skin: cannot read' '%s/err'", tmp);
+	/* usage */
+	snprintf(cmd, sizeof(cmd), "'%s' import robot-configuration '%s' 2>/dev/null", SKINCTL, G11);
+	status = system(cmd);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_genova04_missing_include, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(test_malformed, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(test_partial_board, make_tmp, remove_tmp),
+		cmocka_unit_test_setup_teardown(test_program, make_tmp, remove_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
