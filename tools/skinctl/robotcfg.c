@@ -242,6 +242,60 @@ static bool walk(struct robotcfg *r, struct xdevice *d, const xmlNode *parent,
 		 const char *prefix, const char *file, const char *base,
 		 unsigned int depth);
 
+/* "a/b/../../c/./d" as "c/d", in place: the names messages give.  Only
+ * names: ".." after a symbolic link would differ, and the robot folders
+ * have none. */
+static void tidy_path(char *path)
+{
+	char *out = path, *p = path, *end = path + strlen(path), *seg;
+	bool abs = *path == '/';
+
+	if (abs) {
+		out++;
+		p++;
+	}
+	/* out never passes p, but a '/' written at out may land on the
+	 * terminating NUL: the end is known beforehand */
+	while (p < end) {
+		size_t n;
+
+		seg = p;
+		n = strcspn(p, "/");
+		p += n;
+		if (p < end)
+			p++;
+		if (n == 0 || (n == 1 && *seg == '.'))
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			char *start = abs ? path + 1 : path;
+			char *last;
+
+			/* drop the previous name, unless it is ".." or none */
+			if (out > start) {
+				out[-1] = '\0';
+				last = strrchr(start, '/');
+				last = last ? last + 1 : start;
+				if (strcmp(last, "..")) {
+					out = last;
+					*out = '\0';
+					continue;
+				}
+				out[-1] = '/';
+			} else if (abs) {
+				continue;
+			}
+		}
+		memmove(out, seg, n);
+		out += n;
+		*out++ = '/';
+	}
+	if (out > path + (abs ? 1 : 0))
+		out--;
+	if (out == path)
+		*out++ = '.';
+	*out = '\0';
+}
+
 /*
  * Where a file's includes are: yarprobotinterface 3 files (DTD
  * yarprobotinterfaceV3.0) name them relative to themselves
@@ -293,6 +347,7 @@ static bool include(struct robotcfg *r, struct xdevice *d, const xmlNode *n,
 		return oom(r, file);
 	}
 	xmlFree(href);
+	tidy_path(path);
 	kept = keep_file(r, path);
 	free(path);
 	if (!kept)
@@ -522,8 +577,10 @@ static int list_xml(struct robotcfg *r, const char *sub, char ***out)
 	char *path;
 	int n, i, k = 0;
 
-	if (asprintf(&path, "%s/%s", r->dir, sub) < 0)
-		return oom(r, r->dir) ? -1 : -1;
+	if (asprintf(&path, "%s/%s", r->dir, sub) < 0) {
+		oom(r, r->dir);
+		return -1;
+	}
 	n = scandir(path, &ents, NULL, alphasort);
 	if (n < 0) {
 		skin_error_set(r->err, path, 0, 0, "cannot read: %s: expected a robots-configuration robot folder (%s)",
@@ -542,8 +599,10 @@ static int list_xml(struct robotcfg *r, const char *sub, char ***out)
 	}
 	free(ents);
 	free(path);
-	if (!*out)
-		return oom(r, r->dir) ? -1 : -1;
+	if (!*out) {
+		oom(r, r->dir);
+		return -1;
+	}
 	return k;
 }
 
@@ -567,6 +626,10 @@ static bool skin_device(struct robotcfg *r, struct skin_dev *s)
 	snprintf(s->ip, sizeof(s->ip), "%s", e->value);
 	/* the gateway's default name (docs/ETH.md): eb and the last octet */
 	snprintf(s->board, sizeof(s->board), "eb%u", ntohl(a.s_addr) & 0xffu);
+	e = find(d, "ETH_BOARD/ETH_BOARD_PROPERTIES/IpPort");
+	if (e && strcmp(e->value, "12345"))
+		note(r, "%s:%u: IpPort %s: the gateway reads the boards' port 12345 only",
+		     rel(r, e->file), e->line, e->value);
 	e = find(d, "ETH_BOARD/ETH_BOARD_PROPERTIES/Type");
 	snprintf(s->eth_type, sizeof(s->eth_type), "%s", e ? e->value : "?");
 
@@ -1151,6 +1214,15 @@ void robotcfg_write_boards(const struct robotcfg *r, FILE *f)
 	fprintf(f, "# skin-eth.boards - the ETH boards with skin, one a line:\n"
 		   "# NAME=IPV4:PORT[,PORT], the CAN ports of patch index 0 and 1\n"
 		   "# (skin-eth --board; docs/ETH.md), imported from\n# %.150s\n", r->dir);
+	for (i = 0; i < r->n_dev; i++) {
+		const struct entry *pc = find(&r->dev[i].x, "PC104/PC104IpAddress");
+
+		if (pc) {
+			fprintf(f, "# the head PC they send to (%s): %s\n",
+				rel(r, pc->file), pc->value);
+			break;
+		}
+	}
 	for (i = 0; i < r->n_dev; i++) {
 		const struct skin_dev *s = &r->dev[i];
 
