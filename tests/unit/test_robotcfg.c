@@ -341,6 +341,10 @@ static void test_malformed(void **state)
 	expect_error("hardware/skin/left_arm-eb24-j4_7-skinSpec.xml", "<group name=\"defaultCfgBoard\">",
 		     "<group name=\"defaultCfgBoard\"><",
 		     "left_arm-eb24-j4_7-skinSpec.xml:6:", ": XML: ");
+	/* torso's board at the left arm's address: lib/eth refuses the
+	 * second board, at the line of its address */
+	expect_error("hardware/electronics/face-eb22-j0-eln.xml", "10.0.1.22", "10.0.1.24",
+		     "hardware/electronics/face-eb22-j0-eln.xml:11:", "is already configured");
 	/* :25 triangleSetCfg1 on board 14; 7 is no board of the patch */
 	expect_error("hardware/skin/left_arm-eb24-j4_7-skinSpec.xml",
 		     "triangleSetCfg1\">      1            14", "triangleSetCfg1\">      1            7",

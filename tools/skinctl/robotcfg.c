@@ -23,6 +23,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "skin/ethrx.h"
 #include "robotcfg.h"
 
 #define MTB_VALUES	192	/* 16 triangles x 12 values per MTB board */
@@ -48,7 +49,8 @@ struct xdevice {
 /* An embObjSkin device: one ETH board's skin */
 struct skin_dev {
 	struct xdevice x;
-	char board[16];		/* eb24 */
+	char board[SKIN_ETH_NAME_MAX + 1];	/* eb24, as lib/eth names it */
+	char ifname[2][IFNAMSIZ];	/* its interfaces: eb24can1 */
 	char ip[INET_ADDRSTRLEN];
 	char eth_type[32];	/* ems4, mc4plus */
 	unsigned int n_patches;
@@ -58,6 +60,7 @@ struct skin_dev {
 	/* the device's vector: board k has values 192 k .. 192 k + 191 */
 	unsigned int n_boards;
 	int b_port[2 * MAX_PATCH_BOARDS], b_addr[2 * MAX_PATCH_BOARDS];
+	unsigned int b_patch[2 * MAX_PATCH_BOARDS];	/* patch index */
 	unsigned int period, skin_type, no_load, shift, cdc_offset;
 	bool enabled, diagnostic;
 };
@@ -84,6 +87,9 @@ struct robotcfg {
 	char **note;
 	unsigned int n_note;
 	struct skin_error *err;
+	/* the gateway's boards: lib/eth names them and their interfaces,
+	 * and refuses two at one address or of one name */
+	struct skin_eth_rx *rx;
 };
 
 static unsigned int line_of(const xmlNode *n)
@@ -609,7 +615,10 @@ static int list_xml(struct robotcfg *r, const char *sub, char ***out)
 static bool skin_device(struct robotcfg *r, struct skin_dev *s)
 {
 	const struct xdevice *d = &s->x;
-	const struct entry *e;
+	const struct skin_eth_board *b;
+	const struct entry *e, *ip;
+	struct skin_error eerr;
+	char spec[64];
 	struct in_addr a;
 	unsigned int p, i;
 	char path[64];
@@ -624,8 +633,7 @@ static bool skin_device(struct robotcfg *r, struct skin_dev *s)
 		return false;
 	}
 	snprintf(s->ip, sizeof(s->ip), "%s", e->value);
-	/* the gateway's default name (docs/ETH.md): eb and the last octet */
-	snprintf(s->board, sizeof(s->board), "eb%u", ntohl(a.s_addr) & 0xffu);
+	ip = e;
 	e = find(d, "ETH_BOARD/ETH_BOARD_PROPERTIES/IpPort");
 	if (e && strcmp(e->value, "12345"))
 		note(r, "%s:%u: IpPort %s: the gateway reads the boards' port 12345 only",
@@ -663,10 +671,26 @@ static bool skin_device(struct robotcfg *r, struct skin_dev *s)
 			       d->name);
 		return false;
 	}
+	/* the board as the gateway takes it: lib/eth's own spec, name
+	 * (eb and the address's last number) and interface names */
+	snprintf(spec, sizeof(spec), "%s:%d%s", s->ip, s->port[0],
+		 s->n_patches == 2 ? ",2" : "");
+	if (skin_eth_rx_add_board(r->rx, spec, &eerr)) {
+		skin_error_set(r->err, ip->file, ip->line, 0,
+			       "device \"%s\": %s: expected one skin device per board, their addresses' last numbers distinct",
+			       d->name, eerr.text);
+		return false;
+	}
+	b = skin_eth_rx_board(r->rx, skin_eth_rx_n_boards(r->rx) - 1);
+	snprintf(s->board, sizeof(s->board), "%s", b->name);
+	for (p = 0; p < s->n_patches; p++)
+		snprintf(s->ifname[p], sizeof(s->ifname[p]), "%s", b->ifname[p]);
+
 	/* update(): with two patches, patch 2's boards come first; one
 	 * patch is the whole vector */
 	for (p = s->n_patches; p-- > 0;)
 		for (i = 0; i < s->n_addr[p]; i++) {
+			s->b_patch[s->n_boards] = p;
 			s->b_port[s->n_boards] = s->port[p];
 			s->b_addr[s->n_boards++] = s->addr[p][i];
 		}
@@ -792,8 +816,8 @@ static bool special_sets(struct robotcfg *r, const struct skin_dev *s)
 					}
 				if (v[3] != (long)s->period || v[4] != (long)s->skin_type ||
 				    v[5] != (long)s->no_load)
-					note(r, "%s:%u: boards %scan%ld:%ld..%ld: period %ld ms, skin_type %ld, no_load 0x%lx (the others: [board])",
-					     rel(r, e->file), e->line, s->board, v[0], v[1],
+					note(r, "%s:%u: boards %s:%ld..%ld: period %ld ms, skin_type %ld, no_load 0x%lx (the others: [board])",
+					     rel(r, e->file), e->line, s->ifname[p], v[1],
 					     v[2], v[3], v[4], v[5]);
 			} else {
 				if (!has_addr(s, p, v[1]) || v[2] > 15 || v[3] > 15 || v[2] > v[3]) {
@@ -805,8 +829,8 @@ static bool special_sets(struct robotcfg *r, const struct skin_dev *s)
 				/* a set of the defaults changes nothing */
 				if ((v[4] != 0) != s->enabled || v[5] != (long)s->shift ||
 				    v[6] != (long)s->cdc_offset)
-					note(r, "%s:%u: board %scan%ld:%ld triangles %ld..%ld: enabled %ld, shift %ld, cdc_offset 0x%lx (the others: [board])",
-					     rel(r, e->file), e->line, s->board, v[0], v[1],
+					note(r, "%s:%u: board %s:%ld triangles %ld..%ld: enabled %ld, shift %ld, cdc_offset 0x%lx (the others: [board])",
+					     rel(r, e->file), e->line, s->ifname[p], v[1],
 					     v[2], v[3], v[4], v[5], v[6]);
 			}
 		}
@@ -918,9 +942,8 @@ static bool wrapper(struct robotcfg *r, struct xdevice *w)
 		p->file = e->file;
 		p->line = e->line;
 		for (b = first; b < first + count; b++) {
-			char bus[24];
+			const char *bus = s->ifname[s->b_patch[b]];
 
-			snprintf(bus, sizeof(bus), "%scan%d", s->board, s->b_port[b]);
 			if (taken(r, bus, s->b_addr[b])) {
 				note(r, "%s:%u: port %s: board %s:%d is another port's too: no part made (skind.conf gives a board one part)",
 				     rel(r, e->file), e->line, p->name, bus, s->b_addr[b]);
@@ -1003,31 +1026,6 @@ static bool read_skin(struct robotcfg *r)
 	return ok;
 }
 
-static bool check_boards(struct robotcfg *r)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < r->n_dev; i++)
-		for (j = 0; j < i; j++) {
-			const struct skin_dev *a = &r->dev[j], *b = &r->dev[i];
-
-			if (!strcmp(a->ip, b->ip)) {
-				skin_error_set(r->err, b->x.file, b->x.line, 0,
-					       "device \"%s\" on board %s, as \"%s\" (%s): expected one skin device per board",
-					       b->x.name, b->ip, a->x.name, a->x.file);
-				return false;
-			}
-			if (!strcmp(a->board, b->board)) {
-				/* two subnets: the gateway needs names given */
-				skin_error_set(r->err, b->x.file, b->x.line, 0,
-					       "boards %s and %s would both be named %s: expected their last octets to differ",
-					       a->ip, b->ip, a->board);
-				return false;
-			}
-		}
-	return true;
-}
-
 static bool read_wrappers(struct robotcfg *r)
 {
 	char **files = NULL;
@@ -1068,7 +1066,9 @@ struct robotcfg *robotcfg_read(const char *dir, struct skin_error *err)
 
 	if (!err)
 		err = &local;
-	if (!r || !(r->dir = strdup(dir))) {
+	if (!r || !(r->dir = strdup(dir)) || !(r->rx = skin_eth_rx_new())) {
+		if (r)
+			free(r->dir);
 		free(r);
 		skin_error_set(err, dir, 0, 0, "out of memory");
 		return NULL;
@@ -1076,7 +1076,7 @@ struct robotcfg *robotcfg_read(const char *dir, struct skin_error *err)
 	for (i = strlen(r->dir); i > 1 && r->dir[i - 1] == '/'; i--)
 		r->dir[i - 1] = '\0';
 	r->err = err;
-	if (!read_skin(r) || !check_boards(r) || !read_wrappers(r)) {
+	if (!read_skin(r) || !read_wrappers(r)) {
 		robotcfg_free(r);
 		return NULL;
 	}
@@ -1085,9 +1085,8 @@ struct robotcfg *robotcfg_read(const char *dir, struct skin_error *err)
 		const struct skin_dev *s = &r->dev[i];
 
 		for (k = 0; k < s->n_boards; k++) {
-			char bus[24];
+			const char *bus = s->ifname[s->b_patch[k]];
 
-			snprintf(bus, sizeof(bus), "%scan%d", s->board, s->b_port[k]);
 			if (!taken(r, bus, s->b_addr[k]))
 				note(r, "%s: board %s:%d is in no wrapper's port: no part has it",
 				     rel(r, s->x.file), bus, s->b_addr[k]);
@@ -1117,6 +1116,7 @@ void robotcfg_free(struct robotcfg *r)
 	for (i = 0; i < r->n_files; i++)
 		free(r->files[i]);
 	free(r->files);
+	skin_eth_rx_free(r->rx);
 	free(r->dir);
 	free(r);
 }
@@ -1185,8 +1185,8 @@ void robotcfg_write_skind(const struct robotcfg *r, FILE *f)
 		const struct skin_dev *s = &r->dev[i];
 
 		for (p = 0; p < s->n_patches; p++)
-			fprintf(f, "\n# %s: %s %s, CAN%d\n[bus %scan%d]\n", s->x.name,
-				s->eth_type, s->ip, s->port[p], s->board, s->port[p]);
+			fprintf(f, "\n# %s: %s %s, CAN%d\n[bus %s]\n", s->x.name,
+				s->eth_type, s->ip, s->port[p], s->ifname[p]);
 	}
 	for (i = 0; i < r->n_part; i++) {
 		const struct part *pt = &r->part[i];
