@@ -1238,7 +1238,8 @@ void robotcfg_write_yarp(const struct robotcfg *r, FILE *f)
 	unsigned int i;
 
 	fprintf(f, "# skin-yarp.conf - each part's raw port named as the robot's\n"
-		   "# skinWrapper names it (wrappers/skin), imported from\n# %.150s\n\n[yarp]\n",
+		   "# skinWrapper names it (wrappers/skin), imported from\n# %.150s\n\n[yarp]\n"
+		   "# robot = icub    the robot's portprefix, if not icub (not imported)\n",
 		   r->dir);
 	for (i = 0; i < r->n_part; i++)
 		fprintf(f, "\n[part %s]\nport = %s\n", r->part[i].name, r->part[i].name);
