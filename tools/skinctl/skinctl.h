@@ -23,6 +23,7 @@ struct skinctl_cmd {
 
 int cmd_layout(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_start(int argc, char **argv);
