@@ -47,19 +47,13 @@
 #include <libxml/tree.h>
 
 #include "model-private.h"
+#include "xml.h"
 
 struct urdf_ctx {
 	const char *file;
 	struct skin_error *err;
 	struct skin_model *m;
 };
-
-static unsigned int line_of(xmlNode *n)
-{
-	long l = xmlGetLineNo(n);
-
-	return l > 0 ? (unsigned int)l : 0;
-}
 
 static void node_error(struct urdf_ctx *u, xmlNode *n, const char *fmt, ...)
 	SKIN_PRINTF(3, 4);
@@ -72,7 +66,7 @@ static void node_error(struct urdf_ctx *u, xmlNode *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	skin_error_set(u->err, u->file, line_of(n), 0, "<%s>: %s",
+	skin_error_set(u->err, u->file, model_xml_line(n), 0, "<%s>: %s",
 		     (const char *)n->name, what);
 }
 
@@ -373,7 +367,7 @@ static bool parse_sensor(struct urdf_ctx *u, xmlNode *s, xmlNode *tac)
 		goto out;
 	if (part_exists(u->m, name)) {
 		if (model_note(u->m, "%s:%u: a second sensor '%s' is ignored, as the reference parser does",
-			       u->file, line_of(s), name))
+			       u->file, model_xml_line(s), name))
 			goto oom;
 		ok = true;
 		goto out;
@@ -413,11 +407,11 @@ static bool parse_sensor(struct urdf_ctx *u, xmlNode *s, xmlNode *tac)
 	}
 	if (n_arrays > 1 &&
 	    model_note(u->m, "%s:%u: sensor '%s' has %u <array> elements; only the first counts",
-		       u->file, line_of(tac), name, n_arrays))
+		       u->file, model_xml_line(tac), name, n_arrays))
 		goto oom;
 	if (n_arrays && n_taxels &&
 	    model_note(u->m, "%s:%u: sensor '%s' has both <taxel> and <array> elements; the taxels count",
-		       u->file, line_of(tac), name))
+		       u->file, model_xml_line(tac), name))
 		goto oom;
 	li = model_link(u->m, link, -1);
 	if (li < 0)
@@ -460,48 +454,18 @@ struct skin_model *skin_urdf_read(const char *buf, size_t len,
 {
 	struct urdf_ctx u = { name, err, NULL };
 	struct skin_error local;
-	xmlParserCtxtPtr ctxt;
 	xmlDocPtr doc;
 	xmlNode *root, *s;
 
 	if (!err)
 		u.err = err = &local;
 	err->what[0] = '\0';
-	if (len > INT32_MAX) {
-		skin_error_set(err, name, 0, 0, "file too large");
+	doc = model_xml_read(buf, len, name, err);
+	if (!doc)
 		return NULL;
-	}
-	ctxt = xmlNewParserCtxt();
-	if (!ctxt) {
-		skin_err_oom(err, name);
-		return NULL;
-	}
-	/* No network, no external DTD, no entity substitution: a geometry
-	 * file has no business fetching or expanding anything. */
-	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, NULL,
-				XML_PARSE_NONET | XML_PARSE_NOERROR |
-				XML_PARSE_NOWARNING);
-	if (!doc) {
-		xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
-		char msg[300] = "not well-formed XML";
-		size_t k;
-
-		if (e && e->message) {
-			snprintf(msg, sizeof(msg), "%s", e->message);
-			k = strlen(msg);
-			while (k && (msg[k - 1] == '\n' || msg[k - 1] == ' '))
-				msg[--k] = '\0';
-		}
-		skin_error_set(err, name, e && e->line > 0 ? (unsigned int)e->line : 0,
-			     e && e->int2 > 0 ? (unsigned int)e->int2 : 0,
-			     "XML: %s", msg);
-		xmlFreeParserCtxt(ctxt);
-		return NULL;
-	}
-	xmlFreeParserCtxt(ctxt);
 	root = xmlDocGetRootElement(doc);
 	if (!root || !is(root, "robot")) {
-		skin_error_set(err, name, root ? line_of(root) : 0, 0,
+		skin_error_set(err, name, root ? model_xml_line(root) : 0, 0,
 			     "expected the root element <robot>, got <%s>",
 			     root ? (const char *)root->name : "nothing");
 		xmlFreeDoc(doc);
@@ -526,7 +490,7 @@ struct skin_model *skin_urdf_read(const char *buf, size_t len,
 	}
 	if (!u.m->n_parts) {
 		/* the line before the document that holds it is freed */
-		skin_error_set(err, name, line_of(root), 0,
+		skin_error_set(err, name, model_xml_line(root), 0,
 			     "<robot> has no <sensor> with a <tactile> element: expected at least one");
 		skin_model_free(u.m);
 		xmlFreeDoc(doc);

@@ -25,6 +25,7 @@
 
 #include "skin/ethrx.h"
 #include "robotcfg.h"
+#include "xml.h"
 
 #define MTB_VALUES	192	/* 16 triangles x 12 values per MTB board */
 #define MAX_PATCH_BOARDS 16	/* CAN addresses 0..15 */
@@ -92,13 +93,6 @@ struct robotcfg {
 	struct skin_eth_rx *rx;
 };
 
-static unsigned int line_of(const xmlNode *n)
-{
-	long l = xmlGetLineNo(n);
-
-	return l > 0 ? (unsigned int)l : 0;
-}
-
 static void note(struct robotcfg *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -148,7 +142,6 @@ static xmlDoc *read_xml(struct robotcfg *r, const char *path,
 			const char *from, unsigned int from_line)
 {
 	struct skin_error ferr;
-	xmlParserCtxtPtr ctxt;
 	xmlDoc *doc;
 	size_t len;
 	char *buf;
@@ -163,34 +156,8 @@ static xmlDoc *read_xml(struct robotcfg *r, const char *path,
 			*r->err = ferr;
 		return NULL;
 	}
-	ctxt = xmlNewParserCtxt();
-	if (!ctxt) {
-		free(buf);
-		oom(r, path);
-		return NULL;
-	}
-	/* no network, no DTD (the files name yarprobotinterface's on the
-	 * web), no entities: the includes are followed here, by hand */
-	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, path, NULL,
-				XML_PARSE_NONET | XML_PARSE_NOERROR |
-				XML_PARSE_NOWARNING);
+	doc = model_xml_read(buf, len, path, r->err);
 	free(buf);
-	if (!doc) {
-		const xmlError *e = xmlCtxtGetLastError(ctxt);
-		char msg[300] = "not well-formed XML";
-		size_t k;
-
-		if (e && e->message) {
-			snprintf(msg, sizeof(msg), "%s", e->message);
-			k = strlen(msg);
-			while (k && (msg[k - 1] == '\n' || msg[k - 1] == ' '))
-				msg[--k] = '\0';
-		}
-		skin_error_set(r->err, path, e && e->line > 0 ? (unsigned int)e->line : 0,
-			       e && e->int2 > 0 ? (unsigned int)e->int2 : 0,
-			       "XML: %s", msg);
-	}
-	xmlFreeParserCtxt(ctxt);
 	return doc;
 }
 
@@ -239,7 +206,7 @@ static bool add_entry(struct robotcfg *r, struct xdevice *d, const char *prefix,
 		return oom(r, file);
 	}
 	e->file = file;
-	e->line = line_of(n);
+	e->line = model_xml_line(n);
 	d->n_e++;
 	return true;
 }
@@ -336,12 +303,12 @@ static bool include(struct robotcfg *r, struct xdevice *d, const xmlNode *n,
 
 	if (!href || !*href) {
 		xmlFree(href);
-		skin_error_set(r->err, file, line_of(n), 0,
+		skin_error_set(r->err, file, model_xml_line(n), 0,
 			       "<xi:include> without href: expected the included file's path");
 		return false;
 	}
 	if (depth >= MAX_INCLUDE_DEPTH) {
-		skin_error_set(r->err, file, line_of(n), 0,
+		skin_error_set(r->err, file, model_xml_line(n), 0,
 			       "xi:include %s: includes nested over %d deep: expected no loop",
 			       href, MAX_INCLUDE_DEPTH);
 		xmlFree(href);
@@ -358,7 +325,7 @@ static bool include(struct robotcfg *r, struct xdevice *d, const xmlNode *n,
 	free(path);
 	if (!kept)
 		return oom(r, file);
-	doc = read_xml(r, kept, file, line_of(n));
+	doc = read_xml(r, kept, file, model_xml_line(n));
 	if (!doc)
 		return false;
 	ok = walk(r, d, xmlDocGetRootElement(doc), prefix, kept,
@@ -403,7 +370,7 @@ static bool walk(struct robotcfg *r, struct xdevice *d, const xmlNode *parent,
 		name = (char *)xmlGetProp(n, (const xmlChar *)"name");
 		if (!name || !*name) {
 			xmlFree(name);
-			skin_error_set(r->err, file, line_of(n), 0,
+			skin_error_set(r->err, file, model_xml_line(n), 0,
 				       "<%s> without a name: expected name=\"...\"",
 				       (const char *)n->name);
 			return false;
@@ -543,7 +510,7 @@ static bool read_device(struct robotcfg *r, const char *path,
 	}
 	*is_device = true;
 	d->file = kept;
-	d->line = line_of(dev);
+	d->line = model_xml_line(dev);
 	d->name = (char *)xmlGetProp(dev, (const xmlChar *)"name");
 	d->type = (char *)xmlGetProp(dev, (const xmlChar *)"type");
 	if (!d->name || !d->type) {
