@@ -290,6 +290,27 @@ static int next_pcap(struct skin_capture *c, struct skin_capture_packet *p,
 }
 
 /*
+ * The rest of a pcapng block whose length field says @total: the body
+ * (*len bytes, into c->buf, @head bytes of the block before it) and the
+ * trailing copy of the length, which must agree.  @min: the least
+ * length the block's kind allows.
+ */
+static int block_body(struct skin_capture *c, uint32_t total, uint32_t head,
+		      uint32_t min, size_t *len, struct skin_error *err)
+{
+	if (total < min || total % 4 || total > BLOCK_MAX)
+		return fail(c, err, "a pcapng block's length is out of range");
+	*len = total - head;
+	if (grow(c, *len + 4))
+		return fail(c, err, "out of memory");
+	if (read_exact(c, c->buf, *len + 4) != 1)
+		return fail(c, err, "truncated pcapng block");
+	if (get32(c, c->buf + *len) != total)
+		return fail(c, err, "a pcapng block's two lengths differ");
+	return 1;
+}
+
+/*
  * The next pcapng block: its type and body (c->buf, *len bytes).  The
  * section header's byte order is learnt here.  1, 0 at the end, -1.
  */
@@ -297,7 +318,7 @@ static int ng_block(struct skin_capture *c, uint32_t *type, size_t *len,
 		    struct skin_error *err)
 {
 	uint8_t h[8];
-	uint32_t total, shb = PCAPNG_SHB;
+	uint32_t shb = PCAPNG_SHB;
 	int r;
 
 	if (c->shb_started) {
@@ -330,30 +351,11 @@ static int ng_block(struct skin_capture *c, uint32_t *type, size_t *len,
 		else
 			return fail(c, err, "pcapng section header without its byte-order magic");
 		c->n_ifaces = 0;	/* a new section: new interfaces */
-		total = get32(c, h + 4);
-		if (total < 28 || total % 4 || total > BLOCK_MAX)
-			return fail(c, err, "a pcapng block's length is out of range");
-		*len = total - 16;
-		if (grow(c, *len + 4))
-			return fail(c, err, "out of memory");
-		if (read_exact(c, c->buf, *len + 4) != 1)
-			return fail(c, err, "truncated pcapng block");
-		if (get32(c, c->buf + *len) != total)
-			return fail(c, err, "a pcapng block's two lengths differ");
-		return 1;
+		/* its body after the byte-order magic, 12 bytes at least */
+		return block_body(c, get32(c, h + 4), 16, 28, len, err);
 	}
 	*type = get32(c, h);
-	total = get32(c, h + 4);
-	if (total < 12 || total % 4 || total > BLOCK_MAX)
-		return fail(c, err, "a pcapng block's length is out of range");
-	*len = total - 12;
-	if (grow(c, *len + 4))
-		return fail(c, err, "out of memory");
-	if (read_exact(c, c->buf, *len + 4) != 1)
-		return fail(c, err, "truncated pcapng block");
-	if (get32(c, c->buf + *len) != total)
-		return fail(c, err, "a pcapng block's two lengths differ");
-	return 1;
+	return block_body(c, get32(c, h + 4), 12, 12, len, err);
 }
 
 /* An interface description block: link type, snap length, if_tsresol */
