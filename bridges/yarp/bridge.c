@@ -291,8 +291,10 @@ static void detached(struct yb *b, int reason)
  */
 #define TRIANGLE_SLOTS 12
 
-/* how late sd-event may run a raw port's tick (its default: 250 ms) */
-#define RAW_TICK_ACCURACY_US 1000
+/* how late sd-event may run a periodic thread's tick, the raw ports' and
+ * skinManager's cycle (its default: 250 ms, which a silent skin, waking
+ * the loop for nothing else, would let it take) */
+#define TICK_ACCURACY_US 1000
 
 static void zero_absent(uint8_t *raw, const uint8_t *flags, unsigned int n)
 {
@@ -802,14 +804,14 @@ int yb_new(struct yb **bp, sd_event *e, const struct yb_config *cfg,
 		goto fail;
 	}
 	r = sd_event_add_time_relative(e, &b->cycle, CLOCK_MONOTONIC,
-				       20000, 0, on_cycle, b);
+				       20000, TICK_ACCURACY_US, on_cycle, b);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(b->cycle, SD_EVENT_OFF);
 	/* a periodic thread's tick, not sd-event's default slack of 250 ms */
 	if (r >= 0 && cfg->raw_period_ms)
 		r = sd_event_add_time_relative(e, &b->raw_timer, CLOCK_MONOTONIC,
 					       (uint64_t)cfg->raw_period_ms * 1000,
-					       RAW_TICK_ACCURACY_US, on_raw_tick, b);
+					       TICK_ACCURACY_US, on_raw_tick, b);
 	if (r >= 0 && b->raw_timer)
 		r = sd_event_source_set_enabled(b->raw_timer, SD_EVENT_OFF);
 	if (r >= 0)

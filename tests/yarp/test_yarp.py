@@ -495,6 +495,25 @@ def raw_port_rate():
         seqs = [row[1][0] for row in raw]
         assert all(a < b for a, b in zip(seqs, seqs[1:])), seqs
         assert 0.6 <= r_comp / r_raw <= 1.67, (r_raw, r_comp)
+
+        # skinManager's cycle keeps its period with nothing else to wake
+        # the bridge (no raw tick, the skin silent): skin_events:o, empty,
+        # every period_ms, not when sd-event's default slack of 250 ms
+        # lets the timer run
+        ev = LineRecorder("/skinManager/skin_events:o", "/r_rate_events")
+        procs.append((ev.p, ev))
+        S.wait_for(lambda: len(ev.rows) > 5, "skin_events:o read", 10)
+        os.kill(S.skinsim.pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.5)
+            ts0 = time.time()
+            time.sleep(2.0)
+            ts1 = time.time()
+        finally:
+            os.kill(S.skinsim.pid, signal.SIGCONT)
+        n = len(ev.window(ts0, ts1))
+        print("# raw_period_ms 0, the skin silent 2 s: %d skin_events:o messages" % n)
+        assert n >= 0.5 * 2.0 * 50, n
     finally:
         for p, _ in procs:
             stop(p)
