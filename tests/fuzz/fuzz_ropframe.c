@@ -68,19 +68,30 @@ static void parse(const uint8_t *p, size_t len)
 		abort();
 }
 
+/* Every board's frames counted: a packet of a capture may come from
+ * either board. */
+static uint64_t frames_counted(const struct skin_eth_rx *rx)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < skin_eth_rx_n_boards(rx); i++)
+		n += skin_eth_rx_board(rx, i)->counters.frames;
+	return n;
+}
+
 static void receive(struct skin_eth_rx *rx, struct in_addr src,
 		    const uint8_t *p, size_t len)
 {
 	struct seen s = { 0 };
-	const struct skin_eth_board *b = skin_eth_rx_board(rx, 0);
-	uint64_t before = b->counters.frames;
+	uint64_t before = frames_counted(rx);
 	enum skin_eth_verdict v;
 
 	parse(p, len);
 	v = skin_eth_rx_datagram(rx, src, p, len, check_rx_frame, &s);
 	if (v != SKIN_ETH_OK && s.frames)
 		abort();
-	if (b->counters.frames - before != s.frames)
+	if (frames_counted(rx) - before != s.frames)
 		abort();
 }
 
