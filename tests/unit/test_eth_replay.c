@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "test_file.h"
+
 #include <arpa/inet.h>
 
 #include <skin/capture.h>
@@ -35,18 +37,6 @@ static struct in_addr ip(const char *s)
 
 	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
 	return a;
-}
-
-static char *slurp(const char *p)
-{
-	FILE *f = fopen(p, "r");
-	char *s = calloc(1, 65536);
-
-	assert_non_null(f);
-	assert_non_null(s);
-	fread(s, 1, 65535, f);
-	fclose(f);
-	return s;
 }
 
 /* skin-eth with args, stdout and stderr to files: its exit status */

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "test_file.h"
+
 #include <skin/canlog.h>
 #include <skin/ring.h>
 
@@ -49,22 +51,6 @@ static int skinsim(const char *fmt, ...)
 	snprintf(cmd, sizeof(cmd), "%s %s 2>%s", SKINSIM_PATH, args, tmp("err"));
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
 }
 
 /* The truth's frame lines of a patch: "ENABLED VALUES" each. */

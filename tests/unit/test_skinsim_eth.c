@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "test_file.h"
+
 #include <arpa/inet.h>
 
 #include <skin/capture.h>
@@ -63,22 +65,6 @@ static int sh(const char *fmt, ...)
 	snprintf(cmd + n, sizeof(cmd) - (size_t)n, " 2>%s", tmp("err"));
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
 }
 
 static void expect_err(const char *text)
