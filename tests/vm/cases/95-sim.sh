@@ -24,50 +24,6 @@ while read -r name bus addr _ _ present; do
 		triangles="0x$present" period_ms=250 ring_frames=1024
 done </tmp/boards
 
-# popcount of the hex masks of field N, summed over stdin
-popsum() {
-	awk -v n="$1" 'BEGIN { for (i = 0; i < 16; i++) { b = 0; v = i;
-		while (v) { b += v % 2; v = int(v / 2) } bits[substr("0123456789abcdef", i + 1, 1)] = b } }
-		{ for (i = 1; i <= length($n); i++) s += bits[substr($n, i, 1)] }
-		END { print s + 0 }'
-}
-
-# snapshot: each patch's frames, rx_head and rx_tail, for check()
-snapshot() {
-	for name in $(field 1 </tmp/boards); do
-		echo "$(stat "$name" frames) $(stat "$name" rx_head) $(stat "$name" rx_tail)" >"/tmp/base.$name"
-	done
-}
-
-# check NAME TRUTH: the frames of /dev/skin/NAME since the snapshot are the
-# truth's samples of NAME, value for value; the counters grew by as much
-# as the truth says was sent
-check() {
-	name=$1 truth=$2
-	read -r skip hbase tbase <"/tmp/base.$name"
-	awk -v p="$name" '$1 == "frame" && $2 == p' "$truth" >/tmp/want.all
-	n=$(wc -l </tmp/want.all)
-	[ "$n" -ge 10 ] || fail "$name: only $n samples in $truth"
-	awk '{ print $5, "-", $9 }' /tmp/want.all >/tmp/want
-	skinctl dump --all -n $((skip + n)) --timeout 3000 "/dev/skin/$name" |
-		tail -n "$n" | awk '{ print $3, $4, $6 }' >/tmp/got
-	if ! cmp -s /tmp/want /tmp/got; then
-		diff /tmp/want /tmp/got | head -n 24 | cut -c 1-72
-		skinctl dump --all -n $((skip + n)) --timeout 3000 "/dev/skin/$name" |
-			tail -n $((n + 2)) | cut -c 1-72
-		show_stats "$name"
-		fail "$name: the ring differs from the ground truth"
-	fi
-	echo "ok: $name: $n samples = the ground truth, bit for bit"
-	expect_eq "$name frames" "$(stat "$name" frames)" $((skip + n))
-	heads=$(popsum 6 </tmp/want.all)
-	tails=$(popsum 7 </tmp/want.all)
-	expect_eq "$name rx_head" "$(stat "$name" rx_head)" $((hbase + heads))
-	expect_eq "$name rx_tail" "$(stat "$name" rx_tail)" $((tbase + tails))
-	expect_eq "$name partial" "$(stat "$name" frames_partial)" 0
-	expect_eq "$name rejected" "$(( $(rx_total "$name") - $(stat "$name" rx_head) - $(stat "$name" rx_tail) ))" 0
-}
-
 echo "--- 1. the driver starts skinsim's boards; the rings are the truth"
 # The senders run on one CPU: vcan hands a frame to the backlog of the CPU
 # that sent it, so a sender that migrates between two periods can have the
@@ -92,7 +48,7 @@ for name in $(field 1 </tmp/boards); do
 done
 sleep 0.3
 while read -r name _; do
-	check "$name" /tmp/truth
+	ring_check "$name" /tmp/truth
 done </tmp/boards
 # what skinsim recorded sending: every frame of the truth, as candump -l
 expect_eq "frames recorded" "$(grep -c '^([0-9]*\.[0-9]\{6\}) vcan0 4[CDE][0-9A-F]#[4C]0[0-9A-F]\{14\}$' /tmp/sent.log)" \
@@ -149,7 +105,7 @@ while read -r name _; do
 	patch_enable "$name"
 done </tmp/boards
 for player in canplayer skinsim; do
-	snapshot
+	ring_snapshot $(field 1 </tmp/boards)
 	if [ $player = canplayer ]; then
 		taskset 1 canplayer -t -I /tmp/touch.log
 	else
@@ -157,7 +113,7 @@ for player in canplayer skinsim; do
 	fi
 	sleep 0.3
 	while read -r name _; do
-		check "$name" /tmp/touch.truth
+		ring_check "$name" /tmp/touch.truth
 	done </tmp/boards
 	echo "ok: $player"
 done

@@ -271,3 +271,71 @@ repeat_str() {
 field() {
 	awk -v n="$1" '{ print $n }'
 }
+
+# popcount of the hex masks of field N, summed over stdin
+popsum() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < 16; i++) { b = 0; v = i;
+		while (v) { b += v % 2; v = int(v / 2) } bits[substr("0123456789abcdef", i + 1, 1)] = b } }
+		{ for (i = 1; i <= length($n); i++) s += bits[substr($n, i, 1)] }
+		END { print s + 0 }'
+}
+
+# ring_snapshot NAME...: each patch's frames, rx_head and rx_tail, for
+# ring_check
+ring_snapshot() {
+	for name in "$@"; do
+		echo "$(stat "$name" frames) $(stat "$name" rx_head) $(stat "$name" rx_tail)" >"/tmp/base.$name"
+	done
+}
+
+# ring_check NAME TRUTH: the frames of /dev/skin/NAME since the snapshot
+# (or since the patch was enabled, after `echo "0 0 0" >/tmp/base.NAME`)
+# are the samples of NAME in skinsim's ground truth TRUTH, value for
+# value; the counters grew by as much as the truth says was sent
+ring_check() {
+	name=$1 truth=$2
+	read -r skip hbase tbase <"/tmp/base.$name"
+	awk -v p="$name" '$1 == "frame" && $2 == p' "$truth" >/tmp/want.all
+	n=$(wc -l </tmp/want.all)
+	[ "$n" -ge 10 ] || fail "$name: only $n samples in $truth"
+	awk '{ print $5, "-", $9 }' /tmp/want.all >/tmp/want
+	skinctl dump --all -n $((skip + n)) --timeout 3000 "/dev/skin/$name" |
+		tail -n "$n" | awk '{ print $3, $4, $6 }' >/tmp/got
+	if ! cmp -s /tmp/want /tmp/got; then
+		diff /tmp/want /tmp/got | head -n 24 | cut -c 1-72
+		skinctl dump --all -n $((skip + n)) --timeout 3000 "/dev/skin/$name" |
+			tail -n $((n + 2)) | cut -c 1-72
+		show_stats "$name"
+		fail "$name: the ring differs from the ground truth"
+	fi
+	echo "ok: $name: $n samples = the ground truth, bit for bit"
+	expect_eq "$name frames" "$(stat "$name" frames)" $((skip + n))
+	heads=$(popsum 6 </tmp/want.all)
+	tails=$(popsum 7 </tmp/want.all)
+	expect_eq "$name rx_head" "$(stat "$name" rx_head)" $((hbase + heads))
+	expect_eq "$name rx_tail" "$(stat "$name" rx_tail)" $((tbase + tails))
+	expect_eq "$name partial" "$(stat "$name" frames_partial)" 0
+	expect_eq "$name rejected" "$(( $(rx_total "$name") - $(stat "$name" rx_head) - $(stat "$name" rx_tail) ))" 0
+}
+
+# robot COMMAND...: run it in the robot's network namespace (iproute2's ip
+# and tc by path there: busybox's own applets would shadow them)
+robot() {
+	/usr/bin/ip netns exec robot "$@"
+}
+
+# robot_net ADDRESS...: an ETH robot's network: namespace "robot" with the
+# boards' ADDRESSes on veth1, joined by a veth to the head PC's veth0,
+# 10.0.1.104/24 (robots-configuration's pc104.xml)
+robot_net() {
+	ip netns add robot
+	ip link add veth0 type veth peer name veth1
+	ip link set veth1 netns robot
+	ip addr add 10.0.1.104/24 dev veth0
+	ip link set veth0 up
+	robot /usr/bin/ip link set lo up
+	for a in "$@"; do
+		robot /usr/bin/ip addr add "$a/24" dev veth1
+	done
+	robot /usr/bin/ip link set veth1 up
+}
