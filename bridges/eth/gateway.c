@@ -188,7 +188,7 @@ void gateway_write_counters(const struct gateway *g, FILE *f)
 	char addr[INET_ADDRSTRLEN];
 	unsigned int i, v;
 
-	fprintf(f, "packets packets=%llu udp=%llu other_port=%llu to_boards=%llu socket_drops=%llu",
+	fprintf(f, "capture - packets=%llu udp=%llu other_port=%llu to_boards=%llu socket_drops=%llu",
 		g->packets, g->capture[SKIN_CAP_UDP], g->other_port,
 		g->to_boards, g->socket_drops);
 	for (v = SKIN_CAP_UDP + 1; v < SKIN_CAP_VERDICT_NR; v++)

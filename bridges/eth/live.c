@@ -258,6 +258,7 @@ static void socket_drops(struct live *l)
 static int on_tick(sd_event_source *s, uint64_t usec, void *data)
 {
 	struct live *l = data;
+	int r;
 
 	if (l->g->can)
 		gateway_output_retry(l->g);
@@ -267,7 +268,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *data)
 		l->g->log_failed = true;
 	if (l->o->status_period_s && ++l->ticks % l->o->status_period_s == 0)
 		notify_status(l->g);
-	return sd_event_source_set_time(s, usec + TICK_US);
+	r = sd_event_source_set_time(s, usec + TICK_US);
+	return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si,
