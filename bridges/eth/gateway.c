@@ -155,6 +155,10 @@ void gateway_print_counters(const struct gateway *g, FILE *f)
 	print_packets(g, f, "capture: ");
 	if (g->socket_drops)
 		fprintf(f, " socket_drops %llu", g->socket_drops);
+	if (g->outgoing)
+		fprintf(f, " outgoing %llu", g->outgoing);
+	if (g->recv_errors)
+		fprintf(f, " recv_errors %llu", g->recv_errors);
 	fputc('\n', f);
 	skin_eth_rx_print(g->rx, f);
 	for (i = 0; g->can && i < g->n_ports; i++)
@@ -188,9 +192,9 @@ void gateway_write_counters(const struct gateway *g, FILE *f)
 	char addr[INET_ADDRSTRLEN];
 	unsigned int i, v;
 
-	fprintf(f, "capture - packets=%llu udp=%llu other_port=%llu to_boards=%llu socket_drops=%llu",
+	fprintf(f, "capture - packets=%llu udp=%llu other_port=%llu to_boards=%llu socket_drops=%llu outgoing=%llu recv_errors=%llu",
 		g->packets, g->capture[SKIN_CAP_UDP], g->other_port,
-		g->to_boards, g->socket_drops);
+		g->to_boards, g->socket_drops, g->outgoing, g->recv_errors);
 	for (v = SKIN_CAP_UDP + 1; v < SKIN_CAP_VERDICT_NR; v++)
 		fprintf(f, " %s=%llu", skin_capture_verdict_name(v), g->capture[v]);
 	fputc('\n', f);
