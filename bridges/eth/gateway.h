@@ -97,6 +97,8 @@ struct live_opts {
 	const char *interface;		/* NULL: every interface */
 	const char *counters;		/* the counters file, or NULL */
 	unsigned int status_period_s;	/* sd_notify STATUS= */
+	unsigned int ring_ms;		/* a TPACKET_V3 ring's timeout, or 0:
+					   recvmmsg() per wake-up */
 };
 /* Run the live mode until SIGTERM/SIGINT: the exit status. */
 int gateway_live(struct gateway *g, const struct live_opts *o);

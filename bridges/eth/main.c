@@ -52,6 +52,10 @@ static const char usage[] =
 "                        are dropped (counted) until it exists\n"
 "  -C, --counters FILE   live: the counters, rewritten whole every second\n"
 "                        (docs/ETH.md \"The counters file\")\n"
+"      --ring-ms MS      live: read through a receive ring whose blocks the\n"
+"                        kernel hands over when full or MS ms after their\n"
+"                        first packet: fewer wake-ups, up to MS ms later\n"
+"                        (default: each packet as it comes)\n"
 "  -s, --setup           create the missing vcan interfaces, set them up\n"
 "  -r, --replay CAPTURE  the capture to read ('-': stdin)\n"
 "  -h, --help            this text, then exit\n"
@@ -77,7 +81,7 @@ static int parse_port(const char *s, uint16_t *port)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_NO_CAN };
+	enum { OPT_VERSION = 256, OPT_NO_CAN, OPT_RING_MS };
 	static const struct option longopts[] = {
 		{ "boards", required_argument, NULL, 'B' },
 		{ "board", required_argument, NULL, 'b' },
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
 		{ "wait-interfaces", no_argument, NULL, 'w' },
 		{ "counters", required_argument, NULL, 'C' },
 		{ "setup", no_argument, NULL, 's' },
+		{ "ring-ms", required_argument, NULL, OPT_RING_MS },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -145,6 +150,16 @@ int main(int argc, char **argv)
 		case 'C':
 			lo.counters = optarg;
 			break;
+		case OPT_RING_MS: {
+			uint16_t ms;
+
+			if (parse_port(optarg, &ms) || ms > 1000) {
+				fprintf(stderr, "skin-eth: --ring-ms: 1..1000, not '%s'\n", optarg);
+				goto out;
+			}
+			lo.ring_ms = ms;
+			break;
+		}
 		case 's':
 			setup = true;
 			break;
@@ -169,7 +184,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (setup + !!replay > 1 ||
-	    (replay && (no_can || wait || lo.interface || lo.counters)) ||
+	    (replay && (no_can || wait || lo.interface || lo.counters || lo.ring_ms)) ||
 	    (!replay && no_log) || (setup && (log || no_can))) {
 		fprintf(stderr, "skin-eth: --replay and --setup are modes of their own: see --help\n");
 		goto out;

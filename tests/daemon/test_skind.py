@@ -2984,10 +2984,11 @@ def t_eth_live(env):
         procs.append(owner)
         assert wait_for(lambda: os.path.exists(owner_out + ".ready"), 30)
 
-        def gateway(n):
+        def gateway(n, extra=()):
             log, cnt, err = (os.path.join(d, "gw%d.%s" % (n, x)) for x in ("log", "cnt", "err"))
             p = subprocess.Popen(["ip", "netns", "exec", head, SKIN_ETH, "--no-can",
-                                  "--interface", "h0", "--log", log, "--counters", cnt] + boards,
+                                  "--interface", "h0", "--log", log, "--counters", cnt] + boards +
+                                 list(extra),
                                  stderr=open(err, "w"))
             procs.append(p)
             assert wait_for(lambda: os.path.exists(cnt) or p.poll() is not None, 30)
@@ -3080,17 +3081,20 @@ def t_eth_live(env):
         e = open(err).read()
         assert "eb24 10.0.1.24: datagrams" in e and "foreign: datagrams 1" in e, e
 
-        # killed, and started again: the new one reads the boards anew
+        # killed, and started again: the new one reads the boards anew,
+        # this time through the receive ring (--ring-ms), the same frames
         gw, log, cnt, err = gateway(2)
         gw.kill()
         gw.wait(timeout=30)
-        gw, log, cnt, err = gateway(3)
+        gw, log, cnt, err = gateway(3, ["--ring-ms", "2"])
         sent3, want3 = send(3)
         c = settle(cnt, len(sent3))
         time.sleep(1.5)
         drops = eth_counters(cnt)[("capture", "-")]["socket_drops"]
         if not drops:
             assert candump_frames(open(log).read()) == want3
+        else:
+            print("# the ring's run not compared: the kernel dropped %d datagrams" % drops)
         gw.send_signal(signal.SIGTERM)
         assert gw.wait(timeout=30) == 0, open(err).read()
 
