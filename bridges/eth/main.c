@@ -205,7 +205,8 @@ int main(int argc, char **argv)
 	if (replay && !log)
 		log = "-";
 	if (log && !no_log) {
-		g.log = strcmp(log, "-") ? fopen(log, "we") : stdout;
+		/* live: a restarted gateway's lines follow its predecessor's */
+		g.log = strcmp(log, "-") ? fopen(log, replay ? "we" : "ae") : stdout;
 		if (!g.log) {
 			fprintf(stderr, "skin-eth: %s: %s\n", log, strerror(errno));
 			status = 1;

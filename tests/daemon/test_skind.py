@@ -2984,11 +2984,14 @@ def t_eth_live(env):
         procs.append(owner)
         assert wait_for(lambda: os.path.exists(owner_out + ".ready"), 30)
 
-        def gateway(n, extra=()):
+        def gateway(n, extra=(), notify=None):
             log, cnt, err = (os.path.join(d, "gw%d.%s" % (n, x)) for x in ("log", "cnt", "err"))
+            e = dict(os.environ)
+            if notify:
+                e.update(NOTIFY_SOCKET=notify, WATCHDOG_USEC="400000")
             p = subprocess.Popen(["ip", "netns", "exec", head, SKIN_ETH, "--no-can",
                                   "--interface", "h0", "--log", log, "--counters", cnt] + boards +
-                                 list(extra),
+                                 list(extra), env=e,
                                  stderr=open(err, "w"))
             procs.append(p)
             assert wait_for(lambda: os.path.exists(cnt) or p.poll() is not None, 30)
@@ -3086,9 +3089,25 @@ def t_eth_live(env):
         gw, log, cnt, err = gateway(2)
         gw.kill()
         gw.wait(timeout=30)
-        gw, log, cnt, err = gateway(3, ["--ring-ms", "2"])
+        # ... under systemd's eye: READY=1, the watchdog, a STATUS= line
+        # that counts the run, STOPPING=1
+        notify = os.path.join(d, "notify")
+        nsock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        nsock.bind(notify)
+        nsock.settimeout(1)
+        gw, log, cnt, err = gateway(3, ["--ring-ms", "2"], notify)
         sent3, want3 = send(3)
         c = settle(cnt, len(sent3))
+        status = "STATUS=datagrams %d frames %d rejected 0 lost 0" % (
+            len(sent3), c[("board", "eb24")]["frames"] + c[("board", "eb10")]["frames"])
+        said = []
+        end = time.monotonic() + 30
+        while time.monotonic() < end and status not in said:
+            try:
+                said += nsock.recv(4096).decode().split("\n")
+            except socket.timeout:
+                pass
+        assert "READY=1" in said and "WATCHDOG=1" in said and status in said, (status, said)
         time.sleep(1.5)
         drops = eth_counters(cnt)[("capture", "-")]["socket_drops"]
         if not drops:
@@ -3097,6 +3116,14 @@ def t_eth_live(env):
             print("# the ring's run not compared: the kernel dropped %d datagrams" % drops)
         gw.send_signal(signal.SIGTERM)
         assert gw.wait(timeout=30) == 0, open(err).read()
+        nsock.settimeout(0)
+        try:
+            while True:
+                said += nsock.recv(4096).decode().split("\n")
+        except (BlockingIOError, socket.timeout):
+            pass
+        nsock.close()
+        assert "STOPPING=1" in said, said
 
         # the port's owner got every datagram skinsim sent, but those its
         # own kernel dropped for a full buffer (counted there)
