@@ -251,14 +251,31 @@ static void ring_packet(struct live *l, const struct tpacket3_hdr *h,
 		       h->tp_snaplen, ts);
 }
 
+/* The socket's pending error (ENETDOWN when the interface went down),
+ * read so that it is cleared: the ring is read without recv(), which
+ * would clear it, and epoll would say EPOLLERR for ever */
+static void ring_error(struct live *l, int fd)
+{
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) || !e)
+		return;
+	l->g->recv_errors++;
+	if (!l->said_recv_error)
+		fprintf(stderr, "skin-eth: reading packets: %s (counted; said once)\n",
+			strerror(e));
+	l->said_recv_error = true;
+}
+
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *data)
 {
 	struct live *l = data;
 	unsigned int b;
 
 	(void)s;
-	(void)fd;
-	(void)revents;
+	if (revents & EPOLLERR)
+		ring_error(l, fd);
 	for (b = 0; b < RING_BLOCKS; b++) {
 		struct tpacket_block_desc *bd =
 			(void *)(l->ring + (size_t)l->cur * RING_BLOCK);
