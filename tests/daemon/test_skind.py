@@ -3018,6 +3018,12 @@ def t_eth_live(env):
         gw, log, cnt, err = gateway(1)
         sent1, want1 = send(1)
         c = settle(cnt, len(sent1))
+        # SIGUSR1: every counter on stderr, the gateway going on
+        gw.send_signal(signal.SIGUSR1)
+        said_usr1 = "capture: packets %d " % c[("capture", "-")]["packets"]
+        assert wait_for(lambda: said_usr1 in open(err).read() and
+                        "eb10 10.0.1.10: datagrams " in open(err).read(), 30), open(err).read()
+        assert gw.poll() is None
         # bad input from the robot side, after skinsim's run: malformed
         # datagrams of a board (framing broken, so its sequence is not
         # followed), a valid one from an address that is no board, one on
