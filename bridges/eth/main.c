@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 	if (setup + !!replay > 1 ||
 	    (replay && (no_can || wait || lo.interface || lo.counters || lo.ring_ms)) ||
 	    (!replay && no_log) || (setup && (log || no_can))) {
-		fprintf(stderr, "skin-eth: --replay and --setup are modes of their own: see --help\n");
+		fprintf(stderr, "skin-eth: options of another mode (live, --setup, --replay): see --help\n");
 		goto out;
 	}
 	if (!skin_eth_rx_n_boards(g.rx)) {
