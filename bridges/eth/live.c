@@ -14,7 +14,9 @@
  * is attached before the socket is bound, so no unfiltered packet is
  * ever queued.  Only CAP_NET_RAW is needed.
  *
- * Packets are read in batches (recvmmsg) and each goes the replay's way
+ * Packets are read in batches (recvmmsg), or with --ring-ms from a
+ * TPACKET_V3 ring whose blocks the kernel hands over when full or after
+ * the timeout (fewer wake-ups, later), and each goes the replay's way
  * (gateway_packet()), with the batch's CLOCK_REALTIME in the log.  Once
  * a second: interfaces that went away are bound again, the kernel's drop
  * count is read, the counters file is rewritten; every few seconds a
