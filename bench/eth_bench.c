@@ -3,11 +3,12 @@
  * eth_bench.c - CPU per datagram of skin-eth's receive path, for a
  * full-body robot's traffic
  *
- * The gateway (issue 28) does not exist yet; what it will run per packet
- * does: skin_udp_decode() (skin/capture.h) takes the Ethernet frame to its
- * UDP datagram, skin_eth_rx_datagram() (skin/ethrx.h) checks it and hands
+ * What the gateway (bridges/eth, gateway_packet()) runs per packet:
+ * skin_udp_decode() (skin/capture.h) takes the Ethernet frame to its UDP
+ * datagram, skin_eth_rx_datagram() (skin/ethrx.h) checks it and hands
  * over its CAN frames, and a callback copies each into a struct can_frame,
- * what the gateway would then write to its vcan interface.
+ * what the gateway then writes to its vcan interface (bench/eth-live-bench
+ * measures the whole live process).
  *
  * The traffic is one second of iCubGenova11's skin (docs/ETH.md's import
  * section): 44 MTB patches on five ETH boards, eb10 CAN1 (7 MTBs) and

@@ -31,6 +31,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import xml.etree.ElementTree as ET
@@ -2906,6 +2907,276 @@ def t_eth_dissector(env):
     print("# tshark: %d datagrams, %s frames decoded by the owners' dissector (%s)"
           % (len(packets), sum(len(v) for v in frames.values()),
              "patched for Lua 5.2" if lua != DISSECTOR else "as it is"))
+
+
+# The head PC's stand-in for yarprobotinterface: bound to the boards' port,
+# it writes (source, length, sequence number) of every datagram it got
+# when SIGTERM comes
+ETH_PORT_OWNER = r"""
+import signal, socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+s.bind(("0.0.0.0", 12345))
+got = []
+def stop(*_):
+    with open(sys.argv[1], "w") as f:
+        f.writelines("%s %d %d\n" % g for g in got)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+open(sys.argv[1] + ".ready", "w").close()
+while True:
+    d, a = s.recvfrom(65536)
+    got.append((a[0], len(d), struct.unpack_from("<Q", d, 16)[0] if len(d) >= 24 else 0))
+"""
+
+
+def eth_counters(path):
+    """skin-eth's counters file: {(kind, name): {key: value}} (docs/ETH.md)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            out[(w[0], w[1])] = {k: (int(v) if v.isdigit() else v)
+                                 for k, v in (x.split("=", 1) for x in w[2:])}
+    return out
+
+
+def candump_frames(text):
+    """A candump -L log's lines without their times: 'IF ID#DATA'."""
+    return [line.split(" ", 1)[1] for line in text.splitlines() if line]
+
+
+@case("skin-eth live beside the port's owner: every datagram still reaches it, the log is the replay's, bad input counted, link down and restart survived")
+def t_eth_live(env):
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        raise Skip("needs root and ip(8) for two network namespaces")
+    tag = "%d" % os.getpid()
+    robot, head = "skinr" + tag, "skinh" + tag
+    d = tempfile.mkdtemp(prefix="eth-live-", dir=env.dir)
+    boards = ["--board", "10.0.1.24", "--board", "10.0.1.10:2"]
+    sim = [SKINSIM, "-c", os.path.join(SRC, "etc/skind.conf"), "-d", "700ms", "-s", "5",
+           "--bus", "can0=eb24can1", "--bus", "can1=eb24can2", "--bus", "can2=eb10can2",
+           "--eth"] + boards
+
+    def ns(name, *cmd, **kw):
+        return subprocess.run(["ip", "netns", "exec", name] + list(cmd), capture_output=True,
+                              text=True, timeout=kw.get("timeout", 60))
+
+    def sh(*cmd):
+        r = subprocess.run(list(cmd), capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, (cmd, r.stderr)
+
+    if subprocess.run(["ip", "netns", "add", robot], capture_output=True).returncode:
+        raise Skip("no network namespaces here (ip netns add)")
+    procs, reading = [], [False]
+    try:
+        sh("ip", "netns", "add", head)
+        sh("ip", "link", "add", "r0", "netns", robot, "type", "veth", "peer", "name", "h0",
+           "netns", head)
+        for a in ("10.0.1.24/24", "10.0.1.10/24", "10.0.1.99/24"):
+            sh("ip", "-n", robot, "addr", "add", a, "dev", "r0")
+        sh("ip", "-n", head, "addr", "add", "10.0.1.104/24", "dev", "h0")
+        for n, i in ((robot, "r0"), (head, "h0"), (robot, "lo"), (head, "lo")):
+            sh("ip", "-n", n, "link", "set", i, "up")
+
+        owner_out = os.path.join(d, "owner.txt")
+        owner = subprocess.Popen(["ip", "netns", "exec", head, sys.executable, "-c",
+                                  ETH_PORT_OWNER, owner_out])
+        procs.append(owner)
+        assert wait_for(lambda: os.path.exists(owner_out + ".ready"), 30)
+
+        def gateway(n, extra=(), notify=None):
+            log, cnt, err = (os.path.join(d, "gw%d.%s" % (n, x)) for x in ("log", "cnt", "err"))
+            e = dict(os.environ)
+            if notify:
+                e.update(NOTIFY_SOCKET=notify, WATCHDOG_USEC="400000")
+            p = subprocess.Popen(["ip", "netns", "exec", head, SKIN_ETH, "--no-can",
+                                  "--interface", "h0", "--log", log, "--counters", cnt] + boards +
+                                 list(extra), env=e,
+                                 stderr=open(err, "w"))
+            procs.append(p)
+            assert wait_for(lambda: os.path.exists(cnt) or p.poll() is not None, 30)
+            assert p.poll() is None, open(err).read()
+            return p, log, cnt, err
+
+        def send(n):
+            """skinsim's boards for a while: what they sent (pcap) and its replay."""
+            pcap = os.path.join(d, "sent%d.pcap" % n)
+            r = ns(robot, *(sim + ["--pcap", pcap]), timeout=120)
+            assert r.returncode == 0, r.stderr
+            r = subprocess.run([SKIN_ETH, "--replay", pcap] + boards, capture_output=True,
+                               text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
+            return pcap_payloads(pcap), candump_frames(r.stdout)
+
+        def settle(cnt, packets):
+            """Wait until the gateway's counters say it took @packets packets."""
+            assert wait_for(lambda: eth_counters(cnt)[("capture", "-")]["packets"] >= packets,
+                            60), (eth_counters(cnt), packets)
+            return eth_counters(cnt)
+
+        gw, log, cnt, err = gateway(1)
+        sent1, want1 = send(1)
+        c = settle(cnt, len(sent1))
+        # SIGUSR1: every counter on stderr, the gateway going on
+        gw.send_signal(signal.SIGUSR1)
+        said_usr1 = "capture: packets %d " % c[("capture", "-")]["packets"]
+        assert wait_for(lambda: said_usr1 in open(err).read() and
+                        "eb10 10.0.1.10: datagrams " in open(err).read(), 30), open(err).read()
+        assert gw.poll() is None
+        # bad input from the robot side, after skinsim's run: malformed
+        # datagrams of a board (framing broken, so its sequence is not
+        # followed), a valid one from an address that is no board, one on
+        # another port (the kernel's filter keeps it from the gateway),
+        # and one too large for the link (IP fragments)
+        good = sent1[0][42:]
+        bad = [good[:8],                                   # truncated
+               b"\x00" + good[1:],                         # bad_start
+               good + b"\x00\x00\x00\x00",                 # bad_size
+               good[:-4] + b"\x00\x00\x00\x00"]            # bad_end
+        sender = ("import socket, sys\n"
+                  "def send(src, sport, dport, data):\n"
+                  "    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                  "    s.bind((src, sport)); s.sendto(data, ('10.0.1.104', dport)); s.close()\n"
+                  "bad = [bytes.fromhex(x) for x in sys.argv[2:]]\n"
+                  "good = bytes.fromhex(sys.argv[1])\n"
+                  "for b in bad: send('10.0.1.24', 12345, 12345, b)\n"
+                  "send('10.0.1.99', 12345, 12345, good)\n"
+                  "send('10.0.1.24', 40000, 40000, good)\n"
+                  "send('10.0.1.24', 12345, 12345, good * 6)\n")
+        r = ns(robot, sys.executable, "-c", sender, good.hex(), *[b.hex() for b in bad])
+        assert r.returncode == 0, r.stderr
+        c = settle(cnt, len(sent1) + len(bad) + 2)
+        time.sleep(1.5)     # the counters file once more, and the log flushed
+        c = eth_counters(cnt)
+        pk = c[("capture", "-")]
+        eb24, eb10 = c[("board", "eb24")], c[("board", "eb10")]
+        # the sent datagrams, the 4 malformed, the spoofed one and the
+        # first fragment (the only one with the UDP header) went in; the
+        # foreign port did not
+        assert pk["packets"] == len(sent1) + len(bad) + 2, (pk, len(sent1))
+        assert pk["ip_fragment"] == 1 and pk["other_port"] == 0, pk
+        assert (eb24["truncated"], eb24["bad_start"], eb24["bad_size"], eb24["bad_end"]) == \
+            (1, 1, 1, 1), eb24
+        assert c[("foreign", "-")]["datagrams"] == 1, c[("foreign", "-")]
+        drops = pk["socket_drops"]
+        assert eb24["lost"] + eb10["lost"] == drops, (eb24, eb10, pk)
+        assert eb24["published"] + eb10["published"] + drops == len(sent1), (eb24, eb10)
+        got1 = candump_frames(open(log).read())
+        if not drops:
+            assert got1 == want1, (len(got1), len(want1))
+        else:       # a loaded host: what the kernel kept, in order
+            it = iter(want1)
+            assert all(x in it for x in got1), "the log is not the replay's, in order"
+            print("# the kernel dropped %d datagrams for the gateway (loaded host)" % drops)
+
+        # the head PC's link down and up: the gateway lives on and resumes
+        sh("ip", "-n", head, "link", "set", "h0", "down")
+        time.sleep(0.5)
+        sh("ip", "-n", head, "link", "set", "h0", "up")
+        assert wait_for(lambda: "state UP" in subprocess.run(
+            ["ip", "-n", head, "link", "show", "h0"], capture_output=True,
+            text=True).stdout, 30)
+        sent2, want2 = send(2)
+        c = settle(cnt, pk["packets"] + len(sent2))
+        assert gw.poll() is None, open(err).read()
+        gw.send_signal(signal.SIGTERM)
+        assert gw.wait(timeout=30) == 0, open(err).read()
+        c = eth_counters(cnt)
+        drops = c[("capture", "-")]["socket_drops"]
+        got = candump_frames(open(log).read())
+        assert got[:len(got1)] == got1
+        if not drops:
+            assert got[len(got1):] == want2, (len(got) - len(got1), len(want2))
+        e = open(err).read()
+        assert "eb24 10.0.1.24: datagrams" in e and "foreign: datagrams 1" in e, e
+
+        # killed, and started again: the new one reads the boards anew,
+        # this time through the receive ring (--ring-ms), the same frames
+        gw, log, cnt, err = gateway(2)
+        gw.kill()
+        gw.wait(timeout=30)
+        # ... under systemd's eye: READY=1, the watchdog, a STATUS= line
+        # that counts the run, STOPPING=1
+        # (read all along, as systemd does: a full queue, 10 datagrams
+        # here, would block the gateway's next notification)
+        notify = os.path.join(d, "notify")
+        nsock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        nsock.bind(notify)
+        nsock.settimeout(0.2)
+        said, reading = [], [True]
+
+        def read_notify():
+            while reading[0]:
+                try:
+                    said.extend(nsock.recv(4096).decode().split("\n"))
+                except socket.timeout:
+                    pass
+        reader = threading.Thread(target=read_notify)
+        reader.start()
+        gw, log, cnt, err = gateway(3, ["--ring-ms", "2"], notify)
+        # the link down and up under the ring too: the socket's error is
+        # taken (read without recv(), epoll would report it for ever: a
+        # gateway spinning on it takes a whole core, an idle one nothing)
+        sh("ip", "-n", head, "link", "set", "h0", "down")
+        sh("ip", "-n", head, "link", "set", "h0", "up")
+        assert wait_for(lambda: "state UP" in subprocess.run(
+            ["ip", "-n", head, "link", "show", "h0"], capture_output=True,
+            text=True).stdout, 30)
+
+        def cpu_s(pid):
+            f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+            return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+        c0, t0 = cpu_s(gw.pid), time.monotonic()
+        time.sleep(2)
+        busy = (cpu_s(gw.pid) - c0) / (time.monotonic() - t0)
+        assert busy < 0.5, "the gateway spins after the link went down: %.0f%% of a core" % (
+            100 * busy)
+        sent3, want3 = send(3)
+        c = settle(cnt, len(sent3))
+        status = "STATUS=datagrams %d frames %d rejected 0 lost 0" % (
+            len(sent3), c[("board", "eb24")]["frames"] + c[("board", "eb10")]["frames"])
+        assert wait_for(lambda: status in said, 30), (status, said)
+        assert "READY=1" in said and "WATCHDOG=1" in said and status in said, (status, said)
+        time.sleep(1.5)
+        drops = eth_counters(cnt)[("capture", "-")]["socket_drops"]
+        if not drops:
+            assert candump_frames(open(log).read()) == want3
+        else:
+            print("# the ring's run not compared: the kernel dropped %d datagrams" % drops)
+        gw.send_signal(signal.SIGTERM)
+        assert gw.wait(timeout=30) == 0, open(err).read()
+        assert wait_for(lambda: "STOPPING=1" in said, 10), said
+        reading[0] = False
+        reader.join()
+        nsock.close()
+
+        # the port's owner got every datagram skinsim sent, but those its
+        # own kernel dropped for a full buffer (counted there)
+        owner.send_signal(signal.SIGTERM)
+        assert owner.wait(timeout=30) == 0
+        got = {tuple(x.split()) for x in open(owner_out)}
+        snmp = ns(head, "cat", "/proc/net/snmp").stdout.split("\n")
+        udp = [x.split() for x in snmp if x.startswith("Udp: ")]
+        rcvbuf_errors = int(udp[1][udp[0].index("RcvbufErrors")])
+        missing = 0
+        for pkts in (sent1, sent2, sent3):
+            for p in pkts:
+                src = socket.inet_ntoa(p[26:30])
+                key = (src, str(len(p) - 42), str(struct.unpack_from("<Q", p, 42 + 16)[0]))
+                missing += key not in got
+        assert missing <= rcvbuf_errors, (missing, rcvbuf_errors)
+        print("# %d datagrams sent in three runs; the port's owner got them all%s"
+              % (len(sent1) + len(sent2) + len(sent3),
+                 "" if not missing else " but %d its kernel dropped" % missing))
+    finally:
+        reading[0] = False
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.run(["ip", "netns", "del", robot], capture_output=True)
+        subprocess.run(["ip", "netns", "del", head], capture_output=True)
 
 
 def tmux(sock, *args, check=True):

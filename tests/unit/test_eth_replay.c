@@ -163,7 +163,10 @@ static void test_replay(void **state)
 		"--replay", cap, "--board", "10.0.1.24",
 		"--board", "10.0.1.10:2", NULL,
 	};
+	char boards[80];
+	const char *const from_file[] = { "--replay", cap, "--boards", boards, NULL };
 	char *o, *e;
+	FILE *f;
 
 	(void)state;
 	write_capture();
@@ -182,8 +185,21 @@ static void test_replay(void **state)
 	    !strstr(e, "eb10 10.0.1.10: datagrams 1 published 1 frames 1 lost 0 resets 0 rops 1/0/0\n") ||
 	    !strstr(e, "foreign: datagrams 1\n"))
 		fail_msg("counters:\n%s", e);
-	free(o);
 	free(e);
+
+	/* the same boards from a file as skinctl import writes it */
+	snprintf(boards, sizeof(boards), "%s/skin-eth.boards", dir);
+	f = fopen(boards, "w");
+	assert_non_null(f);
+	fputs("# skin-eth.boards\n# left_arm (ems4)\neb24=10.0.1.24:1,2\n"
+	      "  10.0.1.10:2   # one patch, CAN2\n", f);
+	fclose(f);
+	assert_int_equal(run(from_file), 0);
+	e = slurp(out);
+	assert_string_equal(e, o);
+	free(e);
+	unlink(boards);
+	free(o);
 }
 
 /* The same log through --log FILE; none with --no-log */
@@ -227,7 +243,13 @@ static void test_bad_input(void **state)
 	static const char *const bad_board[] = {
 		"--replay", cap, "--board", "10.0.1", NULL,
 	};
-	static const char *const no_mode[] = { "--board", "10.0.1.24", NULL };
+	/* live, the default mode, with no CAN interface on this host */
+	static const char *const live[] = { "--board", "10.0.1.24", NULL };
+	static const char *const two_modes[] = {
+		"--replay", cap, "--setup", "--board", "10.0.1.24", NULL,
+	};
+	char boards[80];
+	const char *const from_file[] = { "--replay", cap, "--boards", boards, NULL };
 	static const char *const missing[] = {
 		"--replay", "/nonexistent.pcap", "--board", "10.0.1.24", NULL,
 	};
@@ -243,7 +265,29 @@ static void test_bad_input(void **state)
 	e = slurp(errf);
 	assert_non_null(strstr(e, "10.0.1: expected [NAME=]IPV4"));
 	free(e);
-	assert_int_equal(run(no_mode), 2);
+	assert_int_equal(run(live), 1);
+	e = slurp(errf);
+	assert_non_null(strstr(e, "no interface eb24can1 for board eb24"));
+	free(e);
+	assert_int_equal(run(two_modes), 2);
+	/* a boards file: its bad line named FILE:LINE, past comments */
+	snprintf(boards, sizeof(boards), "%s/skin-eth.boards", dir);
+	f = fopen(boards, "w");
+	assert_non_null(f);
+	fputs("# comment\n\neb24=10.0.1.24:1,2  # the arm\neb10=10.0.1.300:2\n", f);
+	fclose(f);
+	assert_int_equal(run(from_file), 1);
+	e = slurp(errf);
+	assert_non_null(strstr(e, "skin-eth.boards:4: eb10=10.0.1.300:2: expected [NAME=]IPV4"));
+	free(e);
+	f = fopen(boards, "w");
+	fputs("# nothing\n", f);
+	fclose(f);
+	assert_int_equal(run(from_file), 1);
+	e = slurp(errf);
+	assert_non_null(strstr(e, "skin-eth.boards: no board in it"));
+	free(e);
+	unlink(boards);
 	assert_int_equal(run(missing), 1);
 	e = slurp(errf);
 	assert_non_null(strstr(e, "/nonexistent.pcap: cannot open"));
