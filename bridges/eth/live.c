@@ -26,6 +26,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,27 @@ static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si,
 	return 0;
 }
 
+/*
+ * Every write from one CPU.  vcan hands a frame to the receive backlog of
+ * the CPU that wrote it; a writer that migrated between two frames can
+ * have the later one delivered first while the earlier CPU's softirq
+ * waits for ksoftirqd (the VM layer saw it with canplayer), and the order
+ * of a board's frames is what the driver assembles samples from.  The CPU
+ * the gateway starts on, within the unit's CPUAffinity= if set.
+ */
+static void pin_to_one_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&set);
+	if (cpu >= 0)
+		CPU_SET(cpu, &set);
+	if (cpu < 0 || sched_setaffinity(0, sizeof(set), &set))
+		fprintf(stderr, "skin-eth: warning: cannot keep to one CPU (%s): a board's frames may reach the CAN stack out of order under load\n",
+			strerror(errno));
+}
+
 int gateway_live(struct gateway *g, const struct live_opts *o)
 {
 	struct live l = { .g = g, .o = o, .fd = -1 };
@@ -419,6 +441,8 @@ int gateway_live(struct gateway *g, const struct live_opts *o)
 	l.fd = open_socket(g, o->interface, o->ring_ms, &l.ring);
 	if (l.fd < 0)
 		goto out;
+	if (g->can)
+		pin_to_one_cpu();
 	r = service_init(&e);
 	if (r < 0) {
 		fprintf(stderr, "skin-eth: the event loop: %s\n", strerror(-r));
