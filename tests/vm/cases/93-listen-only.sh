@@ -4,7 +4,9 @@
 # start and stop ioctls, the interface down and up, and disable; each
 # command it would have sent is counted in tx_withheld, none in
 # tx_commands.  It still publishes, detects a repeated half and a silence
-# (the 1.5-period timer) as any patch does, and says what it is.
+# (the 1.5-period timer) as any patch does, and says what it is.  skind
+# creates listen-only patches for a [bus] with listen_only = yes, with
+# each board's own [board BUS:ADDRESS] values.
 . /cases/lib.sh
 
 vcan_add vcan0
@@ -74,5 +76,42 @@ expect_eq "frames of the driver" "$(grep -vc '^4E[01]#' /tmp/ids || true)" 0
 echo 0 >"$CFG/lh/listen_only"
 expect_eq "configfs listen_only cleared" "$(cat "$CFG/lh/listen_only")" 0
 rmdir "$CFG/lh"
+
+# skind writes a tapped bus's listen_only, and each board's own values
+# ([board BUS:ADDRESS] over [board]), into the patches it creates
+cat >/tmp/lo.conf <<EOF
+[board]
+skin_type = 8
+[board vcan0:14]
+skin_type = 1
+cdc_offset = 0x2000
+[bus vcan0]
+listen_only = yes
+[bus vcan1]
+[part left_hand]
+layout = hand_v2_1
+patches = vcan0:14
+[part right_hand]
+layout = hand_v2_1
+patches = vcan1:14
+EOF
+candump_bg /tmp/bus any
+skind -c /tmp/lo.conf --create-patches >/tmp/skind.log 2>&1 ||
+	{ cat /tmp/skind.log; fail "skind --create-patches"; }
+cat /tmp/skind.log
+expect_eq "left_hand enabled" "$(cat $CFG/left_hand/enable)" 1
+expect_eq "left_hand listen_only" "$(cat $CFG/left_hand/listen_only)" 1
+expect_eq "left_hand skin_type" "$(cat $CFG/left_hand/skin_type)" 1
+expect_eq "left_hand cdc_offset" "$(cat $CFG/left_hand/cdc_offset)" 0x2000
+expect_eq "right_hand listen_only" "$(cat $CFG/right_hand/listen_only)" 0
+expect_eq "right_hand skin_type" "$(cat $CFG/right_hand/skin_type)" 8
+expect_eq "right_hand cdc_offset" "$(cat $CFG/right_hand/cdc_offset)" 0x2200
+wait_until "left_hand: 4 commands withheld" \
+	'[ "$(stat left_hand tx_withheld)" -ge 4 ]'
+expect_eq "left_hand tx_commands" "$(stat left_hand tx_commands)" 0
+rmdir "$CFG/left_hand" "$CFG/right_hand"
+sleep 0.3
+kill $dump
+expect_eq "frames on vcan0 from skind's patch" "$(grep -c ' vcan0 ' /tmp/bus || true)" 0
 skin_unload
 vcan_del vcan0
