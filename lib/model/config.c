@@ -5,10 +5,11 @@
  * INI sections: [skind] (skinManager's parameters, defaults from
  * skinManAll.ini), [board] (the MTB start-up configuration), [board
  * BUS:ADDRESS] (one board's own values over [board]'s), [bus NAME] and
- * [part NAME]; the keys of all but [part] are lib/conf/skind.c's tables.  docs/MODEL.md is the reference.  lib/conf's
- * conf_parse() does the syntax (with continuation lines: a patches list
- * may go on over indented lines); this file checks every value and says
- * which line (and column) holds a bad one.
+ * [part NAME]; the keys of all but [part] are lib/conf/skind.c's tables.
+ * docs/MODEL.md is the reference.  lib/conf's conf_parse() does the
+ * syntax (with continuation lines: a patches list may go on over indented
+ * lines); this file checks every value and says which line (and column)
+ * holds a bad one.
  */
 #define _GNU_SOURCE	/* vasprintf, asprintf */
 #include <errno.h>
@@ -511,24 +512,24 @@ static int key_cb(struct conf_parser *cp, char *name, char *value)
 	p->line = cp->line;
 	p->raw = cp->raw;
 	/* [skind]'s table is also skind's get/set's (lib/proc) */
-	if (!strcmp(p->section, "skind"))
+	if (!strcmp(p->section, "skind")) {
 		ok = table_key(p, conf_comp_keys, conf_comp_n_keys,
 			       &p->c->comp, name, value);
-	else if (!strcmp(p->section, "board"))
+	} else if (!strcmp(p->section, "board")) {
 		ok = table_key(p, conf_board_keys, conf_board_n_keys,
 			       &p->c->board, name, value);
-	else if (p->cur_board >= 0) {
+	} else if (p->cur_board >= 0) {
 		struct board_section *b = &p->boards[p->cur_board];
 
 		ok = table_key(p, conf_board_keys, conf_board_n_keys,
 			       &b->values, name, value);
 		b->seen = p->seen;
-	}
-	else if (p->cur_bus >= 0)
+	} else if (p->cur_bus >= 0) {
 		ok = table_key(p, conf_bus_keys, conf_bus_n_keys,
 			       &p->c->buses[p->cur_bus], name, value);
-	else
+	} else {
 		ok = part_key(p, name, value);
+	}
 	return ok ? 0 : -1;
 }
 
