@@ -407,6 +407,7 @@ static void test_malformed(void **state)
 static void test_partial_board(void **state)
 {
 	struct skin_error err;
+	struct skin_config *c;
 	struct robotcfg *r;
 	char path[256];
 
@@ -422,6 +423,25 @@ static void test_partial_board(void **state)
 	assert_true(has_note(r, "port torso_rest: values 100..767 are not whole boards"));
 	assert_true(has_note(r, "board eb22can1:7 is in no wrapper's port"));
 	robotcfg_free(r);
+
+	/* the torso's boards of skinType 1, in no part: no [board BUS:ADDRESS]
+	 * for them (it would name a board of no patch) */
+	run("sed -i 's|<param name=\"skinType\">      8  </param>|<param name=\"skinType\"> 1 </param>|' '%s/part/hardware/skin/torso-eb22-skinSpec.xml'",
+	    tmp);
+	run("grep -q '\"skinType\"> 1 <' '%s/part/hardware/skin/torso-eb22-skinSpec.xml'", tmp);
+	r = robotcfg_read(path, &err);
+	if (!r)
+		fail_msg("%s", err.text);
+	assert_int_equal(robotcfg_find_geometry(r, DATA "/positions", &err), 0);
+	write_out(r, "skind.conf", robotcfg_write_skind);
+	robotcfg_free(r);
+	run("test $(grep -c '^\\[board ' '%s/skind.conf') = 0", tmp);
+	snprintf(path, sizeof(path), "%s/skind.conf", tmp);
+	c = skin_config_load(path, &err);
+	if (!c)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->board.skin_type, 8);
+	skin_config_free(c);
 }
 
 /* The program: its three files, the notes on stderr, its exit status */

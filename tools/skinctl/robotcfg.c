@@ -1178,8 +1178,8 @@ static void write_key(FILE *f, unsigned int k, unsigned int v)
 	fprintf(f, bv_keys[k].hex ? "%s = 0x%x\n" : "%s = %u\n", bv_keys[k].key, v);
 }
 
-/* [board BUS:ADDRESS] for each board whose values are not [board]'s:
- * the keys that differ */
+/* [board BUS:ADDRESS] for each board of a part whose values are not
+ * [board]'s: the keys that differ */
 static void write_own_boards(const struct robotcfg *r, FILE *f,
 			     const unsigned int common[BV_N])
 {
@@ -1193,7 +1193,8 @@ static void write_own_boards(const struct robotcfg *r, FILE *f,
 
 			for (k = 0; k < BV_N; k++)
 				own |= s->bv[b][k] != common[k];
-			if (!own)
+			/* (a board of no part has no patch to take them) */
+			if (!own || !taken(r, s->ifname[s->b_patch[b]], s->b_addr[b]))
 				continue;
 			fprintf(f, "\n# %s's board %d (%s)\n[board %s:%d]\n",
 				s->x.name, s->b_addr[b], rel(r, s->x.file),
