@@ -3,8 +3,9 @@
  * configfs.c - the driver's patches, created from skind.conf
  *
  * For every configured board, /sys/kernel/config/skin/NAME with its
- * interface, class, address, skin part, enabled triangles and the
- * [board] parameters, then enable = 1 (docs/UAPI.md).  A patch that
+ * interface, class, address, skin part, enabled triangles, the board's
+ * parameters ([board], with its own [board BUS:ADDRESS] over them) and
+ * listen_only (its [bus]'s), then enable = 1 (docs/UAPI.md).  A patch that
  * already exists with the same settings is left alone (skind restarted;
  * the ring keeps its frames); one with other settings is disabled,
  * rewritten and enabled again.  A board another patch already serves
@@ -90,12 +91,12 @@ struct attr {
 static int create_one(const struct skind_options *o, const struct skind_skin *s,
 		      const struct skind_patch *pt)
 {
-	const struct skin_config_board *b = &s->config->board;
+	const struct skin_config_board *b = &pt->board;
 	struct attr attrs[] = {
 		{ "interface", "" }, { "cls", "" }, { "address", "" },
 		{ "skin_part", "" }, { "triangles", "" }, { "period_ms", "" },
 		{ "skin_type", "" }, { "no_load", "" }, { "shift", "" },
-		{ "cdc_offset", "" },
+		{ "cdc_offset", "" }, { "listen_only", "" },
 	};
 	unsigned int i, n = sizeof(attrs) / sizeof(attrs[0]);
 	char dir[600], cur[64];
@@ -113,6 +114,7 @@ static int create_one(const struct skind_options *o, const struct skind_skin *s,
 	snprintf(attrs[7].value, sizeof(attrs[7].value), "%u", b->no_load);
 	snprintf(attrs[8].value, sizeof(attrs[8].value), "%u", b->shift);
 	snprintf(attrs[9].value, sizeof(attrs[9].value), "0x%04x", b->cdc_offset);
+	snprintf(attrs[10].value, sizeof(attrs[10].value), "%d", pt->listen_only);
 
 	snprintf(dir, sizeof(dir), "%s/%s", o->configfs_dir, pt->name);
 	if (!stat(dir, &st)) {
@@ -143,6 +145,11 @@ static int create_one(const struct skind_options *o, const struct skind_skin *s,
 	}
 	for (i = 0; i < n; i++) {
 		r = write_attr(dir, attrs[i].name, attrs[i].value);
+		/* a driver older than listen_only sends commands: fine unless
+		 * the bus is tapped */
+		if (r == -ENOENT && !strcmp(attrs[i].name, "listen_only") &&
+		    !pt->listen_only)
+			continue;
 		if (r < 0) {
 			log_err("patch %s: %s = %s: %s", pt->name, attrs[i].name,
 				attrs[i].value, strerror(-r));
@@ -161,8 +168,9 @@ static int create_one(const struct skind_options *o, const struct skind_skin *s,
 			strerror(-r));
 		return r;
 	}
-	log_info("patch %s: created for %s:%d, triangles %s", pt->name, pt->ifname,
-		 pt->address, attrs[4].value);
+	log_info("patch %s: created for %s:%d, triangles %s%s", pt->name,
+		 pt->ifname, pt->address, attrs[4].value,
+		 pt->listen_only ? ", listen-only" : "");
 	return 0;
 }
 

@@ -644,20 +644,22 @@ static void part_lines(struct client *c, struct skind_part *p)
 			reply_line(c, "{\"type\":\"patch\",\"part\":\"%s\",\"name\":\"%s\",\"bus\":\"%s\","
 				   "\"address\":%d,\"attached\":%s,\"frames\":%" PRIu64
 				   ",\"lost\":%" PRIu64 ",\"partial\":%" PRIu64
-				   ",\"skipped\":%" PRIu64 ",\"silent\":%s}",
+				   ",\"skipped\":%" PRIu64 ",\"silent\":%s,\"listen_only\":%s}",
 				   json_str(name, sizeof(name), p->name),
 				   json_str(pname, sizeof(pname), pt->name),
 				   json_str(bus, sizeof(bus), pt->ifname), pt->address,
 				   pt->attached ? "true" : "false", pt->frames,
 				   pt->lost, pt->partial, pt->skipped,
-				   pt->silent ? "true" : "false");
+				   pt->silent ? "true" : "false",
+				   pt->listen_only ? "true" : "false");
 		else
 			reply_line(c, "patch %s %s bus %s address %d %s frames %" PRIu64
 				   " lost %" PRIu64 " partial %" PRIu64 " skipped %" PRIu64
-				   " silent %d",
+				   " silent %d listen_only %d",
 				   p->name, pt->name, pt->ifname, pt->address,
 				   pt->attached ? "attached" : "detached", pt->frames,
-				   pt->lost, pt->partial, pt->skipped, pt->silent);
+				   pt->lost, pt->partial, pt->skipped, pt->silent,
+				   pt->listen_only);
 	}
 }
 

@@ -93,7 +93,10 @@ static int build_part(struct skind_skin *s, unsigned int i,
 
 		p->flags[k] = t->kind == SKIN_TAXEL_TACTILE ? SKIN_SHM_TAXEL_TACTILE :
 			      t->kind == SKIN_TAXEL_THERMAL ? SKIN_SHM_TAXEL_THERMAL : 0;
-		p->raw[k] = s->config->board.no_load;
+		/* the noLoad of the taxel's board, until its first sample */
+		p->raw[k] = k / SKIN_BOARD_VALUES < cp->n_patches ?
+			    cp->patches[k / SKIN_BOARD_VALUES].board.no_load :
+			    s->config->board.no_load;
 	}
 	for (k = 0; k < p->n_patches; k++) {
 		struct skind_patch *pt = &p->patches[k];
@@ -104,6 +107,8 @@ static int build_part(struct skind_skin *s, unsigned int i,
 		snprintf(pt->ifname, sizeof(pt->ifname), "%s",
 			 s->config->buses[cpt->bus].name);
 		pt->address = cpt->address;
+		pt->board = cpt->board;
+		pt->listen_only = s->config->buses[cpt->bus].listen_only;
 		pt->ring.fd = -1;
 		patch_name(pt, p);
 	}

@@ -92,6 +92,9 @@ struct skind_patch {
 	char name[SKIN_NAME_LEN];	/* configfs / device name we create */
 	char ifname[SKIN_IFNAME_LEN];
 	int address;
+	/* the board's own values (skind.conf's [board] and [board BUS:ADDRESS]) */
+	struct skin_config_board board;
+	bool listen_only;		/* on a tapped bus ([bus] listen_only) */
 	unsigned int model_patch;	/* index for skin_proc_feed() */
 
 	/* while attached */

@@ -126,12 +126,24 @@ void skin_can_unbind(struct skin_live *live)
 	skin_cdev_wake_all(live, EPOLLERR);
 }
 
+/*
+ * Every board command goes through here: start-up, the delayed
+ * SET_TXMODE(on), stop, the restart when the interface comes up, the
+ * ioctls.  A listen-only patch withholds each one and counts it, so its
+ * tx_commands and tx_failed stay 0 and its bus never sees a frame of it.
+ */
 static int skin_can_send(struct skin_live *live, const struct can_frame *cf)
 {
 	struct net_device *netdev = live->netdev;
 	struct sk_buff *skb;
 	int err;
 
+	if (live->cfg.listen_only) {
+		spin_lock_bh(&live->lock);
+		skin_stat_inc(live, SKIN_STAT_TX_WITHHELD);
+		spin_unlock_bh(&live->lock);
+		return 0;
+	}
 	skb = skin_can_skb_alloc(netdev->ifindex, cf);
 	if (!skb) {
 		err = -ENOMEM;
@@ -165,9 +177,11 @@ static bool skin_can_ready(const struct skin_live *live)
  *
  * Sends SET_BRD_CFG and SET_TRIANG_CFG now and SET_TXMODE(on) once the
  * board has settled; if the interface is absent or down, all of it when
- * the interface comes up.  Under RTNL.
+ * the interface comes up.  A listen-only patch withholds them all
+ * (skin_can_send()) but keeps the state, so it reads like any other.
+ * Under RTNL.
  *
- * Return: 0 when the commands were sent, or deferred until the interface
+ * Return: 0 when the commands were sent or withheld, or deferred until the interface
  * is up; else the error of the first command the CAN core refused (the
  * rest, SET_TXMODE(on) included, are not sent; counted in tx_failed).
  */

@@ -355,6 +355,8 @@ static void skin_fill_info(struct skin_live *live, struct skin_info *info)
 	if (live->streaming)
 		info->flags |= SKIN_INFO_STREAMING;
 	rtnl_unlock();
+	if (cfg->listen_only)
+		info->flags |= SKIN_INFO_LISTEN_ONLY;
 	if (READ_ONCE(live->removed))
 		info->flags |= SKIN_INFO_REMOVED;
 }
@@ -547,6 +549,13 @@ static ssize_t bound_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(bound);
 
+static ssize_t listen_only_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_live(dev)->cfg.listen_only);
+}
+static DEVICE_ATTR_RO(listen_only);
+
 static struct attribute *skin_dev_attrs[] = {
 	&dev_attr_interface.attr,
 	&dev_attr_can_class.attr,
@@ -555,6 +564,7 @@ static struct attribute *skin_dev_attrs[] = {
 	&dev_attr_triangles.attr,
 	&dev_attr_period_ms.attr,
 	&dev_attr_bound.attr,
+	&dev_attr_listen_only.attr,
 	NULL
 };
 

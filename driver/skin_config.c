@@ -12,7 +12,7 @@
  *
  * The board values of a real iCub (docs/ICUB.md, section 1): period 50 ms,
  * skinType 0, noLoad 0xf0, shift 2, cdcOffset 0x2200, every triangle on,
- * class 4.  No interface: user space must name one.
+ * class 4, not listen-only.  No interface: user space must name one.
  */
 void skin_patch_config_default(struct skin_patch_config *cfg)
 {
@@ -57,6 +57,8 @@ const char *skin_patch_config_check(const struct skin_patch_config *cfg)
 	if (cfg->ring_log2 < SKIN_RING_MIN_LOG2 ||
 	    cfg->ring_log2 > SKIN_RING_MAX_LOG2)
 		return "ring size must be a power of two, 2..65536 frames";
+	if (cfg->listen_only > 1)
+		return "listen_only must be 0 or 1";
 	return NULL;
 }
 

@@ -32,6 +32,7 @@ static void skin_config_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfg.cdc_offset, 0x2200);
 	KUNIT_EXPECT_EQ(test, cfg.triangles, 0xffff);
 	KUNIT_EXPECT_EQ(test, cfg.ring_log2, SKIN_RING_DEFAULT_LOG2);
+	KUNIT_EXPECT_EQ(test, cfg.listen_only, 0);
 }
 
 static void skin_config_rejects(struct kunit *test)
@@ -54,12 +55,14 @@ static void skin_config_rejects(struct kunit *test)
 	EXPECT_BAD(shift, 16, "shift must be 0..15");
 	EXPECT_BAD(ring_log2, 0, "ring size must be a power of two, 2..65536 frames");
 	EXPECT_BAD(ring_log2, 17, "ring size must be a power of two, 2..65536 frames");
+	EXPECT_BAD(listen_only, 2, "listen_only must be 0 or 1");
 #undef EXPECT_BAD
 
 	cfg = valid_config();
 	cfg.cls = 3;
 	cfg.address = 15;
 	cfg.ring_log2 = 16;
+	cfg.listen_only = 1;
 	KUNIT_EXPECT_NULL(test, skin_patch_config_check(&cfg));
 	memset(cfg.ifname, 'x', sizeof(cfg.ifname));
 	KUNIT_EXPECT_STREQ(test, skin_patch_config_check(&cfg),

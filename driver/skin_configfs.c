@@ -4,7 +4,8 @@
  *
  * mkdir creates a patch with the defaults of a real iCub board; its
  * attributes set the interface, class, board address, skin part, triangle
- * mask, board parameters and ring size; writing 1 to "enable" brings it to
+ * mask, board parameters, ring size and whether the patch may send its
+ * board anything (listen_only); writing 1 to "enable" brings it to
  * life (skin_live.c), 0 ends it.  The configuration of an enabled patch
  * cannot change (-EBUSY): disable, change, enable.  rmdir ends and removes
  * it.  configfs is the kernel's convention for objects user space creates;
@@ -51,7 +52,7 @@ static struct skin_patch *to_patch(struct config_item *item)
 enum skin_uint_field {
 	SKIN_F_cls, SKIN_F_address, SKIN_F_skin_part, SKIN_F_triangles,
 	SKIN_F_period_ms, SKIN_F_skin_type, SKIN_F_no_load, SKIN_F_shift,
-	SKIN_F_cdc_offset,
+	SKIN_F_cdc_offset, SKIN_F_listen_only,
 };
 
 static const struct skin_uint_desc {
@@ -97,6 +98,10 @@ static const struct skin_uint_desc {
 	[SKIN_F_cdc_offset] = {
 		offsetof(struct skin_patch_config, cdc_offset),
 		sizeof_field(struct skin_patch_config, cdc_offset), 0xffff, true
+	},
+	[SKIN_F_listen_only] = {
+		offsetof(struct skin_patch_config, listen_only),
+		sizeof_field(struct skin_patch_config, listen_only), 1, false
 	},
 };
 
@@ -157,6 +162,7 @@ SKIN_UINT_ATTR(skin_type);
 SKIN_UINT_ATTR(no_load);
 SKIN_UINT_ATTR(shift);
 SKIN_UINT_ATTR(cdc_offset);
+SKIN_UINT_ATTR(listen_only);
 
 static ssize_t skin_interface_show(struct config_item *item, char *page)
 {
@@ -274,6 +280,7 @@ static struct configfs_attribute *skin_patch_attrs[] = {
 	&skin_attr_no_load,
 	&skin_attr_shift,
 	&skin_attr_cdc_offset,
+	&skin_attr_listen_only,
 	&skin_attr_ring_frames,
 	&skin_attr_enable,
 	NULL

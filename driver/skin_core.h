@@ -122,6 +122,8 @@ static inline bool skin_verdict_accepted(enum skin_rx_verdict verdict)
  * @shift: board shift, 0..15
  * @cdc_offset: board cdcOffset
  * @ring_log2: the ring holds 1 << @ring_log2 frames
+ * @listen_only: 1 when the patch must send its board nothing (another
+ *	program configures the board, e.g. on an ETH robot's tapped bus)
  */
 struct skin_patch_config {
 	char ifname[SKIN_IFNAME_LEN];
@@ -135,6 +137,7 @@ struct skin_patch_config {
 	u8 shift;
 	u16 cdc_offset;
 	u8 ring_log2;
+	u8 listen_only;
 };
 
 void skin_patch_config_default(struct skin_patch_config *cfg);

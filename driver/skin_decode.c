@@ -32,6 +32,7 @@ static const char * const skin_stat_names[SKIN_STAT_NR] = {
 	[SKIN_STAT_TX]		= "tx_commands",
 	[SKIN_STAT_TX_FAILED]	= "tx_failed",
 	[SKIN_STAT_BIND_FAILED]	= "bind_failed",
+	[SKIN_STAT_TX_WITHHELD]	= "tx_withheld",
 };
 
 /**

@@ -272,11 +272,23 @@ const char *skin_taxel_kind_name(enum skin_taxel_kind k);
 struct skin_config_bus {
 	char *name;			/* CAN interface, e.g. "can0" */
 	unsigned int bitrate;		/* bit/s */
+	int listen_only;		/* a tapped bus: its patches send the
+					 * boards nothing (docs/ETH.md) */
+};
+
+struct skin_config_board {
+	unsigned int period_ms;		/* SET_BRD_CFG period */
+	unsigned int skin_type;		/* 0 new skin, 1 palm/fingertips... */
+	unsigned int no_load;		/* 0..255, 0xf0 */
+	unsigned int shift;		/* SET_TRIANG_CFG shift */
+	unsigned int cdc_offset;	/* 0x2200 */
 };
 
 struct skin_config_patch {
 	unsigned int bus;		/* index into skin_config.buses */
 	int address;			/* 0..15 */
+	/* the board's own values: [board] with its [board BUS:ADDRESS] */
+	struct skin_config_board board;
 };
 
 /* A part's name in skind.conf: 1..31 of [A-Za-z0-9_.-], no leading dot,
@@ -293,14 +305,6 @@ struct skin_config_part {
 	char *sensor;			/* urdf: which <sensor>; NULL = all */
 	unsigned int n_patches;
 	struct skin_config_patch *patches;
-};
-
-struct skin_config_board {
-	unsigned int period_ms;		/* SET_BRD_CFG period */
-	unsigned int skin_type;		/* 0 new skin, 1 palm/fingertips... */
-	unsigned int no_load;		/* 0..255, 0xf0 */
-	unsigned int shift;		/* SET_TRIANG_CFG shift */
-	unsigned int cdc_offset;	/* 0x2200 */
 };
 
 struct skin_config_comp {
@@ -362,6 +366,10 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 					    const char *name,
 					    struct skin_error *err);
 void skin_config_free(struct skin_config *c);
+/* The values of board BUS:ADDRESS ([board] with its [board BUS:ADDRESS]);
+ * [board]'s for a board of no part. */
+const struct skin_config_board *skin_config_board_of(const struct skin_config *c,
+						     const char *bus, int address);
 /* The model the config describes: layouts merged with geometry files,
  * patches placed, neighbours computed with max_neighbor_dist_m. */
 struct skin_model *skin_config_build_model(const struct skin_config *c,

@@ -129,6 +129,13 @@ const struct conf_key conf_bus_keys[] = {
 		 ".IR /usr/share/skin/network ,\n"
 		 "not enabled).\n"
 		 "skind compares it with the interface's bitrate and says when they differ" },
+	{ .name = "listen_only", .type = CONF_BOOL,
+	  .offset = offsetof(struct skin_config_bus, listen_only),
+	  .max = 1, .def = 0,
+	  .doc = "a tapped bus (an ETH robot's, through skin-eth): another program configures the boards,\n"
+		 "so every patch on this bus is listen-only (the driver's\n"
+		 ".B listen_only\n"
+		 "attribute): it sends the boards nothing, and still detects silence and repeats" },
 };
 
 const size_t conf_bus_n_keys = sizeof(conf_bus_keys) / sizeof(conf_bus_keys[0]);

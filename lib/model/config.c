@@ -3,12 +3,13 @@
  * config.c - skind.conf, parsed with lib/conf, and the model it describes
  *
  * INI sections: [skind] (skinManager's parameters, defaults from
- * skinManAll.ini), [board] (the MTB start-up configuration), [bus NAME]
- * and [part NAME]; the keys of the first three are lib/conf/skind.c's
- * tables.  docs/MODEL.md is the reference.  lib/conf's
- * conf_parse() does the syntax (with continuation lines: a patches list
- * may go on over indented lines); this file checks every value and says
- * which line (and column) holds a bad one.
+ * skinManAll.ini), [board] (the MTB start-up configuration), [board
+ * BUS:ADDRESS] (one board's own values over [board]'s), [bus NAME] and
+ * [part NAME]; the keys of all but [part] are lib/conf/skind.c's tables.
+ * docs/MODEL.md is the reference.  lib/conf's conf_parse() does the
+ * syntax (with continuation lines: a patches list may go on over indented
+ * lines); this file checks every value and says which line (and column)
+ * holds a bad one.
  */
 #define _GNU_SOURCE	/* vasprintf, asprintf */
 #include <errno.h>
@@ -34,8 +35,20 @@ struct part_extra {
 	unsigned int geometry_line, layout_line, seen;
 };
 
+/* A [board BUS:ADDRESS] section: the keys it sets override [board]'s for
+ * that one board. */
+struct board_section {
+	char bus[64];
+	int address;
+	unsigned int line, col;
+	unsigned int seen;		/* keys set: bit i for conf_board_keys[i] */
+	struct skin_config_board values;
+};
+
 struct cfg_parse {
 	struct skin_config *c;
+	struct board_section *boards;
+	unsigned int n_boards;
 	struct part_extra *extra;	/* parallel to c->parts */
 	const char *name;		/* for messages */
 	char *dir;			/* relative geometry paths */
@@ -48,7 +61,7 @@ struct cfg_parse {
 	char section[128];
 	unsigned int section_line;
 	unsigned int seen;		/* keys seen in [skind]/[board]/[bus] */
-	int cur_part, cur_bus;
+	int cur_part, cur_bus, cur_board;
 };
 
 static void cfg_error(struct cfg_parse *p, const char *value,
@@ -345,6 +358,47 @@ static const char *part_name_check(const char *name)
 	return NULL;
 }
 
+/* [board BUS:ADDRESS]: one board's own values, over [board]'s */
+static bool new_board_section(struct cfg_parse *p, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	struct board_section *b;
+	unsigned int i, addr;
+	size_t blen = colon ? (size_t)(colon - arg) : 0;
+
+	if (!colon || !blen || blen >= 16 || !colon[1]) {
+		cfg_error(p, arg, "[board %s]: expected [board BUS:ADDRESS], e.g. [board can0:14]",
+			  arg);
+		return false;
+	}
+	if (!parse_uint(p, "[board BUS:ADDRESS]: board address", colon + 1, 0,
+			15, &addr))
+		return false;
+	for (i = 0; i < p->n_boards; i++)
+		if (!strncmp(p->boards[i].bus, arg, blen) &&
+		    !p->boards[i].bus[blen] && p->boards[i].address == (int)addr) {
+			cfg_error(p, NULL, "[board %s] a second time (first on line %u): expected each board once",
+				  arg, p->boards[i].line);
+			return false;
+		}
+	b = realloc(p->boards, (p->n_boards + 1) * sizeof(*b));
+	if (!b) {
+		cfg_error(p, NULL, "out of memory");
+		return false;
+	}
+	p->boards = b;
+	b = &p->boards[p->n_boards];
+	memset(b, 0, sizeof(*b));
+	memcpy(b->bus, arg, blen);
+	b->address = (int)addr;
+	b->line = p->line;
+	b->col = 1;
+	if (strstr(p->raw, arg))
+		b->col = (unsigned int)(strstr(p->raw, arg) - p->raw) + 1;
+	p->cur_board = (int)p->n_boards++;
+	return true;
+}
+
 static bool new_section(struct cfg_parse *p, const char *section)
 {
 	const char *arg = strchr(section, ' ');
@@ -357,11 +411,15 @@ static bool new_section(struct cfg_parse *p, const char *section)
 	p->seen = 0;
 	p->cur_part = -1;
 	p->cur_bus = -1;
+	p->cur_board = -1;
 	if (arg)
 		while (*arg == ' ')
 			arg++;
 	if (!arg && (!strcmp(section, "skind") || !strcmp(section, "board")))
 		return true;
+	if (arg && *arg && !strchr(arg, ' ') && kind == 5 &&
+	    !strncmp(section, "board", 5))
+		return new_board_section(p, arg);
 	if (arg && *arg && !strchr(arg, ' ') && kind == 3 &&
 	    !strncmp(section, "bus", 3)) {
 		struct skin_config_bus *b;
@@ -454,18 +512,61 @@ static int key_cb(struct conf_parser *cp, char *name, char *value)
 	p->line = cp->line;
 	p->raw = cp->raw;
 	/* [skind]'s table is also skind's get/set's (lib/proc) */
-	if (!strcmp(p->section, "skind"))
+	if (!strcmp(p->section, "skind")) {
 		ok = table_key(p, conf_comp_keys, conf_comp_n_keys,
 			       &p->c->comp, name, value);
-	else if (!strcmp(p->section, "board"))
+	} else if (!strcmp(p->section, "board")) {
 		ok = table_key(p, conf_board_keys, conf_board_n_keys,
 			       &p->c->board, name, value);
-	else if (p->cur_bus >= 0)
+	} else if (p->cur_board >= 0) {
+		struct board_section *b = &p->boards[p->cur_board];
+
+		ok = table_key(p, conf_board_keys, conf_board_n_keys,
+			       &b->values, name, value);
+		b->seen = p->seen;
+	} else if (p->cur_bus >= 0) {
 		ok = table_key(p, conf_bus_keys, conf_bus_n_keys,
 			       &p->c->buses[p->cur_bus], name, value);
-	else
+	} else {
 		ok = part_key(p, name, value);
+	}
 	return ok ? 0 : -1;
+}
+
+/* Each [board BUS:ADDRESS] names a patch of some part: its keys replace
+ * [board]'s in that patch's values. */
+static bool apply_board_sections(struct cfg_parse *p)
+{
+	struct skin_config *c = p->c;
+	unsigned int i, j, k, key;
+
+	for (i = 0; i < p->n_boards; i++) {
+		const struct board_section *b = &p->boards[i];
+		struct skin_config_patch *pt = NULL;
+
+		for (j = 0; j < c->n_parts && !pt; j++)
+			for (k = 0; k < c->parts[j].n_patches; k++)
+				if (c->parts[j].patches[k].address == b->address &&
+				    !strcmp(c->buses[c->parts[j].patches[k].bus].name,
+					    b->bus)) {
+					pt = &c->parts[j].patches[k];
+					break;
+				}
+		if (!pt) {
+			skin_error_set(p->err, p->name, b->line, b->col,
+				       "[board %s:%d]: board %s:%d is no patch of any part: expected a board a patches list names",
+				       b->bus, b->address, b->bus, b->address);
+			return false;
+		}
+		for (key = 0; key < conf_board_n_keys; key++)
+			if (b->seen & (1u << key)) {
+				size_t off = conf_board_keys[key].offset;
+
+				*(unsigned int *)((char *)&pt->board + off) =
+					*(const unsigned int *)((const char *)&b->values + off);
+			}
+	}
+	return true;
 }
 
 static bool check(struct cfg_parse *p)
@@ -518,6 +619,7 @@ static bool check(struct cfg_parse *p)
 			}
 			cp->patches[j].bus = k;
 			cp->patches[j].address = x->refs[j].address;
+			cp->patches[j].board = c->board;
 		}
 		if (cp->layout) {
 			unsigned int n;
@@ -555,7 +657,23 @@ static bool check(struct cfg_parse *p)
 						return false;
 					}
 				}
-	return true;
+	return apply_board_sections(p);
+}
+
+const struct skin_config_board *skin_config_board_of(const struct skin_config *c,
+						     const char *bus, int address)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < c->n_parts; i++)
+		for (j = 0; j < c->parts[i].n_patches; j++) {
+			const struct skin_config_patch *pt = &c->parts[i].patches[j];
+
+			if (pt->address == address && bus &&
+			    !strcmp(c->buses[pt->bus].name, bus))
+				return &pt->board;
+		}
+	return &c->board;
 }
 
 void skin_config_free(struct skin_config *c)
@@ -603,7 +721,7 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 	p.name = name;
 	p.err = err;
 	p.raw = "";
-	p.cur_part = p.cur_bus = -1;
+	p.cur_part = p.cur_bus = p.cur_board = -1;
 	{
 		char *copy = strdup(name);
 
@@ -637,6 +755,7 @@ struct skin_config *skin_config_load_buffer(const char *buf, size_t len,
 	for (i = 0; i < c->n_parts; i++)
 		free(p.extra[i].refs);
 	free(p.extra);
+	free(p.boards);
 	free(p.dir);
 	if (p.failed) {
 		skin_config_free(c);

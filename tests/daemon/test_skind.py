@@ -1440,7 +1440,7 @@ def t_ring_dir_backoff(env):
         d.stop()
 
 
-@case("the buses: a missing interface and one that is no CAN are said once, by name; status and buses show them")
+@case("the buses: a missing interface and one that is no CAN are said once, by name; status and buses show them; parts says which patches are listen-only")
 def t_bus(env):
     rings = os.path.join(env.dir, "bus-rings")
     os.mkdir(rings)
@@ -1448,7 +1448,7 @@ def t_bus(env):
     config = os.path.join(env.dir, "bus.conf")
     with open(config, "w") as f:
         f.write(CONFIG.format(src=SRC, cal=0.5)
-                .replace("[bus can0]", "[bus lo]\nbitrate = 500000")
+                .replace("[bus can0]", "[bus lo]\nbitrate = 500000\nlisten_only = yes")
                 .replace("[bus can1]", "[bus skintest9]")
                 .replace("can0:", "lo:").replace("can1:", "skintest9:"))
     d = Daemon(env, extra=["-r", rings], config=config, side="bus")
@@ -1472,6 +1472,16 @@ def t_bus(env):
             js = [json.loads(l) for l in c.command("buses")]
             assert {"type": "bus", "name": "skintest9", "link": "missing", "bitrate": 0,
                     "configured": 1000000, "state": "none"} in js, js
+            # a tapped bus's patches are listen-only, in both formats
+            pj = {e["name"]: e for e in map(json.loads, c.command("parts"))
+                  if e["type"] == "patch"}
+            assert pj["pad"]["listen_only"] is True, pj
+            assert pj["left_forearm.0"]["listen_only"] is False, pj
+            c.command("format bottle")
+            pt = {e["name"]: e for e in map(skin.parse_event, c.command("parts"))
+                  if e["type"] == "patch"}
+            assert pt["pad"]["listen_only"] == 1, pt
+            assert pt["left_forearm.1"]["listen_only"] == 0, pt
         # a reload keeps what was said
         d.p.send_signal(signal.SIGHUP)
         assert wait_for(lambda: "reloaded:" in d.log(), 5), d.log()

@@ -114,7 +114,7 @@ static const struct man_section {
 	const size_t *n;
 } man_sections[] = {
 	{ ".SS [skind]\n", ".SS [board]\n", conf_comp_keys, &conf_comp_n_keys },
-	{ ".SS [board]\nSent to every board when it starts.\n", ".SS [bus ",
+	{ ".SS [board]\nSent to every board when it starts.\n", ".SS [board \\fIBUS",
 	  conf_board_keys, &conf_board_n_keys },
 	{ ".SS [bus \\fINAME\\fP]\nA CAN interface, e.g.\n.BR \"[bus can0]\" .\n",
 	  ".SS [part ", conf_bus_keys, &conf_bus_n_keys },

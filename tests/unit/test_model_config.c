@@ -27,6 +27,43 @@ static void cfg_fails(const char *text, const char *want)
 		fail_msg("error\n  got:  %s\n  want: %s", err.text, want);
 }
 
+/*
+ * A board's own values: [board] with the keys of its [board BUS:ADDRESS]
+ * over them, whichever comes first in the file; the other boards keep
+ * [board]'s.  listen_only is per bus, off unless said.
+ */
+static void board_sections(void **state)
+{
+	struct skin_error err;
+	struct skin_config *c;
+	const struct skin_config_board *b;
+
+	(void)state;
+	c = cfg("[board can1:13]\ncdc_offset = 0x2000\nskin_type = 1\n"
+		"[bus can0]\n[bus can1]\nlisten_only = yes\n"
+		"[part a]\nlayout = forearm_v2\npatches = can1:13 can1:12\n"
+		"[part b]\nlayout = hand_v2_1\npatches = can0:13\n"
+		"[board]\nshift = 3\nskin_type = 8\n", &err);
+	if (!c)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->n_buses, 2);
+	assert_int_equal(c->buses[0].listen_only, 0);
+	assert_int_equal(c->buses[1].listen_only, 1);
+	b = &c->parts[0].patches[0].board;		/* can1:13 */
+	assert_int_equal(b->cdc_offset, 0x2000);
+	assert_int_equal(b->skin_type, 1);
+	assert_int_equal(b->shift, 3);
+	assert_int_equal(b->period_ms, 50);
+	b = &c->parts[0].patches[1].board;		/* can1:12 */
+	assert_int_equal(b->cdc_offset, 0x2200);
+	assert_int_equal(b->skin_type, 8);
+	b = &c->parts[1].patches[0].board;		/* can0:13: another bus */
+	assert_int_equal(b->cdc_offset, 0x2200);
+	assert_int_equal(b->skin_type, 8);
+	assert_int_equal(b->shift, 3);
+	skin_config_free(c);
+}
+
 static void defaults_are_skinmanall(void **state)
 {
 	struct skin_error err;
@@ -254,6 +291,23 @@ static void mistakes(void **state)
 		  "/etc/skin/skind.conf:3:3: '[bus can0]' is indented after a key, so it would continue 'period_ms': expected section headers at the start of a line");
 	cfg_fails("[bus can0]\n[bus can0]\nbitrate = 1000000\n",
 		  "/etc/skin/skind.conf:2:1: [bus can0] a second time: expected each bus once");
+	/* [board BUS:ADDRESS]: a board of a part, once, a [board]'s keys */
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:14\n"
+		  "[board can0:13]\nskin_type = 1\n",
+		  "/etc/skin/skind.conf:5:8: [board can0:13]: board can0:13 is no patch of any part: expected a board a patches list names");
+	cfg_fails("[bus can0]\n[part a]\nlayout = hand_v2_1\npatches = can0:14\n"
+		  "[board can0:14]\nskin_type = 1\n[board can0:14]\nshift = 0\n",
+		  "/etc/skin/skind.conf:7:1: [board can0:14] a second time (first on line 5): expected each board once");
+	cfg_fails("[board can0:16]\n",
+		  "/etc/skin/skind.conf:1:13: [board BUS:ADDRESS]: board address = '16': expected an integer 0..15");
+	cfg_fails("[board can0]\n",
+		  "/etc/skin/skind.conf:1:8: [board can0]: expected [board BUS:ADDRESS], e.g. [board can0:14]");
+	cfg_fails("[board can0:14]\nbitrate = 1000000\n",
+		  "/etc/skin/skind.conf:2:1: unknown key 'bitrate' in [board can0:14]: expected one of period_ms, skin_type, no_load, shift, cdc_offset");
+	cfg_fails("[board can0:14]\nshift = 1\nshift = 2\n",
+		  "/etc/skin/skind.conf:3:1: second 'shift' in [board can0:14]: expected it once");
+	cfg_fails("[bus can0]\nlisten_only = maybe\n",
+		  "/etc/skin/skind.conf:2:15: listen_only = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	/* issue 16, item 7: an empty configuration names its file */
 	cfg_fails("", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
 	cfg_fails("# nothing\n\n", "/etc/skin/skind.conf: no [part NAME] section: expected at least one part");
@@ -499,6 +553,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_are_skinmanall),
+		cmocka_unit_test(board_sections),
 		cmocka_unit_test(icub_upper_body),
 		cmocka_unit_test(icub_full_body),
 		cmocka_unit_test(every_shipped_config),

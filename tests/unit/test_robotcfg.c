@@ -99,6 +99,33 @@ static void expect_patch(const struct skin_model *m, const char *name,
 	assert_int_equal(pt->address, addr);
 }
 
+/* The values skind.conf gives board BUS:ADDRESS */
+static const struct skin_config_board *board_of(const struct skin_config *c,
+						const char *bus, int addr)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < c->n_parts; i++)
+		for (j = 0; j < c->parts[i].n_patches; j++) {
+			const struct skin_config_patch *pt = &c->parts[i].patches[j];
+
+			if (pt->address == addr && !strcmp(c->buses[pt->bus].name, bus))
+				return &pt->board;
+		}
+	fail_msg("no board %s:%d", bus, addr);
+	return NULL;
+}
+
+/* Every imported bus is tapped: skind's patches send the boards nothing */
+static void expect_listen_only(const struct skin_config *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_buses; i++)
+		if (!c->buses[i].listen_only)
+			fail_msg("[bus %s] is not listen_only", c->buses[i].name);
+}
+
 static bool has_note(const struct robotcfg *r, const char *text)
 {
 	unsigned int i;
@@ -151,6 +178,11 @@ static void test_genova11(void **state)
 	assert_int_equal(c->board.cdc_offset, 0x2200);
 	/* 5 boards, 7 CAN ports: the legs' eb10 and eb11 have two */
 	assert_int_equal(c->n_buses, 7);
+	expect_listen_only(c);
+	/* the hand's triangles 0..6 are part of a board: a note, and the
+	 * board keeps [board]'s values */
+	assert_int_equal(board_of(c, "eb24can1", 14)->cdc_offset, 0x2200);
+	assert_int_equal(board_of(c, "eb24can1", 14)->shift, 2);
 	m = skin_config_build_model(c, &err);
 	if (!m)
 		fail_msg("%s", err.text);
@@ -250,9 +282,10 @@ static void test_genova11(void **state)
 }
 
 /* iCubGenova04's arm skinSpec on the same board: the hand's board is
- * skinType 1 (palm and fingertips), the others 0; triangles off but for
- * the listed sets.  skind.conf's one [board] cannot say so: the notes do,
- * and [board] leaves skin_type to skind's default. */
+ * skinType 1 (palm and fingertips, specialCfgBoards), the arm's others 0
+ * (its defaultCfgBoard), every other device's 8; triangles off but for
+ * the listed sets.  [board] has what most boards have, each other board
+ * its own [board BUS:ADDRESS]; the sets of part of a board stay notes. */
 static void test_genova04_hand(void **state)
 {
 	struct skin_error err;
@@ -267,11 +300,14 @@ static void test_genova04_hand(void **state)
 	r = robotcfg_read(path, &err);
 	if (!r)
 		fail_msg("%s", err.text);
-	/* iCubGenova04 left_arm-eb24-j4_7-skinSpec.xml:23 boardSetCfg1 */
-	assert_true(has_note(r, "left_arm-eb24-j4_7-skinSpec.xml:23: boards eb24can1:14..14: period 50 ms, skin_type 1, no_load 0xf0"));
+	/* iCubGenova04 left_arm-eb24-j4_7-skinSpec.xml:23 boardSetCfg1 is
+	 * [board eb24can1:14], no note */
+	assert_false(has_note(r, "boards eb24can1:14"));
 	assert_true(has_note(r, "defaultCfgTriangle enabled false"));
-	/* :38 triangleSetCfg3, board 13 all on: a mask skind.conf lacks */
-	assert_true(has_note(r, "left_arm-eb24-j4_7-skinSpec.xml:38: board eb24can1:13 triangles 0..15: enabled 1"));
+	/* :38 triangleSetCfg3, board 13 all on, the defaults: the board's
+	 * values; :35, the hand's triangles 0..6, part of a board: a note */
+	assert_false(has_note(r, "board eb24can1:13 triangles 0..15"));
+	assert_true(has_note(r, "left_arm-eb24-j4_7-skinSpec.xml:35: board eb24can1:14 triangles 0..6: enabled 1, shift 0, cdc_offset 0x2000"));
 	assert_int_equal(robotcfg_find_geometry(r, DATA "/positions", &err), 0);
 	write_out(r, "skind.conf", robotcfg_write_skind);
 	robotcfg_free(r);
@@ -279,9 +315,19 @@ static void test_genova04_hand(void **state)
 	c = skin_config_load(path, &err);
 	if (!c)
 		fail_msg("%s", err.text);
-	assert_int_equal(c->board.skin_type, 0);	/* default: 0 and 8 differ */
+	/* 37 boards of skinType 8 (the legs', the torso's, the right arm's) */
+	assert_int_equal(c->board.skin_type, 8);
 	assert_int_equal(c->board.period_ms, 50);
+	assert_int_equal(board_of(c, "eb24can1", 14)->skin_type, 1);
+	assert_int_equal(board_of(c, "eb24can1", 13)->skin_type, 0);
+	assert_int_equal(board_of(c, "eb24can1", 8)->skin_type, 0);
+	assert_int_equal(board_of(c, "eb27can1", 14)->skin_type, 8);
+	assert_int_equal(board_of(c, "eb10can2", 13)->skin_type, 8);
+	assert_int_equal(board_of(c, "eb24can1", 14)->no_load, 0xf0);
+	expect_listen_only(c);
 	skin_config_free(c);
+	run("grep -qx '\\[board eb24can1:14\\]' '%s/skind.conf'", tmp);
+	run("test $(grep -c '^\\[board ' '%s/skind.conf') = 7", tmp);
 }
 
 /* iCubGenova04's skin file is yarprobotinterface 1.0's: its includes are
@@ -361,6 +407,7 @@ static void test_malformed(void **state)
 static void test_partial_board(void **state)
 {
 	struct skin_error err;
+	struct skin_config *c;
 	struct robotcfg *r;
 	char path[256];
 
@@ -376,6 +423,25 @@ static void test_partial_board(void **state)
 	assert_true(has_note(r, "port torso_rest: values 100..767 are not whole boards"));
 	assert_true(has_note(r, "board eb22can1:7 is in no wrapper's port"));
 	robotcfg_free(r);
+
+	/* the torso's boards of skinType 1, in no part: no [board BUS:ADDRESS]
+	 * for them (it would name a board of no patch) */
+	run("sed -i 's|<param name=\"skinType\">      8  </param>|<param name=\"skinType\"> 1 </param>|' '%s/part/hardware/skin/torso-eb22-skinSpec.xml'",
+	    tmp);
+	run("grep -q '\"skinType\"> 1 <' '%s/part/hardware/skin/torso-eb22-skinSpec.xml'", tmp);
+	r = robotcfg_read(path, &err);
+	if (!r)
+		fail_msg("%s", err.text);
+	assert_int_equal(robotcfg_find_geometry(r, DATA "/positions", &err), 0);
+	write_out(r, "skind.conf", robotcfg_write_skind);
+	robotcfg_free(r);
+	run("test $(grep -c '^\\[board ' '%s/skind.conf') = 0", tmp);
+	snprintf(path, sizeof(path), "%s/skind.conf", tmp);
+	c = skin_config_load(path, &err);
+	if (!c)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->board.skin_type, 8);
+	skin_config_free(c);
 }
 
 /* The program: its three files, the notes on stderr, its exit status */

@@ -50,11 +50,12 @@ static int stats_one(const char *path)
 	       info.name, info.ifname, info.cls, info.address);
 	printf("  skin_part %u\n  triangles 0x%04x\n  period_ms %u\n",
 	       info.skin_part, info.triangles, info.period_ms);
-	printf("  state %s%s%s%s\n",
+	printf("  state %s%s%s%s%s\n",
 	       info.flags & SKIN_INFO_BOUND ? "bound" : "unbound",
 	       info.flags & SKIN_INFO_UP ? ",up" : "",
 	       info.flags & SKIN_INFO_STREAMING ? ",streaming" : "",
-	       info.flags & SKIN_INFO_REMOVED ? ",removed" : "");
+	       info.flags & SKIN_INFO_REMOVED ? ",removed" : "",
+	       info.flags & SKIN_INFO_LISTEN_ONLY ? ",listen-only" : "");
 	printf("  ring %u frames, head %" PRIu64 "\n", info.frame_count,
 	       (uint64_t)info.head);
 	/* a newer driver may count more than this program knows by name */

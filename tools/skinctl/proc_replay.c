@@ -325,6 +325,7 @@ static int setup_patches(struct skinctl_replay *r)
 	for (i = 0; i < r->m->n_patches; i++) {
 		struct patch_rx *p = &r->rx[i];
 		const struct skin_patch *mp = &r->m->patches[i];
+		const struct skin_config_board *board;
 		const char *why;
 
 		skin_patch_config_default(&p->cfg);
@@ -334,8 +335,9 @@ static int setup_patches(struct skinctl_replay *r)
 		p->cfg.address = (u8)mp->address;
 		p->cfg.skin_part = (u8)r->m->parts[mp->part].skin_part;
 		p->cfg.triangles = patch_triangles(r->m, i);
-		p->cfg.period_ms = (u16)r->cfg->board.period_ms;
-		p->cfg.no_load = (u8)r->cfg->board.no_load;
+		board = skin_config_board_of(r->cfg, mp->bus, mp->address);
+		p->cfg.period_ms = (u16)board->period_ms;
+		p->cfg.no_load = (u8)board->no_load;
 		why = skin_patch_config_check(&p->cfg);
 		if (why) {
 			fprintf(r->msg, "%s: patch %s:%d: %s\n", r->who,

@@ -47,6 +47,20 @@ struct xdevice {
 	unsigned int n_e;
 };
 
+/* A board's values, in skind.conf's [board] keys' order */
+enum { BV_PERIOD, BV_SKIN_TYPE, BV_NO_LOAD, BV_SHIFT, BV_CDC_OFFSET, BV_N };
+
+static const struct {
+	const char *key;
+	bool hex;
+} bv_keys[BV_N] = {
+	[BV_PERIOD] = { "period_ms", false },
+	[BV_SKIN_TYPE] = { "skin_type", false },
+	[BV_NO_LOAD] = { "no_load", true },
+	[BV_SHIFT] = { "shift", false },
+	[BV_CDC_OFFSET] = { "cdc_offset", true },
+};
+
 /* An embObjSkin device: one ETH board's skin */
 struct skin_dev {
 	struct xdevice x;
@@ -64,6 +78,9 @@ struct skin_dev {
 	unsigned int b_patch[2 * MAX_PATCH_BOARDS];	/* patch index */
 	unsigned int period, skin_type, no_load, shift, cdc_offset;
 	bool enabled, diagnostic;
+	/* board k's own values, [BV_*]: the defaults with the special sets
+	 * that cover the whole board */
+	unsigned int bv[2 * MAX_PATCH_BOARDS][BV_N];
 };
 
 struct part {
@@ -723,9 +740,25 @@ static bool has_addr(const struct skin_dev *s, int p, long addr)
 	return false;
 }
 
-/* specialCfgBoards and specialCfgTriangles: checked as embObjSkin checks
- * them, and kept as notes: skind.conf has one [board] for every board */
-static bool special_sets(struct robotcfg *r, const struct skin_dev *s)
+/* The device's board k at CAN port index p, address a; -1 if none */
+static int board_index(const struct skin_dev *s, int p, long a)
+{
+	unsigned int k;
+
+	for (k = 0; k < s->n_boards; k++)
+		if ((int)s->b_patch[k] == p && s->b_addr[k] == a)
+			return (int)k;
+	return -1;
+}
+
+/*
+ * specialCfgBoards and specialCfgTriangles, checked as embObjSkin checks
+ * them.  A board set, and a triangle set over a whole board (0..15,
+ * enabled), become the board's own values ([board BUS:ADDRESS]); a
+ * triangle set over part of a board stays a note: the driver sets one
+ * shift and cdcOffset per board (and on a tapped bus sends neither).
+ */
+static bool special_sets(struct robotcfg *r, struct skin_dev *s)
 {
 	static const struct {
 		const char *group, *key;
@@ -738,6 +771,13 @@ static bool special_sets(struct robotcfg *r, const struct skin_dev *s)
 	const struct entry *e;
 	char path[80];
 
+	for (i = 0; i < s->n_boards; i++) {
+		s->bv[i][BV_PERIOD] = s->period;
+		s->bv[i][BV_SKIN_TYPE] = s->skin_type;
+		s->bv[i][BV_NO_LOAD] = s->no_load;
+		s->bv[i][BV_SHIFT] = s->shift;
+		s->bv[i][BV_CDC_OFFSET] = s->cdc_offset;
+	}
 	for (k = 0; k < 2; k++) {
 		snprintf(path, sizeof(path), "%s/numOfSets", kinds[k].group);
 		e = find(&s->x, path);
@@ -781,11 +821,19 @@ static bool special_sets(struct robotcfg *r, const struct skin_dev *s)
 							       e->path, a, v[0], v[0]);
 						return false;
 					}
-				if (v[3] != (long)s->period || v[4] != (long)s->skin_type ||
-				    v[5] != (long)s->no_load)
-					note(r, "%s:%u: boards %s:%ld..%ld: period %ld ms, skin_type %ld, no_load 0x%lx (the others: [board])",
-					     rel(r, e->file), e->line, s->ifname[p], v[1],
-					     v[2], v[3], v[4], v[5]);
+				if (v[3] < 1 || v[3] > 255 || v[4] > 15 || v[5] > 255) {
+					skin_error_set(r->err, e->file, e->line, 0,
+						       "%s: period %ld, skinType %ld, noLoad %ld: expected 1..255, 0..15, 0..255",
+						       e->path, v[3], v[4], v[5]);
+					return false;
+				}
+				for (a = v[1]; a <= v[2]; a++) {
+					int b = board_index(s, p, a);
+
+					s->bv[b][BV_PERIOD] = (unsigned int)v[3];
+					s->bv[b][BV_SKIN_TYPE] = (unsigned int)v[4];
+					s->bv[b][BV_NO_LOAD] = (unsigned int)v[5];
+				}
 			} else {
 				if (!has_addr(s, p, v[1]) || v[2] > 15 || v[3] > 15 || v[2] > v[3]) {
 					skin_error_set(r->err, e->file, e->line, 0,
@@ -793,12 +841,18 @@ static bool special_sets(struct robotcfg *r, const struct skin_dev *s)
 						       e->path, v[1], v[2], v[3], v[0]);
 					return false;
 				}
-				/* a set of the defaults changes nothing */
-				if ((v[4] != 0) != s->enabled || v[5] != (long)s->shift ||
-				    v[6] != (long)s->cdc_offset)
-					note(r, "%s:%u: board %s:%ld triangles %ld..%ld: enabled %ld, shift %ld, cdc_offset 0x%lx (the others: [board])",
+				if (v[2] == 0 && v[3] == 15 && v[4] && v[5] <= 15) {
+					int b = board_index(s, p, v[1]);
+
+					s->bv[b][BV_SHIFT] = (unsigned int)v[5];
+					s->bv[b][BV_CDC_OFFSET] = (unsigned int)v[6];
+				} else if ((v[4] != 0) != s->enabled || v[5] != (long)s->shift ||
+					   v[6] != (long)s->cdc_offset) {
+					/* a set of the defaults changes nothing */
+					note(r, "%s:%u: board %s:%ld triangles %ld..%ld: enabled %ld, shift %ld, cdc_offset 0x%lx",
 					     rel(r, e->file), e->line, s->ifname[p], v[1],
 					     v[2], v[3], v[4], v[5], v[6]);
+				}
 			}
 		}
 	}
@@ -1098,29 +1152,63 @@ const char *robotcfg_note(const struct robotcfg *r, unsigned int i)
 	return i < r->n_note ? r->note[i] : NULL;
 }
 
-/* A [board] key: the value every device agrees on, else a comment */
-static void board_key(const struct robotcfg *r, FILE *f, const char *key,
-		      size_t off, bool hex)
+/* [board]'s value of key k: the one most boards have (the first of a tie) */
+static unsigned int board_common(const struct robotcfg *r, unsigned int k)
 {
-	unsigned int v0 = *(const unsigned int *)((const char *)&r->dev[0] + off);
-	unsigned int i;
+	unsigned int i, j, b, c, n, best = 0, best_n = 0;
 
-	for (i = 1; i < r->n_dev; i++)
-		if (*(const unsigned int *)((const char *)&r->dev[i] + off) != v0)
-			break;
-	if (i == r->n_dev) {
-		fprintf(f, hex ? "%s = 0x%x\n" : "%s = %u\n", key, v0);
-		return;
-	}
-	fprintf(f, "# %s: the devices differ (skind's default is sent):\n", key);
 	for (i = 0; i < r->n_dev; i++)
-		fprintf(f, hex ? "#   %s: 0x%x\n" : "#   %s: %u\n", r->dev[i].x.name,
-			*(const unsigned int *)((const char *)&r->dev[i] + off));
+		for (b = 0; b < r->dev[i].n_boards; b++) {
+			unsigned int v = r->dev[i].bv[b][k];
+
+			n = 0;
+			for (j = 0; j < r->n_dev; j++)
+				for (c = 0; c < r->dev[j].n_boards; c++)
+					n += r->dev[j].bv[c][k] == v;
+			if (n > best_n) {
+				best = v;
+				best_n = n;
+			}
+		}
+	return best;
+}
+
+static void write_key(FILE *f, unsigned int k, unsigned int v)
+{
+	fprintf(f, bv_keys[k].hex ? "%s = 0x%x\n" : "%s = %u\n", bv_keys[k].key, v);
+}
+
+/* [board BUS:ADDRESS] for each board of a part whose values are not
+ * [board]'s: the keys that differ */
+static void write_own_boards(const struct robotcfg *r, FILE *f,
+			     const unsigned int common[BV_N])
+{
+	unsigned int i, b, k;
+
+	for (i = 0; i < r->n_dev; i++) {
+		const struct skin_dev *s = &r->dev[i];
+
+		for (b = 0; b < s->n_boards; b++) {
+			bool own = false;
+
+			for (k = 0; k < BV_N; k++)
+				own |= s->bv[b][k] != common[k];
+			/* (a board of no part has no patch to take them) */
+			if (!own || !taken(r, s->ifname[s->b_patch[b]], s->b_addr[b]))
+				continue;
+			fprintf(f, "\n# %s's board %d (%s)\n[board %s:%d]\n",
+				s->x.name, s->b_addr[b], rel(r, s->x.file),
+				s->ifname[s->b_patch[b]], s->b_addr[b]);
+			for (k = 0; k < BV_N; k++)
+				if (s->bv[b][k] != common[k])
+					write_key(f, k, s->bv[b][k]);
+		}
+	}
 }
 
 void robotcfg_write_skind(const struct robotcfg *r, FILE *f)
 {
-	unsigned int i, j, p;
+	unsigned int i, j, k, p, common[BV_N];
 
 	bool geometry = false;
 
@@ -1135,16 +1223,17 @@ void robotcfg_write_skind(const struct robotcfg *r, FILE *f)
 		   "# No geometry: robots-configuration has none (--geometry-dir DIR, or\n"
 		   "# geometry = per part, docs/MODEL.md); skind refuses a part without.\n");
 	fprintf(f, "[skind]\n\n[board]\n"
-		   "# each device's defaultCfgBoard and defaultCfgTriangle\n"
-		   "# (on a tapped ETH bus yarprobotinterface configures the boards)\n");
-	board_key(r, f, "period_ms", offsetof(struct skin_dev, period), false);
-	board_key(r, f, "skin_type", offsetof(struct skin_dev, skin_type), false);
-	board_key(r, f, "no_load", offsetof(struct skin_dev, no_load), true);
-	board_key(r, f, "shift", offsetof(struct skin_dev, shift), false);
-	board_key(r, f, "cdc_offset", offsetof(struct skin_dev, cdc_offset), true);
+		   "# the values of most boards (defaultCfgBoard, defaultCfgTriangle);\n"
+		   "# the others' in [board BUS:ADDRESS] below.  On a tapped ETH bus\n"
+		   "# yarprobotinterface configures the boards: skind reads noLoad and\n"
+		   "# the period from here, and sends nothing.\n");
+	for (k = 0; k < BV_N; k++) {
+		common[k] = board_common(r, k);
+		write_key(f, k, common[k]);
+	}
 	if (r->n_note) {
-		fprintf(f, "# What skind.conf cannot express (per board or triangle, or not\n"
-			   "# a whole board), from the robot's files:\n");
+		fprintf(f, "# What skind.conf cannot express (part of a board's triangles, or\n"
+			   "# not a whole board), from the robot's files:\n");
 		for (i = 0; i < r->n_note; i++)
 			fprintf(f, "#   %s\n", r->note[i]);
 	}
@@ -1152,9 +1241,11 @@ void robotcfg_write_skind(const struct robotcfg *r, FILE *f)
 		const struct skin_dev *s = &r->dev[i];
 
 		for (p = 0; p < s->n_patches; p++)
-			fprintf(f, "\n# %s: %s %s, CAN%d\n[bus %s]\n", s->x.name,
-				s->eth_type, s->ip, s->port[p], s->ifname[p]);
+			fprintf(f, "\n# %s: %s %s, CAN%d\n[bus %s]\nlisten_only = yes\n",
+				s->x.name, s->eth_type, s->ip, s->port[p],
+				s->ifname[p]);
 	}
+	write_own_boards(r, f, common);
 	for (i = 0; i < r->n_part; i++) {
 		const struct part *pt = &r->part[i];
 

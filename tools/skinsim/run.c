@@ -55,14 +55,15 @@ int log_frame(struct run *r, const char *bus, const struct can_frame *cf,
 
 /*
  * A board as the driver configures it, for the modes without a driver:
- * the config's [board] values, the triangles the geometry has (a daemon
+ * the board's values in the config ([board], [board BUS:ADDRESS]), the triangles the geometry has (a daemon
  * enables those), streaming.
  */
 void board_for_offline(const struct run *r, unsigned int i,
 		       struct skin_sim_board *b)
 {
 	const struct skin_sim_patch_info *p = skin_sim_patch(r->sim, i);
-	const struct skin_config_board *cb = &r->config->board;
+	const struct skin_config_board *cb =
+		skin_config_board_of(r->config, p->bus, p->address);
 	unsigned int t;
 
 	skin_sim_board_init(b, p->address);

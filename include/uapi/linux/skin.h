@@ -64,6 +64,7 @@ enum skin_stat {
 	SKIN_STAT_TX,		/* board commands sent */
 	SKIN_STAT_TX_FAILED,	/* board commands the CAN core refused */
 	SKIN_STAT_BIND_FAILED,	/* interfaces the CAN core refused to receive from */
+	SKIN_STAT_TX_WITHHELD,	/* board commands a listen-only patch did not send */
 	SKIN_STAT_NR
 };
 
@@ -227,6 +228,12 @@ struct skin_info {
 #define SKIN_INFO_UP		(1U << 1) /* ... and is up */
 #define SKIN_INFO_STREAMING	(1U << 2) /* the board was told to stream */
 #define SKIN_INFO_REMOVED	(1U << 3) /* the patch was disabled or removed */
+/*
+ * The patch sends its board nothing (another program configures it, e.g.
+ * on an ETH robot's tapped bus); SKIN_INFO_STREAMING then says the patch
+ * is started, not that the board was told anything.
+ */
+#define SKIN_INFO_LISTEN_ONLY	(1U << 4)
 
 /**
  * struct skin_stats - SKIN_IOC_GET_STATS
