@@ -21,8 +21,12 @@ now_ns() {
 	echo $(( ${up%.*} * 1000000000 + (1${up#*.} - 100) * 10000000 ))
 }
 
+# (a case may define fail_context, to show what explains a failure)
 fail() {
 	echo "FAIL: $*"
+	if command -v fail_context >/dev/null 2>&1; then
+		fail_context
+	fi
 	exit 1
 }
 
