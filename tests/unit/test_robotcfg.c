@@ -469,7 +469,7 @@ static void test_program(void **state)
 	run("test $(grep -c '^note: ' '%s/err') = 2", tmp);
 	/* without geometry: written, refused by the load check, exit 1 */
 	snprintf(cmd, sizeof(cmd),
-		 "'%s' import robots-configuration '%s' --output-dir '%s' 2>'%s/err'",
+		 "'%s' import robots-configuration '%s' --output-dir '%s' --no-geometry 2>'%s/err'",
 		 SKINCTL, G11, tmp, tmp);
 	status = system(cmd);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);

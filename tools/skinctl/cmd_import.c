@@ -8,19 +8,27 @@
  * cannot express is said on stderr, one line each, and in skind.conf.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "robotcfg.h"
 #include "skinctl.h"
 
+/* the iCub geometry the package installs (scripts/install), taken when
+ * no --geometry-dir is given: robots-configuration has none, and skind
+ * refuses a part without */
+#define INSTALLED_GEOMETRY "/etc/skin/icub/positions"
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: skinctl import robots-configuration DIR [--output-dir OUT] [--geometry-dir GDIR]\n"
+	fprintf(f, "usage: skinctl import robots-configuration DIR [--output-dir OUT] [--geometry-dir GDIR|--no-geometry]\n"
 		   "Write OUT/skind.conf, OUT/skin-eth.boards, OUT/skin-yarp.conf (OUT: .)\n"
 		   "from a robots-configuration robot folder (hardware/skin, wrappers/skin);\n"
-		   "each part's geometry is the file of GDIR of its SkinPart and length.\n");
+		   "each part's geometry is the file of GDIR of its SkinPart and length\n"
+		   "(GDIR: " INSTALLED_GEOMETRY " when it exists; --no-geometry: none).\n");
 }
 
 static int write_one(const char *dir, const char *name, const struct robotcfg *r,
@@ -49,10 +57,12 @@ int cmd_import(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output-dir", required_argument, NULL, 'o' },
 		{ "geometry-dir", required_argument, NULL, 'g' },
+		{ "no-geometry", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = ".", *geometry = NULL;
+	bool no_geometry = false;
 	struct skin_config *c;
 	struct skin_error err;
 	struct robotcfg *r;
@@ -60,13 +70,16 @@ int cmd_import(int argc, char **argv)
 	unsigned int i;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "o:g:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:g:Gh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
 			continue;
 		case 'g':
 			geometry = optarg;
+			continue;
+		case 'G':
+			no_geometry = true;
 			continue;
 		case 'h':
 			usage(stdout);
@@ -83,6 +96,15 @@ int cmd_import(int argc, char **argv)
 	if (!r) {
 		fprintf(stderr, "%s\n", err.text);
 		return 1;
+	}
+	if (geometry && no_geometry) {
+		fprintf(stderr, "skinctl import: --geometry-dir or --no-geometry, not both\n");
+		return 2;
+	}
+	if (!geometry && !no_geometry && access(INSTALLED_GEOMETRY, R_OK | X_OK) == 0) {
+		geometry = INSTALLED_GEOMETRY;
+		fprintf(stderr, "note: geometry from %s (--geometry-dir DIR for another)\n",
+			geometry);
 	}
 	if (geometry && robotcfg_find_geometry(r, geometry, &err)) {
 		fprintf(stderr, "%s\n", err.text);
