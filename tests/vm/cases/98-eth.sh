@@ -66,6 +66,9 @@ udpsink 10.0.1.104 12345 /tmp/owner.count 2>/tmp/owner.err &
 owner=$!
 wait_until "udpsink owning 12345" "[ -s /tmp/owner.count ]"
 
+# the 4 MiB the gateway asks for its packet socket (docs/ETH.md): the
+# emulated machine stalls it for longer than the default's 200 kB hold
+echo 8388608 >/proc/sys/net/core/rmem_max
 skin-eth --setup $BOARDS
 for ifname in eb24can1 eb10can1 eb10can2; do
 	[ -d /sys/class/net/$ifname ] || fail "skin-eth --setup did not create $ifname"
@@ -117,8 +120,12 @@ skin-eth --replay /tmp/sent.pcap $BOARDS --log /tmp/want.log 2>/tmp/want.err
 cat /tmp/want.err
 sent=$(awk '$1 == "capture:" && $2 == "packets" { print $3 }' /tmp/want.err)
 [ "${sent:-0}" -gt 1000 ] || fail "skinsim sent only '$sent' datagrams"
+# (what its own full buffer dropped, which the emulated machine can
+# cause, never reached it whoever else reads the wire: counted apart)
 got=$(awk '$1 == "all" { print $2 }' /tmp/owner.count)
-expect_eq "datagrams the port's owner received" "$got" "$sent"
+dropped=$(awk '$1 == "dropped" { print $2 }' /tmp/owner.count)
+[ "$dropped" -eq 0 ] || echo "note: the owner's own socket buffer dropped $dropped datagrams"
+expect_eq "datagrams the port's owner received or dropped itself" "$((got + dropped))" "$sent"
 
 # the gateway's frames are the frames of the capture, interface for
 # interface, in order (the times are the wire's, not the capture's)
