@@ -13,7 +13,7 @@ static const struct skinctl_cmd cmds[] = {
 	{ "convert", "[--from FMT] [--to FMT] [--dist M] IN OUT",
 	  "convert between geometry formats (e.g. positions to skinware)",
 	  cmd_convert, false },
-	{ "import", "robots-configuration DIR [--output-dir OUT] [--geometry-dir GDIR]",
+	{ "import", "robots-configuration DIR [--output-dir OUT] [--geometry-dir GDIR|--no-geometry]",
 	  "skind.conf and the ETH gateway's boards from a robot's folder",
 	  cmd_import, true },
 	{ "dump", "[--read] [-n N] [--timeout MS] [--all] DEVICE",
