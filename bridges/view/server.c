@@ -4,10 +4,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +24,10 @@
 #define CHECK_PERIOD_US	1000000ull	/* the idle and stall checks */
 #define MAX_SUBS	1024		/* a client's subscriptions */
 #define KILL_AFTER_S	2		/* a close that was not sent by then */
+/* The kernel's send buffer of a client: what it holds for a client that
+ * does not read is bounded by this (not tcp_wmem's megabytes), and such
+ * a client's stall shows within a second of samples */
+#define CLIENT_SNDBUF	(64 * 1024)
 /* RFC 6455's registry (IANA), newer than libwebsockets 4.1's list */
 #define CLOSE_TRY_AGAIN_LATER	1013
 
@@ -448,6 +454,12 @@ static int on_established(struct server *s, struct client *c, struct lws *wsi)
 				 (unsigned char *)why, strlen(why));
 		return -1;
 	}
+	{
+		int sndbuf = CLIENT_SNDBUF;
+
+		setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf,
+			   sizeof(sndbuf));
+	}
 	c->next = s->clients;
 	if (s->clients)
 		s->clients->prev = c;
@@ -636,10 +648,15 @@ int server_new(struct server **sp, sd_event *e, const struct view_config *cfg)
 		return -EADDRINUSE;
 	}
 	s->vh = lws_get_vhost_by_name(s->ctx, "skin-view");
-	fd.filefd = sd_event_get_fd(e);
-	if (!s->vh || !lws_adopt_descriptor_vhost(s->vh, LWS_ADOPT_RAW_FILE_DESC, fd,
-						  "skin-view-loop", NULL)) {
+	/* a descriptor of its own on the loop's epoll: libwebsockets
+	 * closes what it adopted, sd-event closes its own */
+	fd.filefd = fcntl(sd_event_get_fd(e), F_DUPFD_CLOEXEC, 3);
+	if (fd.filefd < 0 || !s->vh ||
+	    !lws_adopt_descriptor_vhost(s->vh, LWS_ADOPT_RAW_FILE_DESC, fd,
+					"skin-view-loop", NULL)) {
 		log_err("the event loop's descriptor could not be watched");
+		if (fd.filefd >= 0)
+			close(fd.filefd);
 		server_free(s);
 		return -EIO;
 	}
