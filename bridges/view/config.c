@@ -111,10 +111,10 @@ static const struct conf_key view_keys[] = {
 	{ .name = "socket", .type = CONF_CUSTOM, .parse = parse_socket,
 	  .expected = "a path of 1 to 107 characters",
 	  .doc = "skind's socket" },
+	/* (its default is the build's: view_config_init()) */
 	{ .name = "data_dir", .type = CONF_CUSTOM, .parse = parse_data_dir,
-	  .def_text = SKIN_VIEW_DATADIR,
 	  .expected = "an absolute path of at most 255 characters",
-	  .doc = "the page's files; nothing outside it is served" },
+	  .doc = "the page's files (none: the installed ones, PREFIX/share/skin/view); nothing outside it is served" },
 };
 
 const struct conf_key *view_config_keys(size_t *n)
@@ -130,6 +130,7 @@ void view_config_init(struct view_config *c)
 
 	memset(c, 0, sizeof(*c));
 	conf_keys_default(t, n, c);
+	snprintf(c->data_dir, sizeof(c->data_dir), "%s", SKIN_VIEW_DATADIR);
 }
 
 static int section(struct conf_parser *cp, char *s)

@@ -2608,6 +2608,7 @@ def t_sigterm(env):
 SKINSIM = os.environ.get("SKINSIM", os.path.join(SRC, "build/meson/tools/skinsim/skinsim"))
 SKIN_YARP = os.environ.get("SKIN_YARP", os.path.join(SRC, "build/meson/bridges/yarp/skin-yarp"))
 SKIN_ETH = os.environ.get("SKIN_ETH", os.path.join(SRC, "build/meson/bridges/eth/skin-eth"))
+SKIN_VIEW = os.environ.get("SKIN_VIEW", os.path.join(SRC, "build/meson/bridges/view/skin-view"))
 # empty: not built here (no Cyclone DDS)
 SKIN_ROS2_BRIDGE = os.environ.get("SKIN_ROS2_BRIDGE",
                                   os.path.join(SRC, "build/meson/bridges/ros2/skin-ros2-bridge"))
@@ -2638,7 +2639,7 @@ def skinctl_commands():
 def t_cli_help_version(env):
     version = meson_version()
     progs = [("skind", SKIND), ("skinctl", SKINCTL), ("skinsim", SKINSIM),
-             ("skin-yarp", SKIN_YARP), ("skin-eth", SKIN_ETH)]
+             ("skin-yarp", SKIN_YARP), ("skin-eth", SKIN_ETH), ("skin-view", SKIN_VIEW)]
     if SKIN_ROS2_BRIDGE:
         progs.append(("skin-ros2-bridge", SKIN_ROS2_BRIDGE))
     else:
@@ -3393,7 +3394,6 @@ def t_calibrate_progress(env):
 
 # --- skin-view: HTTP, Foxglove's WebSocket protocol, hostile clients ----------
 
-SKIN_VIEW = os.environ.get("SKIN_VIEW", os.path.join(SRC, "build/meson/bridges/view/skin-view"))
 # node_modules with @foxglove/ws-protocol, @foxglove/cdr and ws
 # (scripts/node-tree); empty: the Foxglove client cases are skipped
 NODE_MODULES = os.environ.get("SKIN_NODE_MODULES", "")

@@ -7,6 +7,7 @@
  * against the published specification's (docs/VIEW.md); requests from
  * clients are parsed as they come, hostile ones included.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -216,7 +217,35 @@ static void test_config(void **state)
 					   "t", &err), -EINVAL);
 }
 
-int main(void)
+/* man/skin-view.8's [view] keys are the table's, line for line
+ * (test_view_fox --man prints them) */
+static void test_man_page(void **state)
+{
+	const struct conf_key *t;
+	char *page = NULL, *from, *to, *want;
+	size_t n = 0, nk;
+	FILE *f;
+
+	(void)state;
+	f = fopen(SKIN_SOURCE_ROOT "/man/skin-view.8", "r");
+	assert_non_null(f);
+	assert_true(getdelim(&page, &n, '\0', f) > 0);
+	fclose(f);
+	from = strstr(page, ".SS [view]\n");
+	assert_non_null(from);
+	from += strlen(".SS [view]\n");
+	to = strstr(from, ".SH ");
+	assert_non_null(to);
+	t = view_config_keys(&nk);
+	want = conf_keys_man(t, nk);
+	assert_non_null(want);
+	if ((size_t)(to - from) != strlen(want) || memcmp(from, want, strlen(want)))
+		fail_msg("man/skin-view.8's [view] differs from bridges/view/config.c's table:\n%s", want);
+	free(want);
+	free(page);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_server_info),
@@ -225,7 +254,18 @@ int main(void)
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_data_header),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_man_page),
 	};
+
+	if (argc > 1 && !strcmp(argv[1], "--man")) {
+		size_t n;
+		const struct conf_key *t = view_config_keys(&n);
+		char *man = conf_keys_man(t, n);
+
+		fputs(man ? man : "", stdout);
+		free(man);
+		return man ? 0 : 1;
+	}
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
