@@ -318,8 +318,9 @@ int main(int argc, char **argv)
 		log_err("following skind: %s", strerror(-rc));
 		goto out;
 	}
-	log_info("serving http://%s:%u/ from %s: following skind", cfg.address,
-		 cfg.port, cfg.data_dir);
+	log_info("serving http://%s%s%s:%u/ from %s: following skind",
+		 strchr(cfg.address, ':') ? "[" : "", cfg.address,
+		 strchr(cfg.address, ':') ? "]" : "", cfg.port, cfg.data_dir);
 	service_ready(NULL);
 	rc = service_run_beside(e, server_wait, v.srv);
 	{

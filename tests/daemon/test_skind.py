@@ -3412,7 +3412,7 @@ class View:
     """skin-view on the suite's skind, serving a copy of the page's files
     (env.dir/www: a file beside it must never be served)."""
 
-    def __init__(self, env, **keys):
+    def __init__(self, env, daemon=None, **keys):
         self.dir = os.path.join(env.dir, "view%d" % env.next_log())
         www = os.path.join(self.dir, "www")
         shutil.copytree(os.path.join(SRC, "bridges/view/www"), www)
@@ -3420,7 +3420,7 @@ class View:
             f.write("SECRET-NOT-TO-BE-SERVED\n")
         self.port = free_port()
         conf = dict(address="127.0.0.1", port=self.port, data_dir=www,
-                    socket=env.daemon.sock)
+                    socket=(daemon or env.daemon).sock)
         conf.update(keys)
         self.conf = os.path.join(self.dir, "skin-view.conf")
         with open(self.conf, "w") as f:
@@ -3494,8 +3494,8 @@ class WS:
         self.s.connect(("127.0.0.1", port))
         self.s.sendall(("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                        "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: %s\r\n\r\n"
-                        % protocol).encode())
+                        "Sec-WebSocket-Version: 13\r\n%s\r\n"
+                        % ("Sec-WebSocket-Protocol: %s\r\n" % protocol if protocol else "")).encode())
         self.buf = b""
         while b"\r\n\r\n" not in self.buf:
             b = self.s.recv(4096)
@@ -3654,13 +3654,25 @@ def t_view_http(env):
             assert st != 200, (path, st, h)
         # the page's files still served after all that
         assert http_get(v.port, "/view.js")[0] == 200
-        # a WebSocket without Foxglove's subprotocol: refused
+        # both subprotocols are Foxglove's, the one asked for is chosen
+        for proto in ("foxglove.websocket.v1", "foxglove.sdk.v1"):
+            ws = WS(v.port, protocol=proto)
+            assert re.search(r"(?im)^sec-websocket-protocol: %s$" % re.escape(proto), ws.head), ws.head
+            assert ws.json()["op"] == "serverInfo"
+            assert ws.json()["op"] == "advertise"
+            ws.close()
+        # a WebSocket without a subprotocol: closed, 1002
+        ws = WS(v.port, protocol=None)
+        code, why = ws.closed()
+        assert code == 1002 and "foxglove.websocket.v1" in why, (code, why)
+        ws.close()
+        # one naming only another: no WebSocket at all
         try:
             ws = WS(v.port, protocol="chat")
             code, _ = ws.closed()
-            assert code is not None and code != 1000, code
+            raise RuntimeError("a WebSocket of subprotocol chat: closed %s" % code)
         except (AssertionError, EOFError, OSError) as e:
-            assert "101" not in str(e), e
+            assert "HTTP/1.1 101" not in str(e), e
     finally:
         v.stop()
 
@@ -3737,6 +3749,51 @@ def t_view_foxglove(env):
         reader.stop() if reader else f.stop()
         log = v.stop()
     assert "samples sent" in log, log[-2000:]
+
+
+@case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones")
+def t_view_reload(env):
+    d = Daemon(env, side="view-reload")
+    v = None
+    try:
+        d.ready()
+        v = View(env, daemon=d)
+        ws = WS(v.port)
+        assert ws.json()["op"] == "serverInfo"
+        adv = ws.json()
+        assert adv["op"] == "advertise", adv
+        ids = {c["topic"]: c["id"] for c in adv["channels"]}
+        lf = sorted(i for t, i in ids.items() if t.startswith("/skin/left_forearm/"))
+        assert len(lf) == 3 and len(ids) == 6, ids
+        with open(d.config) as f:
+            text = f.read()
+        with open(d.config, "w") as f:
+            f.write(text.split("[part left_forearm]")[0])
+        d.p.send_signal(signal.SIGHUP)
+        m = ws.json()
+        assert m == {"op": "unadvertise", "channelIds": [lf[0]]}, m
+        gone = [m["channelIds"][0]] + [ws.json()["channelIds"][0] for _ in range(2)]
+        assert sorted(gone) == lf, (gone, lf)
+        with open(d.config, "w") as f:
+            f.write(text)
+        d.p.send_signal(signal.SIGHUP)
+        new = [ws.json() for _ in range(3)]
+        chans = [c for m in new for c in m["channels"]]
+        assert all(m["op"] == "advertise" for m in new), new
+        assert sorted(c["topic"] for c in chans) == sorted(t for t in ids if "left_forearm" in t)
+        # ids are not reused: a channel's id names one advertisement
+        assert not set(c["id"] for c in chans) & set(ids.values()), chans
+        values = [c["id"] for c in chans if c["topic"].endswith("/values")][0]
+        ws.send(json.dumps({"op": "subscribe", "subscriptions": [{"id": 9, "channelId": values}]}))
+        op, p = ws.recv()
+        while op != 2:
+            op, p = ws.recv()
+        assert p[0] == 1 and struct.unpack("<I", p[1:5])[0] == 9
+        ws.close()
+    finally:
+        if v:
+            v.stop()
+        d.stop()
 
 
 def rss_kib(pid):
