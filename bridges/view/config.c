@@ -96,6 +96,10 @@ static const struct conf_key view_keys[] = {
 	{ .name = "max_connections", .type = CONF_UINT, .offset = VC(max_connections),
 	  .min = 16, .max = 65536, .def = 1024,
 	  .doc = "TCP connections held of any kind; past it, new ones wait in the listen queue" },
+	{ .name = "max_connections_per_address", .type = CONF_UINT,
+	  .offset = VC(max_connections_per_address),
+	  .min = 1, .max = 65536, .def = 64,
+	  .doc = "TCP connections held from one address; more are hung up at once" },
 	{ .name = "queue_bytes", .type = CONF_UINT, .offset = VC(queue_bytes),
 	  .min = 4096, .max = 1 << 26, .unit = "bytes", .def = 262144,
 	  .doc = "a client's replies not sent yet; a client past it is closed (samples are not queued: the newest replaces an unsent one)" },
@@ -175,6 +179,12 @@ int view_config_parse(struct view_config *c, const char *buf,
 
 	if (conf_parse(&cp, buf, strlen(buf)))
 		return -EINVAL;
+	if (c->max_connections_per_address > c->max_connections) {
+		skin_error_set(err, name ? name : "(config)", 0, 0,
+			       "max_connections_per_address (%u) above max_connections (%u)",
+			       c->max_connections_per_address, c->max_connections);
+		return -EINVAL;
+	}
 	if (c->max_per_address > c->max_clients) {
 		skin_error_set(err, name ? name : "(config)", 0, 0,
 			       "max_per_address (%u) above max_clients (%u)",

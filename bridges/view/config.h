@@ -7,7 +7,8 @@
  *	port = 8765             its TCP port (HTTP and WebSocket)
  *	max_clients = 64        WebSocket clients at once
  *	max_per_address = 16    WebSocket clients from one address
- *	max_connections = 512   TCP connections held, of any kind
+ *	max_connections = 1024  TCP connections held, of any kind
+ *	max_connections_per_address = 64   ... from one address
  *	queue_bytes = 262144    a client's queued replies, at most
  *	idle_timeout_s = 30     a connection that asks for nothing, closed
  *	max_frame = 65536       a client's message, at most (bytes)
@@ -36,6 +37,7 @@ struct view_config {
 	uint32_t max_clients;
 	uint32_t max_per_address;
 	uint32_t max_connections;
+	uint32_t max_connections_per_address;
 	uint32_t queue_bytes;
 	uint32_t idle_timeout_s;
 	uint32_t max_frame;

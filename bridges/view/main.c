@@ -327,13 +327,14 @@ int main(int argc, char **argv)
 		struct server_stats st;
 
 		server_stats(v.srv, &st);
-		log_info("served %llu clients (%llu refused over a cap), %llu samples sent, %llu replaced unsent; closed: %llu idle, %llu stalled, %llu malformed, %llu oversized, %llu queue full",
+		log_info("served %llu clients (%llu refused over a cap), %llu samples sent, %llu replaced unsent; closed: %llu idle, %llu stalled, %llu malformed, %llu oversized, %llu queue full; %llu connections hung up over the cap per address",
 			 (unsigned long long)st.accepted, (unsigned long long)st.refused_cap,
 			 (unsigned long long)st.frames, (unsigned long long)st.replaced,
 			 (unsigned long long)st.closed_idle, (unsigned long long)st.closed_stalled,
 			 (unsigned long long)st.closed_malformed,
 			 (unsigned long long)st.closed_oversize,
-			 (unsigned long long)st.closed_queue);
+			 (unsigned long long)st.closed_queue,
+			 (unsigned long long)st.refused_addr);
 	}
 out:
 	follow_source_free(fs);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +72,24 @@ struct client {
 	bool killed, listed;
 };
 
+/* A TCP connection's address, counted from its accept to its end: what
+ * libwebsockets accepted is told to protocol 0 (FILTER_NETWORK_CONNECTION,
+ * with the address), then its connection is made (WSI_CREATE, at once,
+ * in the same call), later ended (WSI_DESTROY) */
+struct peer {
+	struct peer *next;
+	char addr[INET6_ADDRSTRLEN];
+	unsigned int conns;
+};
+
+/* A connection counted against a peer (by its wsi: libwebsockets keeps
+ * a wsi's opaque user data for itself on adoption) */
+struct held {
+	struct held *next;
+	const struct lws *wsi;
+	struct peer *peer;
+};
+
 struct server {
 	struct view_config cfg;
 	sd_event *e;
@@ -86,6 +105,9 @@ struct server {
 	uint8_t *txbuf;			/* LWS_PRE + a reply */
 	size_t txcap;
 	char session[32];
+	struct peer *peers;		/* the addresses connections are held from */
+	struct peer *accepted;		/* the one accepted, until its WSI_CREATE */
+	struct held *held;		/* the connections counted */
 	struct server_stats st;
 };
 
@@ -516,11 +538,99 @@ static int fox_callback(struct lws *wsi, enum lws_callback_reasons reason,
 
 /* The page's files (the mount) and the WebSocket upgrades that named no
  * subprotocol of ours */
+static void peer_put(struct server *s, struct peer *p)
+{
+	struct peer **pp;
+
+	if (!p || --p->conns)
+		return;
+	for (pp = &s->peers; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	free(p);
+}
+
+/* A connection accepted from @sa: counted against its address, or
+ * refused (false) over max_connections_per_address */
+static bool peer_accept(struct server *s, const struct sockaddr_storage *sa)
+{
+	char addr[INET6_ADDRSTRLEN] = "?";
+	struct peer *p;
+
+	if (sa->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr,
+			  sizeof(addr));
+	else if (sa->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr,
+			  sizeof(addr));
+	/* one accepted that never became a connection: not held */
+	peer_put(s, s->accepted);
+	s->accepted = NULL;
+	for (p = s->peers; p && strcmp(p->addr, addr); p = p->next)
+		;
+	if (p && p->conns >= s->cfg.max_connections_per_address) {
+		if (s->st.refused_addr++ % 1000 == 0)
+			log_info("connections from %s refused: %u held (%llu refused so far)",
+				 addr, p->conns, (unsigned long long)s->st.refused_addr);
+		return false;
+	}
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return false;
+		snprintf(p->addr, sizeof(p->addr), "%s", addr);
+		p->next = s->peers;
+		s->peers = p;
+	}
+	p->conns++;
+	s->accepted = p;
+	return true;
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason,
 			 void *user, void *in, size_t len)
 {
 	static const char why[] = "subprotocol foxglove.websocket.v1 needed";
+	struct server *s = lws_context_user(lws_get_context(wsi));
 
+	switch (reason) {
+	case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
+		const struct lws_filter_network_conn_args *a = user;
+
+		return a && peer_accept(s, &a->cli_addr) ? 0 : 1;
+	}
+	case LWS_CALLBACK_WSI_CREATE:
+		/* the connection just accepted, or one of the server's own */
+		if (s->accepted) {
+			struct held *h = malloc(sizeof(*h));
+
+			if (h) {
+				*h = (struct held){ s->held, wsi, s->accepted };
+				s->held = h;
+			} else {
+				peer_put(s, s->accepted);	/* not counted */
+			}
+			s->accepted = NULL;
+		}
+		return 0;
+	case LWS_CALLBACK_WSI_DESTROY: {
+		struct held **hp, *h;
+
+		for (hp = &s->held; *hp && (*hp)->wsi != wsi; hp = &(*hp)->next)
+			;
+		if (*hp) {
+			h = *hp;
+			*hp = h->next;
+			peer_put(s, h->peer);
+			free(h);
+		}
+		return 0;
+	}
+	default:
+		break;
+	}
 	if (reason == LWS_CALLBACK_ESTABLISHED) {
 		lws_close_reason(wsi, LWS_CLOSE_STATUS_PROTOCOL_ERR,
 				 (unsigned char *)why, sizeof(why) - 1);
@@ -683,6 +793,19 @@ void server_free(struct server *s)
 		lws_context_destroy(s->ctx);	/* closes the clients */
 	for (i = 0; i < s->n_chans; i++)
 		blob_put(s->chans[i].latest);
+	while (s->held) {
+		struct held *h = s->held;
+
+		s->held = h->next;
+		free(h);
+	}
+	peer_put(s, s->accepted);
+	while (s->peers) {
+		struct peer *p = s->peers;
+
+		s->peers = p->next;
+		free(p);
+	}
 	free(s->chans);
 	free(s->txbuf);
 	free(s);

@@ -13,7 +13,8 @@
  * subscription, at most one sample not sent yet (the newest replaces an
  * unsent older one, counted) and at most queue_bytes of replies; the
  * WebSocket clients are capped in all and per address (over a cap: close
- * 1013); a client's message is at most max_frame bytes (1009), text
+ * 1013), the TCP connections too (over max_connections_per_address: hung
+ * up at once, before a byte is read); a client's message is at most max_frame bytes (1009), text
  * that is not a JSON object with an op closes it (1007), a binary message
  * too (1003: nothing is published by clients); a connection that
  * subscribes to nothing and says nothing for idle_timeout_s is closed
@@ -45,6 +46,7 @@ struct server_stats {
 	unsigned int clients;		/* WebSocket clients now */
 	uint64_t accepted;		/* WebSocket clients served */
 	uint64_t refused_cap;		/* over max_clients or max_per_address */
+	uint64_t refused_addr;		/* connections over max_connections_per_address */
 	uint64_t frames;		/* Message Data sent */
 	uint64_t replaced;		/* samples a newer one replaced unsent */
 	uint64_t closed_idle, closed_stalled, closed_malformed, closed_oversize,

@@ -3808,18 +3808,37 @@ def t_view_hostile(env):
     d = env.daemon
     idle_s = 6
     v = View(env, idle_timeout_s=idle_s, max_clients=40, max_per_address=8,
-             max_frame=4096, queue_bytes=65536)
+             max_connections_per_address=60, max_frame=4096, queue_bytes=65536)
     f = Follower(d.sock, "pad")
     socks, wss = [], []
     reader = None
     try:
         f.following(d)
-        # 500 connections that say nothing, from 127.0.0.2
-        for _ in range(500):
+        # 500 connections that say nothing, 50 from each of 10 addresses
+        for i in range(500):
+            s = socket.socket()
+            s.bind(("127.0.0.%d" % (10 + i % 10), 0))
+            s.connect(("127.0.0.1", v.port))
+            socks.append(s)
+        # and 80 from one address: 60 held, the others hung up at once
+        flood = []
+        for _ in range(80):
             s = socket.socket()
             s.bind(("127.0.0.2", 0))
             s.connect(("127.0.0.1", v.port))
-            socks.append(s)
+            flood.append(s)
+        socks += flood
+
+        def hung_up(s):
+            s.settimeout(0.05)
+            try:
+                return s.recv(1) == b""
+            except socket.timeout:
+                return False
+            except OSError:
+                return True
+        assert wait_for(lambda: sum(hung_up(s) for s in flood) >= 20, 10, 0.2), \
+            sum(hung_up(s) for s in flood)
         # a client that subscribes to every channel and stops reading
         stuck = WS(v.port, src="127.0.0.4", rcvbuf=4096)
         adv = stuck.json()
@@ -3915,6 +3934,18 @@ def t_view_hostile(env):
                 return True
         assert wait_for(lambda: all(gone(s) for s in socks), idle_s * 4, 0.2), \
             sum(not gone(s) for s in socks)
+        # their places are given back once they are closed (the server
+        # holds a descriptor until its peer's end too): the flood's address
+        # is served again
+        for s in socks:
+            s.close()
+
+        def served_again():
+            try:
+                return http_get(v.port, "/view.js", src="127.0.0.2")[0] == 200
+            except (OSError, IndexError):
+                return False    # hung up: no reply
+        assert wait_for(served_again, 15, 0.5), "127.0.0.2 still refused"
 
         # (its socket is not read until the server says it dropped it:
         # reading would be progress)
@@ -3935,10 +3966,13 @@ def t_view_hostile(env):
         log = v.stop()
     m = re.search(r"served (\d+) clients \((\d+) refused over a cap\), (\d+) samples sent, "
                   r"(\d+) replaced unsent; closed: (\d+) idle, (\d+) stalled, (\d+) malformed, "
-                  r"(\d+) oversized", log)
+                  r"(\d+) oversized, \d+ queue full; (\d+) connections hung up over the cap "
+                  r"per address", log)
     assert m, log[-2000:]
-    refused, replaced, idle, stalled, malformed, oversized = (int(m.group(i)) for i in
-                                                              (2, 4, 5, 6, 7, 8))
+    refused, replaced, idle, stalled, malformed, oversized, hung = (
+        int(m.group(i)) for i in (2, 4, 5, 6, 7, 8, 9))
+    # 20 of the flood's 80 (and what came before its places were back)
+    assert hung >= 20, m.group(0)
     assert refused >= 1 and stalled >= 1 and malformed == 3 and oversized == 2, m.group(0)
     assert replaced > 0, m.group(0)
     # the 8 quiet clients from 127.0.0.3 subscribed to nothing: idle

@@ -215,6 +215,9 @@ static void test_config(void **state)
 	view_config_init(&c);
 	assert_int_equal(view_config_parse(&c, "[view]\nmax_clients = 4\nmax_per_address = 5\n",
 					   "t", &err), -EINVAL);
+	view_config_init(&c);
+	assert_int_equal(view_config_parse(&c, "[view]\nmax_connections = 16\n"
+					   "max_connections_per_address = 17\n", "t", &err), -EINVAL);
 }
 
 /* man/skin-view.8's [view] keys are the table's, line for line
