@@ -3563,22 +3563,39 @@ class WS:
         self.s.close()
 
 
-def viewclient(view, seconds, topics):
-    """viewclient.cjs (npm's Foxglove client) for @seconds: a Popen whose
-    output is JSON lines"""
-    if not NODE_MODULES:
-        raise Skip("no npm Foxglove client (scripts/node-tree found no node or npm)")
-    return subprocess.Popen(["node", VIEWCLIENT, view.url(), str(seconds)] + topics,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, SKIN_NODE_MODULES=NODE_MODULES))
+class ViewClient:
+    """viewclient.cjs (npm's Foxglove client) on @topics, collecting for
+    @seconds from its first sample; its JSON lines in a file"""
 
+    def __init__(self, view, seconds, topics):
+        if not NODE_MODULES:
+            raise Skip("no npm Foxglove client (scripts/node-tree found no node or npm)")
+        self.seconds = seconds
+        self.path = os.path.join(view.dir, "client.%d.jsonl" % time.monotonic_ns())
+        self.err = self.path + ".err"
+        with open(self.path, "w") as out, open(self.err, "w") as err:
+            self.p = subprocess.Popen(["node", VIEWCLIENT, view.url(), str(seconds)] + topics,
+                                      stdout=out, stderr=err,
+                                      env=dict(os.environ, SKIN_NODE_MODULES=NODE_MODULES))
 
-def viewclient_out(p, seconds):
-    out, err = p.communicate(timeout=seconds + 60)
-    assert p.returncode == 0, (p.returncode, out[-2000:], err[-2000:])
-    evs = [json.loads(l) for l in out.splitlines() if l]
-    assert evs and evs[-1]["ev"] == "end", (out[-2000:], err[-2000:])
-    return evs
+    def text(self):
+        with open(self.path) as f:
+            return f.read()
+
+    def streaming(self, timeout=30):
+        """Once its first sample came (its window starts there)"""
+        assert wait_for(lambda: '"ev":"state"' in self.text() or self.p.poll() is not None,
+                        timeout, 0.1), "no sample in %d s: %s" % (timeout, self.text()[-2000:])
+
+    def events(self):
+        self.p.wait(timeout=self.seconds + 90)
+        out = self.text()
+        with open(self.err) as f:
+            err = f.read()
+        assert self.p.returncode == 0, (self.p.returncode, out[-2000:], err[-2000:])
+        evs = [json.loads(l) for l in out.splitlines() if l]
+        assert evs and evs[-1]["ev"] == "end", (out[-2000:], err[-2000:])
+        return evs
 
 
 def mono_to_real():
@@ -3692,13 +3709,14 @@ def t_view_foxglove(env):
         seconds = 6
         topics = ["/skin/pad/values", "/skin/pad/raw", "/skin/pad/contacts",
                   "/skin/left_forearm/values"]
-        p = viewclient(v, seconds, topics)
+        p = ViewClient(v, seconds, topics)
         reader = Drain(f)
-        time.sleep(2)
+        p.streaming()
+        time.sleep(0.5)
         env.feed.cmd("press pad 60 5 6")
         time.sleep(1.5)
         env.feed.cmd("release pad")
-        evs = viewclient_out(p, seconds)
+        evs = p.events()
         time.sleep(0.5)
         shm = follow_taxels(f, "pad", mark)
 
@@ -3850,9 +3868,9 @@ def t_view_hostile(env):
 
         mark = f.mark()
         seconds = 8
-        good = viewclient(v, seconds, ["/skin/pad/values"])
+        good = ViewClient(v, seconds, ["/skin/pad/values"])
         reader = Drain(f)
-        time.sleep(1)
+        good.streaming()
         env.feed.cmd("press pad 60 5 6")
 
         # malformed: not JSON (1007), binary (1003), oversized (1009)
@@ -3900,7 +3918,7 @@ def t_view_hostile(env):
         assert code == 1013, (code, why)
         w.close()
 
-        evs = viewclient_out(good, seconds)
+        evs = good.events()
         env.feed.cmd("release pad")
         time.sleep(0.5)
         shm = follow_taxels(f, "pad", mark)

@@ -17,8 +17,9 @@
 //	{"ev":"contacts","topic":T,"ts":NS,"stamp":NS|null,"contacts":[{name,frame,position,normal,force,torque}]}
 //	{"ev":"status", ...}   {"ev":"close","code":C,"reason":R}
 //
-// and {"ev":"end","counts":{TOPIC:N}} after SECONDS.  Exit 0, or 1 on a
-// client error.
+// and {"ev":"end","counts":{TOPIC:N}} SECONDS after the first message data
+// (a client that starts late on a loaded machine still collects as long),
+// or after 60 s without one.  Exit 0, or 1 on a client error.
 "use strict";
 
 const path = require("path");
@@ -36,6 +37,7 @@ const client = new FoxgloveClient({ ws });
 const subs = new Map();		// subscription id -> channel
 const counts = {};
 let failed = false;
+let started = false;
 
 function header(r) {
 	const sec = r.int32();
@@ -86,8 +88,21 @@ client.on("advertise", (channels) => {
 			counts[ch.topic] = counts[ch.topic] || 0;
 		}
 });
+let timer = setTimeout(end, 60000);
+
+function end() {
+	out({ ev: "end", counts });
+	client.close();
+	process.exit(failed ? 1 : 0);
+}
+
 client.on("message", ({ subscriptionId, timestamp, data }) => {
 	const ch = subs.get(subscriptionId);
+	if (timer && !started) {
+		started = true;
+		clearTimeout(timer);
+		timer = setTimeout(end, Number(seconds) * 1000);
+	}
 	if (!ch) {
 		out({ ev: "error", message: `message of subscription ${subscriptionId}` });
 		failed = true;
@@ -102,8 +117,3 @@ client.on("message", ({ subscriptionId, timestamp, data }) => {
 	}
 });
 
-setTimeout(() => {
-	out({ ev: "end", counts });
-	client.close();
-	process.exit(failed ? 1 : 0);
-}, Number(seconds) * 1000);
