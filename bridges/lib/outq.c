@@ -79,6 +79,16 @@ int outq_flush(struct outq *q, int fd)
 	return 0;
 }
 
+void outq_drop(struct outq *q, size_t n)
+{
+	if (n > outq_pending(q))
+		n = outq_pending(q);
+	q->off += n;
+	q->since_us = clock_monotonic_ns() / 1000;
+	if (q->off == q->len)
+		q->len = q->off = 0;
+}
+
 bool outq_stalled(const struct outq *q, uint64_t now_us, unsigned int ms)
 {
 	return outq_pending(q) && now_us - q->since_us > (uint64_t)ms * 1000;

@@ -48,6 +48,11 @@ int outq_put(struct outq *q, const void *d, size_t n);
  * (sent or not: see outq_pending()), or -errno when the connection broke. */
 int outq_flush(struct outq *q, int fd);
 
+/* The first @n pending bytes taken by a writer of the owner's own (a
+ * library that owns the socket, as libwebsockets does): dropped from the
+ * front, as outq_flush() drops what it sent; progress. */
+void outq_drop(struct outq *q, size_t n);
+
 /* Whether it has held bytes with no progress for more than @ms */
 bool outq_stalled(const struct outq *q, uint64_t now_us, unsigned int ms);
 /* (now_us: clock_monotonic_ns() / 1000, skin_clock.h) */

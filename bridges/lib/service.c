@@ -58,6 +58,17 @@ void service_ready(const char *status)
 		sd_notify(0, "READY=1");
 }
 
+/* The end of a run: STOPPING=1, and what the run returns */
+static int run_end(sd_event *e, int r)
+{
+	sd_notify(0, "STOPPING=1");
+	if (stopping)
+		return 0;
+	if (r >= 0 && sd_event_get_exit_code(e, &r) < 0)
+		r = 0;
+	return r;
+}
+
 int service_run(sd_event *e)
 {
 	int r = 0;
@@ -67,12 +78,28 @@ int service_run(sd_event *e)
 	 * out (skin-yarp's unregistrations) */
 	while (!stopping && r >= 0 && sd_event_get_state(e) != SD_EVENT_FINISHED)
 		r = sd_event_run(e, UINT64_MAX);
-	sd_notify(0, "STOPPING=1");
-	if (stopping)
-		return 0;
-	if (r >= 0 && sd_event_get_exit_code(e, &r) < 0)
-		r = 0;
-	return r;
+	return run_end(e, r);
+}
+
+int service_run_beside(sd_event *e, int (*wait)(void *data), void *data)
+{
+	int r = 0;
+
+	while (!stopping && r >= 0 && sd_event_get_state(e) != SD_EVENT_FINISHED) {
+		/* sd_event_get_fd(3)'s steps, without waiting: all that is
+		 * due runs first (a timer whose descriptor the last
+		 * sd_event_wait() read would not wake the poll again) */
+		r = sd_event_prepare(e);
+		if (r == 0)
+			r = sd_event_wait(e, 0);
+		if (r > 0) {
+			r = sd_event_dispatch(e);
+			continue;
+		}
+		if (r == 0)
+			r = wait(data);
+	}
+	return run_end(e, r);
 }
 
 bool service_stopping(void)

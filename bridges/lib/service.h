@@ -32,6 +32,13 @@ void service_ready(const char *status);
  * loop's -errno.  STOPPING=1 is sent before it returns. */
 int service_run(sd_event *e);
 
+/* service_run() when another library owns the waiting (libwebsockets:
+ * its poll() watches its sockets and sd_event_get_fd(@e), which the
+ * caller gave it): every source of @e that is due runs, then @wait(@data)
+ * waits for the next thing to do and does what is its own; again until
+ * a stop.  @wait returns 0, or -errno to end the loop. */
+int service_run_beside(sd_event *e, int (*wait)(void *data), void *data);
+
 /* Whether a stop signal came (a bridge's clean-up may run the loop again
  * for a bounded time after service_run(), with sd_event_run()). */
 bool service_stopping(void);

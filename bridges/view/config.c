@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * config.c - skin-view.conf (config.h)
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "config.h"
+
+#ifndef SKIN_VIEW_DATADIR
+#define SKIN_VIEW_DATADIR "/usr/share/skin/view"
+#endif
+
+#define VC(f) offsetof(struct view_config, f)
+
+static int parse_address(const struct conf_key *k, void *base, const char *v)
+{
+	struct view_config *c = base;
+	unsigned char a[16];
+
+	(void)k;
+	if (strlen(v) >= sizeof(c->address) ||
+	    (inet_pton(AF_INET, v, a) != 1 && inet_pton(AF_INET6, v, a) != 1))
+		return -1;
+	strcpy(c->address, v);
+	return 0;
+}
+
+static int parse_text(char *dst, size_t room, const char *v, bool printable)
+{
+	const char *p;
+
+	if (!*v || strlen(v) >= room)
+		return -1;
+	for (p = v; printable && *p; p++)
+		if (!isgraph((unsigned char)*p))
+			return -1;
+	strcpy(dst, v);
+	return 0;
+}
+
+static int parse_token(const struct conf_key *k, void *base, const char *v)
+{
+	struct view_config *c = base;
+
+	(void)k;
+	/* a token shorter than 16 characters is guessed: refused */
+	if (strlen(v) < 16)
+		return -1;
+	return parse_text(c->token, sizeof(c->token), v, true);
+}
+
+static int parse_socket(const struct conf_key *k, void *base, const char *v)
+{
+	struct view_config *c = base;
+
+	(void)k;
+	return parse_text(c->socket, sizeof(c->socket), v, false);
+}
+
+static int parse_data_dir(const struct conf_key *k, void *base, const char *v)
+{
+	struct view_config *c = base;
+
+	(void)k;
+	if (v[0] != '/')
+		return -1;
+	return parse_text(c->data_dir, sizeof(c->data_dir), v, false);
+}
+
+/* [view]: lib/conf's table, the one source of each key's default, range
+ * and man page line (man/skin-view.8). */
+static const struct conf_key view_keys[] = {
+	{ .name = "address", .type = CONF_CUSTOM, .parse = parse_address,
+	  .def_text = "127.0.0.1",
+	  .expected = "an IPv4 or IPv6 address (0.0.0.0 or :: for every interface)",
+	  .doc = "the address the server listens on: this host only unless set" },
+	/* Foxglove's own default for a WebSocket connection
+	 * (ws://localhost:8765): its dialog opens on this server as it is */
+	{ .name = "port", .type = CONF_UINT, .offset = VC(port),
+	  .min = 1, .max = 65535, .def = 8765,
+	  .doc = "TCP port of the page and the WebSocket (Foxglove's default)" },
+	{ .name = "max_clients", .type = CONF_UINT, .offset = VC(max_clients),
+	  .min = 1, .max = 4096, .def = 64,
+	  .doc = "WebSocket clients served at once; more are refused" },
+	{ .name = "max_per_address", .type = CONF_UINT, .offset = VC(max_per_address),
+	  .min = 1, .max = 4096, .def = 16,
+	  .doc = "WebSocket clients from one address; more are refused" },
+	{ .name = "max_connections", .type = CONF_UINT, .offset = VC(max_connections),
+	  .min = 16, .max = 65536, .def = 1024,
+	  .doc = "TCP connections held of any kind; past it, new ones wait in the listen queue" },
+	{ .name = "max_connections_per_address", .type = CONF_UINT,
+	  .offset = VC(max_connections_per_address),
+	  .min = 1, .max = 65536, .def = 64,
+	  .doc = "TCP connections held from one address; more are hung up at once" },
+	{ .name = "queue_bytes", .type = CONF_UINT, .offset = VC(queue_bytes),
+	  .min = 4096, .max = 1 << 26, .unit = "bytes", .def = 262144,
+	  .doc = "a client's replies not sent yet; a client past it is closed (samples are not queued: the newest replaces an unsent one)" },
+	{ .name = "idle_timeout_s", .type = CONF_UINT, .offset = VC(idle_timeout_s),
+	  .min = 1, .max = 86400, .unit = "s", .def = 30,
+	  .doc = "a connection that subscribes to nothing and says nothing, or takes nothing sent to it, for this long is closed" },
+	{ .name = "max_frame", .type = CONF_UINT, .offset = VC(max_frame),
+	  .min = 256, .max = 1 << 24, .unit = "bytes", .def = 65536,
+	  .doc = "a client's message, at most; a longer one closes the connection (1009)" },
+	{ .name = "token", .type = CONF_CUSTOM, .parse = parse_token,
+	  .expected = "16 to 127 printable characters, no blanks",
+	  .doc = "the secret an action needs; none: no actions (the server is read-only)" },
+	{ .name = "socket", .type = CONF_CUSTOM, .parse = parse_socket,
+	  .expected = "a path of 1 to 107 characters",
+	  .doc = "skind's socket" },
+	/* (its default is the build's: view_config_init()) */
+	{ .name = "data_dir", .type = CONF_CUSTOM, .parse = parse_data_dir,
+	  .expected = "an absolute path of at most 255 characters",
+	  .doc = "the page's files (none: the installed ones, PREFIX/share/skin/view); nothing outside it is served" },
+};
+
+const struct conf_key *view_config_keys(size_t *n)
+{
+	*n = sizeof(view_keys) / sizeof(view_keys[0]);
+	return view_keys;
+}
+
+void view_config_init(struct view_config *c)
+{
+	size_t n;
+	const struct conf_key *t = view_config_keys(&n);
+
+	memset(c, 0, sizeof(*c));
+	conf_keys_default(t, n, c);
+	snprintf(c->data_dir, sizeof(c->data_dir), "%s", SKIN_VIEW_DATADIR);
+}
+
+static int section(struct conf_parser *cp, char *s)
+{
+	if (!strcmp(s, "view"))
+		return 0;
+	conf_error(cp, s - 1, "unknown section [%.40s]: expected [view]", s);
+	return -1;
+}
+
+static int key(struct conf_parser *cp, char *k, char *v)
+{
+	struct view_config *c = cp->user;
+	const struct conf_key *t, *ck;
+	char why[512];
+	size_t n;
+
+	t = view_config_keys(&n);
+	ck = conf_key_find(t, n, k);
+	if (!ck) {
+		conf_error(cp, k, "unknown key '%s' in [view]", k);
+		return -1;
+	}
+	if (conf_key_set(ck, c, v, why, sizeof(why))) {
+		conf_error(cp, v, "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
+int view_config_parse(struct view_config *c, const char *buf,
+		      const char *name, struct skin_error *err)
+{
+	static const struct conf_syntax syntax = {
+		.sections = "[view]",
+		.line_max = 4094,
+	};
+	struct conf_parser cp = {
+		.syntax = &syntax, .file = name ? name : "(config)", .err = err,
+		.user = c, .section = section, .key = key,
+	};
+
+	if (conf_parse(&cp, buf, strlen(buf)))
+		return -EINVAL;
+	if (c->max_connections_per_address > c->max_connections) {
+		skin_error_set(err, name ? name : "(config)", 0, 0,
+			       "max_connections_per_address (%u) above max_connections (%u)",
+			       c->max_connections_per_address, c->max_connections);
+		return -EINVAL;
+	}
+	if (c->max_per_address > c->max_clients) {
+		skin_error_set(err, name ? name : "(config)", 0, 0,
+			       "max_per_address (%u) above max_clients (%u)",
+			       c->max_per_address, c->max_clients);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int view_config_load(struct view_config *c, const char *path,
+		     struct skin_error *err)
+{
+	size_t len;
+	char *buf = conf_read_file(path, &len, err);
+	int rc;
+
+	if (!buf)
+		return -EINVAL;
+	rc = view_config_parse(c, buf, path, err);
+	free(buf);
+	return rc;
+}
