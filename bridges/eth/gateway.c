@@ -155,6 +155,8 @@ void gateway_print_counters(const struct gateway *g, FILE *f)
 	print_packets(g, f, "capture: ");
 	if (g->socket_drops)
 		fprintf(f, " socket_drops %llu", g->socket_drops);
+	if (g->foreign_filtered)
+		fprintf(f, " foreign_filtered %llu", g->foreign_filtered);
 	if (g->outgoing)
 		fprintf(f, " outgoing %llu", g->outgoing);
 	if (g->recv_errors)
@@ -197,7 +199,7 @@ void gateway_write_counters(const struct gateway *g, FILE *f)
 		g->to_boards, g->socket_drops, g->outgoing, g->recv_errors);
 	for (v = SKIN_CAP_UDP + 1; v < SKIN_CAP_VERDICT_NR; v++)
 		fprintf(f, " %s=%llu", skin_capture_verdict_name(v), g->capture[v]);
-	fputc('\n', f);
+	fprintf(f, " foreign_filtered=%llu\n", g->foreign_filtered);
 	for (i = 0; i < skin_eth_rx_n_boards(g->rx); i++) {
 		const struct skin_eth_board *b = skin_eth_rx_board(g->rx, i);
 

@@ -60,6 +60,9 @@ struct gateway {
 	unsigned long long other_port;	/* UDP on other ports: skipped */
 	unsigned long long to_boards;	/* the head PC's own sends: skipped */
 	unsigned long long socket_drops; /* live: the kernel's, queue full */
+	/* live: datagrams of sources that are no board, counted in the
+	 * kernel and never read (live.c, FILTER_OTHERS) */
+	unsigned long long foreign_filtered;
 	unsigned long long outgoing;	/* live: this host's own packets */
 	unsigned long long recv_errors;	/* live: the packet socket's */
 };

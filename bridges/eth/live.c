@@ -63,6 +63,7 @@ struct live {
 	struct gateway *g;
 	const struct live_opts *o;
 	int fd;
+	int count_fd;			/* FILTER_OTHERS's, or -1 */
 	uint8_t *bufs;
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
@@ -74,31 +75,67 @@ struct live {
 	unsigned int cur;
 };
 
-/* UDP to or from @port, IPv4 at offset 0 (SOCK_DGRAM); later fragments,
- * which carry no UDP header, dropped */
-static int attach_filter(int fd, uint16_t port)
-{
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
-		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 10),
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, 8),
-		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 6, 0),
-		BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),
-		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 2, 0),
-		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, PKT_MAX),
-		BPF_STMT(BPF_RET | BPF_K, 0),
-	};
-	struct sock_fprog prog = {
-		.len = sizeof(code) / sizeof(code[0]),
-		.filter = code,
-	};
+/*
+ * The kernel's filters, for a SOCK_DGRAM packet socket (IPv4 at offset 0):
+ * IPv4 UDP to or from @port (later fragments carry no UDP header: dropped),
+ * then the source address decides.  FILTER_BOARDS takes the configured
+ * boards' datagrams whole: the gateway reads them.  FILTER_OTHERS takes
+ * one byte of every other source's, for a socket nobody reads: its
+ * PACKET_STATISTICS count them (queued or, once its small buffer is
+ * full, dropped before any copy), so that a datagram of a board missing
+ * from the boards file, or of a spoofer, is counted exactly without
+ * waking the gateway for the robot's motion-control boards, which send
+ * a datagram a millisecond each like the skin's.  Over FILTER_MAX_BOARDS
+ * boards (a jump reaches 255 instructions) the gateway's filter takes
+ * every source and the receiver counts the foreign ones itself.
+ */
+#define FILTER_MAX_BOARDS	200
 
+enum filter_kind { FILTER_ANY, FILTER_BOARDS, FILTER_OTHERS };
+
+static int attach_filter(int fd, uint16_t port, const struct skin_eth_rx *rx,
+			 enum filter_kind kind)
+{
+	unsigned int nb = kind == FILTER_ANY ? 0 : skin_eth_rx_n_boards(rx);
+	/* the front (0-11), the source (12 on), then match, no match, drop */
+	const unsigned int src = 12, match = 13 + nb, nomatch = 14 + nb, drop = 15 + nb;
+	struct sock_filter code[16 + FILTER_MAX_BOARDS];
+	struct sock_fprog prog = { .len = (unsigned short)(drop + 1), .filter = code };
+	unsigned int i;
+
+	if (nb > FILTER_MAX_BOARDS) {
+		errno = E2BIG;
+		return -1;
+	}
+#define J(pc, target)	((uint8_t)((target) - (pc) - 1))
+	code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0);
+	code[1] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0);
+	code[2] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, J(2, drop));
+	code[3] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9);
+	code[4] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, J(4, drop));
+	code[5] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6);
+	code[6] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, J(6, drop), 0);
+	code[7] = (struct sock_filter)BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0);
+	code[8] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_IND, 0);
+	code[9] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, J(9, src), 0);
+	code[10] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2);
+	code[11] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 0, J(11, drop));
+	/* the source address (a big-endian load: the address in host order) */
+	code[src] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12);
+	for (i = 0; i < nb; i++) {
+		unsigned int pc = src + 1 + i;
+
+		code[pc] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			ntohl(skin_eth_rx_board(rx, i)->addr.s_addr),
+			J(pc, match), i + 1 < nb ? 0 : J(pc, nomatch));
+	}
+	if (kind == FILTER_ANY)		/* no address to compare: all match */
+		code[src] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, J(src, match));
+	code[match] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						   kind == FILTER_OTHERS ? 0 : PKT_MAX);
+	code[nomatch] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, kind == FILTER_OTHERS);
+	code[drop] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+#undef J
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
@@ -132,14 +169,17 @@ static uint8_t *map_ring(int fd, unsigned int ms)
 	return m;
 }
 
+/* a packet socket with the filter @kind, bound to @ifname (NULL: every
+ * interface); the gateway's (@ring non-NULL) gets a big buffer or a
+ * receive ring, the counting socket the smallest buffer there is */
 static int open_socket(const struct gateway *g, const char *ifname,
-		       unsigned int ring_ms, uint8_t **ring)
+		       enum filter_kind kind, unsigned int ring_ms, uint8_t **ring)
 {
 	struct sockaddr_ll a = {
 		.sll_family = AF_PACKET,
 		.sll_protocol = htons(ETH_P_IP),
 	};
-	int fd, one = 1, rcvbuf = RCVBUF;
+	int fd, one = 1, rcvbuf = ring ? RCVBUF : 0;
 
 	if (ifname) {
 		a.sll_ifindex = (int)if_nametoindex(ifname);
@@ -156,7 +196,7 @@ static int open_socket(const struct gateway *g, const char *ifname,
 			errno == EPERM ? " (needs CAP_NET_RAW)" : "");
 		return -1;
 	}
-	if (attach_filter(fd, g->udp_port)) {
+	if (attach_filter(fd, g->udp_port, g->rx, kind)) {
 		fprintf(stderr, "skin-eth: the packet filter: %s\n", strerror(errno));
 		goto bad;
 	}
@@ -168,7 +208,7 @@ static int open_socket(const struct gateway *g, const char *ifname,
 	/* bursts of a full-body robot's 1 ms datagrams while the loop is
 	 * busy; the kernel caps it at rmem_max, and counts what it drops */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (ring_ms) {
+	if (ring && ring_ms) {
 		*ring = map_ring(fd, ring_ms);
 		if (!*ring)
 			goto bad;
@@ -308,7 +348,7 @@ static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *data)
  * datagrams, packets that were no sound UDP */
 static unsigned long long rejected(const struct gateway *g)
 {
-	unsigned long long r = skin_eth_rx_foreign(g->rx)->datagrams;
+	unsigned long long r = skin_eth_rx_foreign(g->rx)->datagrams + g->foreign_filtered;
 	unsigned int i, v;
 
 	for (i = 0; i < skin_eth_rx_n_boards(g->rx); i++) {
@@ -357,7 +397,9 @@ static void write_counters(const struct live *l)
 		unlink(tmp);
 }
 
-static void socket_drops(struct live *l)
+/* the kernel's counts: the gateway socket's drops, and every datagram of
+ * another source (the counting socket's packets, queued or dropped) */
+static void socket_counts(struct live *l)
 {
 	struct tpacket_stats st;
 	socklen_t len = sizeof(st);
@@ -365,6 +407,10 @@ static void socket_drops(struct live *l)
 	/* reading them resets them */
 	if (!getsockopt(l->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len))
 		l->g->socket_drops += st.tp_drops;
+	len = sizeof(st);
+	if (l->count_fd >= 0 &&
+	    !getsockopt(l->count_fd, SOL_PACKET, PACKET_STATISTICS, &st, &len))
+		l->g->foreign_filtered += st.tp_packets;
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *data)
@@ -374,7 +420,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *data)
 
 	if (l->g->can)
 		gateway_output_retry(l->g);
-	socket_drops(l);
+	socket_counts(l);
 	write_counters(l);
 	if (l->g->log && !l->g->log_failed && fflush(l->g->log))
 		l->g->log_failed = true;
@@ -391,7 +437,7 @@ static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si,
 
 	(void)s;
 	(void)si;
-	socket_drops(l);
+	socket_counts(l);
 	gateway_print_counters(l->g, stderr);
 	return 0;
 }
@@ -419,7 +465,7 @@ static void pin_to_one_cpu(void)
 
 int gateway_live(struct gateway *g, const struct live_opts *o)
 {
-	struct live l = { .g = g, .o = o, .fd = -1 };
+	struct live l = { .g = g, .o = o, .fd = -1, .count_fd = -1 };
 	sd_event *e = NULL;
 	sigset_t ss;
 	uint64_t now;
@@ -438,7 +484,14 @@ int gateway_live(struct gateway *g, const struct live_opts *o)
 		l.msgs[i].msg_hdr.msg_iovlen = 1;
 		l.msgs[i].msg_hdr.msg_name = &l.from[i];
 	}
-	l.fd = open_socket(g, o->interface, o->ring_ms, &l.ring);
+	if (skin_eth_rx_n_boards(g->rx) <= FILTER_MAX_BOARDS) {
+		l.count_fd = open_socket(g, o->interface, FILTER_OTHERS, 0, NULL);
+		if (l.count_fd < 0)
+			goto out;
+		l.fd = open_socket(g, o->interface, FILTER_BOARDS, o->ring_ms, &l.ring);
+	} else {
+		l.fd = open_socket(g, o->interface, FILTER_ANY, o->ring_ms, &l.ring);
+	}
 	if (l.fd < 0)
 		goto out;
 	if (g->can)
@@ -470,7 +523,7 @@ int gateway_live(struct gateway *g, const struct live_opts *o)
 	if (r < 0)
 		fprintf(stderr, "skin-eth: the event loop: %s\n", strerror(-r));
 	status = r < 0 ? 1 : 0;
-	socket_drops(&l);
+	socket_counts(&l);
 	write_counters(&l);
 	if (g->log && !g->log_failed && fflush(g->log))
 		g->log_failed = true;
@@ -480,6 +533,8 @@ out:
 		munmap(l.ring, (size_t)RING_BLOCK * RING_BLOCKS);
 	if (l.fd >= 0)
 		close(l.fd);
+	if (l.count_fd >= 0)
+		close(l.count_fd);
 	free(l.bufs);
 	return status;
 }
