@@ -20,10 +20,13 @@
  * Latency = the ring frame's timestamp_ns (the driver's receive time of
  * the tail, CLOCK_MONOTONIC) - the time just before the tail's write or
  * the datagram's send; and, to the reader, the time poll() returns -
- * the same start.  Every sample's values are its own, and are checked on
- * arrival: a sample that does not arrive within a second, or arrives
- * with other values, is counted lost.  Prints "BENCH ..." lines; asserts
- * nothing.
+ * the same start.  Samples go out every period whatever has arrived (a
+ * path slower than the period does not hold the other back); each
+ * sample's first two values carry its number, so an arrival is matched
+ * to its sample whatever came before it, and its other values are
+ * checked.  A sample not in the ring a second after the last one was
+ * sent, or with other values, is counted lost.  Prints "BENCH ..."
+ * lines; asserts nothing.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -128,7 +131,8 @@ out:
 	return s;
 }
 
-/* sample k's two frames: triangle 0 of BOARD, values from k */
+/* sample k's two frames: triangle 0 of BOARD; channels 0 and 1 carry k
+ * (7 bits each: up to 16,384 samples), the others follow from it */
 static void sample_frames(struct can_frame f[2], int board, int k)
 {
 	int i, c;
@@ -141,8 +145,44 @@ static void sample_frames(struct can_frame f[2], int board, int k)
 		for (c = 1; c < 8; c++)
 			f[i].data[c] = (uint8_t)(100 + (k * 7 + c + i * 7) % 120);
 	}
+	f[0].data[1] = (uint8_t)(k & 0x7f);
+	f[0].data[2] = (uint8_t)(k >> 7 & 0x7f);
 	f[1].data[6] = 0;	/* the tail's diagnostics word: OK */
 	f[1].data[7] = 0;
+}
+
+/* the sample number a published frame carries, or -1 if its values are
+ * none of ours */
+static int sample_of(const struct skin_frame *got, int board, int n)
+{
+	struct can_frame f[2];
+	int k = got->values[0] | got->values[1] << 7;
+
+	if (got->values[0] > 0x7f || got->values[1] > 0x7f || k >= n)
+		return -1;
+	sample_frames(f, board, k);
+	if (memcmp(got->values, f[0].data + 1, 7) || memcmp(got->values + 7, f[1].data + 1, 5))
+		return -1;
+	return k;
+}
+
+/* every sample the ring holds now: its latencies, by its number */
+static void take_arrivals(struct skin_ring_map *map, int board, int n,
+			  const uint64_t *t0, uint64_t *to_driver, uint64_t *to_reader,
+			  bool *seen)
+{
+	uint64_t now = clock_monotonic_ns();
+	struct skin_frame got;
+	int k;
+
+	while (skin_ring_map_next(map, &got) > 0) {
+		k = sample_of(&got, board, n);
+		if (k < 0 || seen[k] || !t0[k] || got.timestamp_ns < t0[k])
+			continue;
+		seen[k] = true;
+		to_driver[k] = got.timestamp_ns - t0[k];
+		to_reader[k] = now - t0[k];
+	}
 }
 
 int main(int argc, char **argv)
@@ -166,8 +206,9 @@ int main(int argc, char **argv)
 	struct series ser[PATH_NR] = { 0 };
 	struct skin_ring_map map;
 	struct sockaddr_in to;
-	uint64_t next, seq = 1;
-	int can, udp, c, k, p;
+	uint64_t next, seq = 1, *t0, *to_driver, *to_reader;
+	int can, udp, c, k, p, n;
+	bool *seen;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -185,7 +226,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!ifname || !device || !netns || board < 0 || board > 15 || !from.s_addr ||
-	    !head.s_addr || samples < 2 || period_ms < 1 || port < 1 || port > 65535) {
+	    !head.s_addr || samples < 2 || samples > 8192 || period_ms < 1 || port < 1 ||
+	    port > 65535) {
 		fprintf(stderr, "usage: see the head of bench/eth_latency.c\n");
 		return 2;
 	}
@@ -199,36 +241,51 @@ int main(int argc, char **argv)
 		fprintf(stderr, "eth_latency: %s: %s\n", device, strerror(errno));
 		return 1;
 	}
+	n = 2 * samples;
+	t0 = calloc((size_t)n, sizeof(*t0));
+	to_driver = calloc((size_t)n, sizeof(*to_driver));
+	to_reader = calloc((size_t)n, sizeof(*to_reader));
+	seen = calloc((size_t)n, sizeof(*seen));
 	for (p = 0; p < PATH_NR; p++) {
 		ser[p].to_driver = calloc((size_t)samples, sizeof(uint64_t));
 		ser[p].to_reader = calloc((size_t)samples, sizeof(uint64_t));
 		if (!ser[p].to_driver || !ser[p].to_reader)
 			return 1;
 	}
+	if (!t0 || !to_driver || !to_reader || !seen)
+		return 1;
 	to = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				   .sin_addr = head };
 	/* whatever the ring holds already is not this run's */
 	map.next = skin_ring_map_head(&map);
 
 	next = clock_monotonic_ns();
-	for (k = 0; k < 2 * samples; k++) {
+	for (k = 0; k <= n; k++) {
 		struct skin_eth_can items[2];
 		struct skin_ropframe_writer w;
 		struct can_frame f[2];
-		struct skin_frame got;
 		uint8_t buf[512];
-		uint64_t t0 = 0, t1;
-		struct series *s;
 		size_t len;
-		int r, i;
+		int i;
 
-		p = k % 2;
-		s = &ser[p];
+		/* until the next send (a second after the last), the arrivals */
+		next += k < n ? (uint64_t)period_ms * 1000000ull : 1000000000ull;
+		for (;;) {
+			struct pollfd pf = { .fd = map.fd, .events = POLLIN };
+			uint64_t now = clock_monotonic_ns();
+
+			take_arrivals(&map, board, n, t0, to_driver, to_reader, seen);
+			if (now >= next)
+				break;
+			poll(&pf, 1, (int)((next - now) / 1000000) + 1);
+		}
+		if (k == n)
+			break;
 		sample_frames(f, board, k);
-		if (p == PATH_VCAN) {
+		if (k % 2 == PATH_VCAN) {
 			if (write(can, &f[0], sizeof(f[0])) != sizeof(f[0]))
 				perror("eth_latency: vcan head");
-			t0 = clock_monotonic_ns();
+			t0[k] = clock_monotonic_ns();
 			if (write(can, &f[1], sizeof(f[1])) != sizeof(f[1]))
 				perror("eth_latency: vcan tail");
 		} else {
@@ -240,33 +297,21 @@ int main(int argc, char **argv)
 			skin_ropframe_begin(&w, buf, sizeof(buf), 0, seq++);
 			skin_ropframe_add_skin(&w, 0, (uint8_t)patch, items, 2, 0, 0);
 			len = skin_ropframe_end(&w);
-			t0 = clock_monotonic_ns();
+			t0[k] = clock_monotonic_ns();
 			if (sendto(udp, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 				perror("eth_latency: sendto");
 		}
-		/* this sample, or lost */
-		for (;;) {
-			struct pollfd pf = { .fd = map.fd, .events = POLLIN };
+	}
+	for (k = 0; k < n; k++) {
+		struct series *s = &ser[k % 2];
 
-			r = skin_ring_map_next(&map, &got);
-			if (r > 0)
-				break;
-			if (poll(&pf, 1, 1000) <= 0) {
-				r = 0;
-				break;
-			}
-		}
-		t1 = clock_monotonic_ns();
-		if (r <= 0 || got.timestamp_ns < t0 ||
-		    memcmp(got.values, f[0].data + 1, 7)) {
+		if (!seen[k]) {
 			s->lost++;
-		} else {
-			s->to_driver[s->n] = got.timestamp_ns - t0;
-			s->to_reader[s->n] = t1 - t0;
-			s->n++;
+			continue;
 		}
-		next += (uint64_t)period_ms * 1000000ull;
-		clock_sleep_until_mono(next, NULL);
+		s->to_driver[s->n] = to_driver[k];
+		s->to_reader[s->n] = to_reader[k];
+		s->n++;
 	}
 	printf("BENCH eth_latency setup ifname=%s board=%d samples=%d period_ms=%d\n",
 	       ifname, board, samples, period_ms);
