@@ -63,7 +63,7 @@ echo "--- 2. CPU: a full-body robot's traffic, $seconds s a phase"
 sed 's/\bcan0\b/eb24can1/g; s/\bcan1\b/eb27can1/g; s/\bcan2\b/eb22can1/g;
      s#^geometry = #geometry = /etc/skin/#' /etc/skin/skind.conf >/tmp/body.conf
 printf 'config /tmp/body.conf\nseed 30\n' >/tmp/body.scn
-robot skinsim --eth $SKIN $MC --head 10.0.1.104 /tmp/body.scn 2>/tmp/sim.err &
+/usr/bin/ip netns exec robot skinsim --eth $SKIN $MC --head 10.0.1.104 /tmp/body.scn 2>/tmp/sim.err &
 sim=$!
 sleep 2
 for phase in none no-can vcan; do
