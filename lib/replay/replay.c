@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * proc_replay.c - skind's processing on a recorded CAN log (proc_replay.h)
+ * replay.c - skind's processing on a recorded CAN log (skin_replay.h)
  *
  * Every frame goes to the patch whose bus (the log's interface name) and
  * board address it carries, through the driver's receive sequence,
@@ -11,7 +11,7 @@
  * the end of the log).  Published samples are copied from the rings into
  * a short queue (one log line publishes at most a timeout per patch and a
  * sample per patch of its bus) and are fed to lib/proc one per
- * skinctl_replay_next(), so the caller sees each sample's outputs before
+ * skin_replay_next(), so the caller sees each sample's outputs before
  * the next one overwrites them.
  */
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "skin_core.h"
-#include "proc_replay.h"
+#include "skin_replay.h"
 
 struct patch_rx {
 	struct skin_patch_config cfg;
@@ -46,7 +46,7 @@ struct published {
 	struct skin_frame f;
 };
 
-int skinctl_part_find(const struct skin_model *m, const char *name)
+int skin_replay_part_find(const struct skin_model *m, const char *name)
 {
 	unsigned int i;
 
@@ -70,7 +70,7 @@ static uint16_t patch_triangles(const struct skin_model *m, unsigned int patch)
 	return tri;
 }
 
-static void report_events(struct skinctl_replay *r, unsigned int part, int ev)
+static void report_events(struct skin_replay *r, unsigned int part, int ev)
 {
 	const char *name = r->m->parts[part].name;
 
@@ -97,8 +97,8 @@ static void report_events(struct skinctl_replay *r, unsigned int part, int ev)
 }
 
 /* What patch i's ring received since the last look: queue it for
- * skinctl_replay_next(). */
-static void take(struct skinctl_replay *r, unsigned int i)
+ * skin_replay_next(). */
+static void take(struct skin_replay *r, unsigned int i)
 {
 	struct patch_rx *rx = &r->rx[i];
 
@@ -112,7 +112,7 @@ static void take(struct skinctl_replay *r, unsigned int i)
 }
 
 /* The driver's 1.5-period timers that expire before @now, in order. */
-static void expire(struct skinctl_replay *r, uint64_t now)
+static void expire(struct skin_replay *r, uint64_t now)
 {
 	for (;;) {
 		unsigned int i, best = UINT32_MAX;
@@ -131,7 +131,7 @@ static void expire(struct skinctl_replay *r, uint64_t now)
 }
 
 /* skin_can_rx() for patch i, at the log's time. */
-static void rx(struct skinctl_replay *r, unsigned int i,
+static void rx(struct skin_replay *r, unsigned int i,
 	       const struct can_frame *cf, uint64_t ts)
 {
 	struct patch_rx *p = &r->rx[i];
@@ -144,7 +144,7 @@ static void rx(struct skinctl_replay *r, unsigned int i,
 }
 
 /* One log record: 0, or 1 when it is refused (err says why). */
-static int dispatch(struct skinctl_replay *r,
+static int dispatch(struct skin_replay *r,
 		    const struct skin_canlog_record *rec, struct skin_error *err)
 {
 	const struct can_frame *cf = (const struct can_frame *)&rec->frame;
@@ -184,7 +184,7 @@ static int dispatch(struct skinctl_replay *r,
 }
 
 /* Read the log until something is published or it ends. */
-static void refill(struct skinctl_replay *r)
+static void refill(struct skin_replay *r)
 {
 	struct skin_canlog_record rec;
 	struct skin_error err;
@@ -212,7 +212,7 @@ static void refill(struct skinctl_replay *r)
 /* Cycling: the next part of the current cycle, else samples fed (each
  * only its patch's newest) until the log's time reaches the next cycle.
  * 1 with @s a part's cycle, 0 at the end, or -errno. */
-static int next_cycle(struct skinctl_replay *r, struct skinctl_sample *s)
+static int next_cycle(struct skin_replay *r, struct skin_replay_sample *s)
 {
 	struct published *q;
 	int ev;
@@ -251,7 +251,7 @@ static int next_cycle(struct skinctl_replay *r, struct skinctl_sample *s)
 }
 
 /* The next published sample, fed: 1, 0 at the end, or -errno. */
-static int next_sample(struct skinctl_replay *r, struct skinctl_sample *s)
+static int next_sample(struct skin_replay *r, struct skin_replay_sample *s)
 {
 	struct published *q;
 
@@ -270,7 +270,7 @@ static int next_sample(struct skinctl_replay *r, struct skinctl_sample *s)
 	return s->ev < 0 ? s->ev : 1;
 }
 
-int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
+int skin_replay_next(struct skin_replay *r, struct skin_replay_sample *s)
 {
 	int n = r->cycle_ns ? next_cycle(r, s) : next_sample(r, s);
 
@@ -295,7 +295,7 @@ int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
 	return 1;
 }
 
-static int apply_sets(struct skinctl_replay *r, const struct skinctl_replay_opts *o)
+static int apply_sets(struct skin_replay *r, const struct skin_replay_opts *o)
 {
 	unsigned int i;
 
@@ -318,7 +318,7 @@ static int apply_sets(struct skinctl_replay *r, const struct skinctl_replay_opts
 	return 0;
 }
 
-static int setup_patches(struct skinctl_replay *r)
+static int setup_patches(struct skin_replay *r)
 {
 	unsigned int i;
 
@@ -358,9 +358,9 @@ static int setup_patches(struct skinctl_replay *r)
 	return 0;
 }
 
-struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
+struct skin_replay *skin_replay_open(const struct skin_replay_opts *o)
 {
-	struct skinctl_replay *r = calloc(1, sizeof(*r));
+	struct skin_replay *r = calloc(1, sizeof(*r));
 	struct skin_error err;
 	unsigned int n;
 
@@ -416,12 +416,12 @@ struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
 fail_err:
 	fprintf(r->msg, "%s: %s\n", r->who, err.text);
 fail:
-	skinctl_replay_close(r);
+	skin_replay_close(r);
 	return NULL;
 }
 
 /* A counter of the driver's, over every patch. */
-static uint64_t stat_sum(const struct skinctl_replay *r, unsigned int stat)
+static uint64_t stat_sum(const struct skin_replay *r, unsigned int stat)
 {
 	uint64_t n = 0;
 	unsigned int i;
@@ -431,7 +431,7 @@ static uint64_t stat_sum(const struct skinctl_replay *r, unsigned int stat)
 	return n;
 }
 
-void skinctl_replay_summary(const struct skinctl_replay *r)
+void skin_replay_summary(const struct skin_replay *r)
 {
 	if (r->cycle_ns)
 		fprintf(r->msg, "%s: %" PRIu64 " cycles of %" PRIu64 " ms\n", r->who,
@@ -443,7 +443,7 @@ void skinctl_replay_summary(const struct skinctl_replay *r)
 		r->ignored, r->rejected);
 }
 
-void skinctl_replay_close(struct skinctl_replay *r)
+void skin_replay_close(struct skin_replay *r)
 {
 	unsigned int i;
 
