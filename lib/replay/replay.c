@@ -266,6 +266,7 @@ static int next_sample(struct skin_replay *r, struct skin_replay_sample *s)
 	s->part = r->m->patches[q->patch].part;
 	s->ts_ns = q->f.timestamp_ns;
 	s->seq = q->f.seq;
+	s->values = q->f.values;
 	s->ev = skin_proc_feed(r->p, q->patch, &q->f);
 	return s->ev < 0 ? s->ev : 1;
 }

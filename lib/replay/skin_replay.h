@@ -68,6 +68,9 @@ struct skin_replay_sample {
 					 * clustered: an output sample */
 	bool cycle;			/* a cycle of the part (ts_ns its
 					 * time, seq its number), not a sample */
+	const uint8_t *values;		/* a sample's SKIN_BOARD_VALUES raw
+					 * bytes (NULL for a cycle), valid
+					 * until the next call */
 };
 
 struct patch_rx;
