@@ -36,7 +36,8 @@
 
 #define SERVICE_REPLAY		4	/* after actions.c's */
 #define STATUS_PERIOD_NS	250000000ull	/* /skin/replay, 4 a second */
-#define BATCH			512	/* samples per turn of the loop */
+#define BATCH			512	/* samples per turn of the loop, playing */
+#define SEEK_BATCH		4096	/* ... seeking (about 0.1 s under ASan) */
 #define N_KINDS			3	/* values, raw, contacts */
 
 static const struct fox_service services[] = {
@@ -75,6 +76,8 @@ struct view_replay {
 	struct skin_replay_sample next;	/* read ahead, processed */
 	bool have_next, ended;
 	uint64_t pos_ns;		/* the last sample taken; 0: none */
+	bool seeking;			/* processing up to seek_ns, in batches */
+	uint64_t seek_ns, seek_start, seek_samples;
 	bool playing;
 	double speed;
 	uint64_t anchor_mono, anchor_log;	/* log time anchor_log at anchor_mono */
@@ -92,6 +95,8 @@ static uint64_t now_log(const struct view_replay *v)
 {
 	uint64_t t = v->anchor_log;
 
+	if (v->seeking)
+		return v->seek_ns;
 	if (v->playing)
 		t += (uint64_t)((double)(clock_monotonic_ns() - v->anchor_mono) * v->speed);
 	return t < v->last_ns ? t : v->last_ns;
@@ -231,6 +236,12 @@ static void arm(struct view_replay *v, uint64_t log_ns)
 	sd_event_source_set_enabled(v->timer, SD_EVENT_ONESHOT);
 }
 
+static void arm_now(struct view_replay *v)
+{
+	sd_event_source_set_time(v->timer, 0);
+	sd_event_source_set_enabled(v->timer, SD_EVENT_ONESHOT);
+}
+
 static void stop_at_end(struct view_replay *v)
 {
 	anchor(v, v->last_ns);
@@ -238,6 +249,35 @@ static void stop_at_end(struct view_replay *v)
 	log_info("replay: the end of %s (%llu outputs published)", v->file,
 		 (unsigned long long)v->published);
 	publish_status(v);
+}
+
+/* A batch of a seek's processing; at its end, every part's newest
+ * output published and the replay's time anchored there */
+static void seek_step(struct view_replay *v)
+{
+	unsigned int n = 0, i;
+
+	while (read_ahead(v) && v->next.ts_ns <= v->seek_ns) {
+		take(v);
+		v->seek_samples++;
+		if (++n == SEEK_BATCH) {
+			/* the clients and the loop between two batches */
+			arm_now(v);
+			return;
+		}
+	}
+	v->seeking = false;
+	anchor(v, v->seek_ns);
+	for (i = 0; i < v->n_parts; i++)
+		if (v->parts[i].fresh)
+			publish_part(v, i);
+	log_info("replay: at %.3f s of %s (%llu samples processed in %.3f s)",
+		 (double)(v->seek_ns - v->first_ns) / 1e9, v->file,
+		 (unsigned long long)v->seek_samples,
+		 (double)(clock_monotonic_ns() - v->seek_start) / 1e9);
+	publish_status(v);
+	if (v->playing)
+		arm_now(v);
 }
 
 /* Publish what is due, then wait for the next sample's time */
@@ -249,6 +289,10 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *data)
 
 	(void)es;
 	(void)usec;
+	if (v->seeking) {
+		seek_step(v);
+		return 0;
+	}
 	if (!v->playing)
 		return 0;
 	while (read_ahead(v)) {
@@ -261,7 +305,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *data)
 			publish_part(v, v->next.part);
 		if (++n == BATCH) {
 			/* behind: the loop's other sources first */
-			arm(v, v->anchor_log);
+			arm_now(v);
 			return 0;
 		}
 	}
@@ -299,13 +343,10 @@ static int open_log(struct view_replay *v)
 	return 0;
 }
 
-/* Processed without publishing up to @log_ns, then each part's newest
- * output published */
+/* Processed without publishing up to @log_ns (in batches, on the timer:
+ * seek_step()), then each part's newest output published */
 static int seek(struct view_replay *v, uint64_t log_ns)
 {
-	uint64_t t0 = clock_monotonic_ns(), n = 0;
-	unsigned int i;
-
 	if (log_ns < v->first_ns)
 		log_ns = v->first_ns;
 	if (log_ns > v->last_ns)
@@ -313,20 +354,20 @@ static int seek(struct view_replay *v, uint64_t log_ns)
 	if (log_ns < v->pos_ns) {
 		int rc = open_log(v);
 
-		if (rc)
+		if (rc) {
+			/* nothing to play: paused at the start */
+			v->seeking = v->playing = false;
+			anchor(v, v->first_ns);
 			return rc;
+		}
 	}
-	while (read_ahead(v) && v->next.ts_ns <= log_ns) {
-		take(v);
-		n++;
+	if (!v->seeking) {
+		v->seek_start = clock_monotonic_ns();
+		v->seek_samples = 0;
 	}
-	anchor(v, log_ns);
-	for (i = 0; i < v->n_parts; i++)
-		if (v->parts[i].fresh)
-			publish_part(v, i);
-	log_info("replay: at %.3f s of %s (%llu samples processed in %.3f s)",
-		 (double)(log_ns - v->first_ns) / 1e9, v->file, (unsigned long long)n,
-		 (double)(clock_monotonic_ns() - t0) / 1e9);
+	v->seeking = true;
+	v->seek_ns = log_ns;
+	arm_now(v);
 	return 0;
 }
 
@@ -347,7 +388,8 @@ static void pause_(struct view_replay *v)
 		return;
 	anchor(v, now_log(v));
 	v->playing = false;
-	sd_event_source_set_enabled(v->timer, SD_EVENT_OFF);
+	if (!v->seeking)	/* a seek goes on to its end */
+		sd_event_source_set_enabled(v->timer, SD_EVENT_OFF);
 }
 
 static bool get_num(json_object *o, const char *key, double *x)
@@ -395,8 +437,6 @@ void replay_call(void *data, const struct server_call *c, const char *payload,
 			server_call_fail(v->srv, c, "seek: the recording could not be read again");
 			goto out;
 		}
-		if (v->playing)
-			arm(v, v->anchor_log);
 	} else if (!strcmp(name, "speed")) {
 		if (!get_num(o, "speed", &x) || x < REPLAY_SPEED_MIN || x > REPLAY_SPEED_MAX) {
 			server_call_fail(v->srv, c, "speed: a number from 0.1 to 10");
@@ -404,7 +444,7 @@ void replay_call(void *data, const struct server_call *c, const char *payload,
 		}
 		anchor(v, now_log(v));
 		v->speed = x;
-		if (v->playing && v->have_next)
+		if (v->playing && !v->seeking && v->have_next)
 			arm(v, v->next.ts_ns);
 	} else {
 		server_call_fail(v->srv, c, "op: play, pause, seek or speed");

@@ -17,7 +17,8 @@
  * A seek backwards processes the log again from its start (a processor
  * has no way back: its calibration and filters are the log's history)
  * without publishing, as fast as it goes, up to t; forwards, it
- * processes without publishing up to t.  Then every part's newest state
+ * processes without publishing up to t; both in batches between which
+ * the loop serves its clients.  Then every part's newest state
  * is published at once.  At the end of the log the replay pauses; play
  * then starts it over.
  *
