@@ -39,6 +39,7 @@
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-view.conf"
 #define N_KINDS		3
+#define MAX_BOARDS	64	/* --board, an ETH capture's */
 
 struct view_part {
 	char name[SKIN_SHM_NAME_LEN];
@@ -251,6 +252,8 @@ static void usage(FILE *f)
 		"  -s, --socket PATH  skind's socket (overrides the configuration)\n"
 		"  -r, --replay LOG   serve a candump -l log instead of skind, processed\n"
 		"                     as skind would with --config's skind.conf\n"
+		"  -b, --board BOARD  with --replay, LOG is an ETH capture (pcap, pcapng)\n"
+		"                     of this board, as skin-eth's --board; repeatable\n"
 		"      --view-config FILE  skin-view's configuration (with --replay,\n"
 		"                     where --config names skind.conf)\n"
 		"      --check        check the configuration and exit\n"
@@ -266,12 +269,15 @@ int main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'k' },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "view-config", required_argument, NULL, 'v' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *socket_path = NULL, *replay = NULL, *vconfig = NULL;
 	struct view_replay *rp = NULL;
+	char *boards[MAX_BOARDS];
+	unsigned int n_boards = 0;
 	struct actions *act = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
@@ -284,19 +290,26 @@ int main(int argc, char **argv)
 	int o, rc;
 
 	log_init("skin-view", LOG_INFO, 0);
-	while ((o = getopt_long(argc, argv, "c:s:r:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:s:r:b:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': config = optarg; break;
 		case 's': socket_path = optarg; break;
 		case 'k': check = true; break;
 		case 'r': replay = optarg; break;
 		case 'v': vconfig = optarg; break;
+		case 'b':
+			if (n_boards == MAX_BOARDS) {
+				log_err("--board: more than %d boards", MAX_BOARDS);
+				return 2;
+			}
+			boards[n_boards++] = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': puts("skin-view " SKIN_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || (replay && !config)) {
+	if (optind < argc || (replay && !config) || (n_boards && !replay)) {
 		usage(stderr);
 		return 2;
 	}
@@ -335,7 +348,7 @@ int main(int argc, char **argv)
 		unsigned int n;
 		const struct fox_service *sv = replay_services(&n);
 
-		rc = replay_new(&rp, e, v.srv, skind_config, replay);
+		rc = replay_new(&rp, e, v.srv, skind_config, replay, boards, n_boards);
 		if (rc)
 			goto out;
 		server_set_services(v.srv, sv, n, replay_call, rp);

@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include <skin/canlog.h>
+#include <skin/capture.h>
 #include <skin/model.h>
 #include <skin/proc.h>
 #include <uapi/linux/skin.h>
@@ -67,6 +68,8 @@ struct view_replay {
 	struct server *srv;
 	sd_event_source *timer, *status_timer;
 	char config[PATH_MAX], log[PATH_MAX], file[256];
+	char **boards;			/* an ETH capture's, or none */
+	unsigned int n_boards;
 	struct skin_replay *r;
 	struct replay_part *parts;
 	unsigned int n_parts;
@@ -324,7 +327,8 @@ static int on_status(sd_event_source *es, uint64_t usec, void *data)
 static int open_log(struct view_replay *v)
 {
 	struct skin_replay_opts o = { .who = "skin-view", .config = v->config,
-				      .log = v->log };
+				      .log = v->log, .eth_boards = v->boards,
+				      .n_eth_boards = v->n_boards };
 	unsigned int i;
 
 	skin_replay_close(v->r);
@@ -462,14 +466,45 @@ out:
 	json_tokener_free(tok);
 }
 
+/* The capture's first and last packet times */
+static int capture_span(struct view_replay *v)
+{
+	struct skin_capture_packet p;
+	struct skin_error err;
+	struct skin_capture *c = skin_capture_open(v->log, &err);
+	int n;
+
+	if (!c) {
+		log_err("%s", err.text);
+		return -EINVAL;
+	}
+	v->first_ns = v->last_ns = 0;
+	while ((n = skin_capture_next(c, &p, &err)) > 0) {
+		if (!v->first_ns)
+			v->first_ns = p.ts_ns;
+		v->last_ns = p.ts_ns;
+	}
+	skin_capture_close(c);
+	if (n < 0)
+		log_warn("%s (read up to there)", err.text);
+	if (!v->first_ns) {
+		log_err("%s: no packet", v->log);
+		return -ENODATA;
+	}
+	return 0;
+}
+
 /* The log's first and last times, read once (no processing) */
 static int log_span(struct view_replay *v)
 {
 	struct skin_canlog_record rec;
 	struct skin_error err;
-	struct skin_canlog *l = skin_canlog_open(v->log, &err);
+	struct skin_canlog *l;
 	int n;
 
+	if (v->n_boards)
+		return capture_span(v);
+	l = skin_canlog_open(v->log, &err);
 	if (!l) {
 		log_err("%s", err.text);
 		return -EINVAL;
@@ -494,7 +529,8 @@ static int log_span(struct view_replay *v)
 }
 
 int replay_new(struct view_replay **vp, sd_event *e, struct server *srv,
-	       const char *config, const char *log)
+	       const char *config, const char *log, char **boards,
+	       unsigned int n_boards)
 {
 	struct view_replay *v = calloc(1, sizeof(*v));
 	char tmp[PATH_MAX];
@@ -507,6 +543,8 @@ int replay_new(struct view_replay **vp, sd_event *e, struct server *srv,
 	v->e = e;
 	v->srv = srv;
 	v->speed = 1.0;
+	v->boards = boards;
+	v->n_boards = n_boards;
 	cdr_init(&v->cdr, 0);
 	snprintf(v->config, sizeof(v->config), "%s", config);
 	snprintf(v->log, sizeof(v->log), "%s", log);
@@ -515,16 +553,9 @@ int replay_new(struct view_replay **vp, sd_event *e, struct server *srv,
 	rc = log_span(v);
 	if (rc)
 		goto fail;
-	v->r = NULL;
-	{
-		struct skin_replay_opts o = { .who = "skin-view", .config = config, .log = log };
-
-		v->r = skin_replay_open(&o);
-	}
-	if (!v->r) {
-		rc = -EINVAL;
+	rc = open_log(v);
+	if (rc)
 		goto fail;
-	}
 	v->n_parts = v->r->m->n_parts;
 	v->parts = calloc(v->n_parts ? v->n_parts : 1, sizeof(*v->parts));
 	if (!v->parts) {

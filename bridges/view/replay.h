@@ -2,7 +2,8 @@
 /*
  * replay.h - skin-view --replay: a recording served as skind would serve it
  *
- * A candump -l log runs through skind's processing as `skinctl process`
+ * A candump -l log (or an ETH capture of the boards named, read as
+ * skin-eth --replay reads it) runs through skind's processing as `skinctl process`
  * runs it (lib/replay: the driver's assembly core, lib/proc's
  * calibration on the log's start, contacts), and each part's output
  * sample is published on the live channels (/skin/PART/values, raw,
@@ -40,9 +41,11 @@
 
 struct view_replay;
 
-/* @config: skind.conf; @log: the candump -l log; playing from its start */
+/* @config: skind.conf; @log: the candump -l log, or with @n_boards ETH
+ * boards (skin-eth's --board specs) their capture; playing from its start */
 int replay_new(struct view_replay **r, sd_event *e, struct server *srv,
-	       const char *config, const char *log);
+	       const char *config, const char *log, char **boards,
+	       unsigned int n_boards);
 void replay_free(struct view_replay *r);
 
 /* The service, for server_set_services(..., replay_call, r) */

@@ -22,8 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <skin/capture.h>
+#include <skin/ethrx.h>
+
 #include "skin_core.h"
 #include "skin_replay.h"
+
+#define ETH_UDP_PORT	12345	/* the boards' (skin-eth's default) */
 
 struct patch_rx {
 	struct skin_patch_config cfg;
@@ -183,6 +188,59 @@ static int dispatch(struct skin_replay *r,
 	return 0;
 }
 
+/* A frame an ETH board carried: a record of its CAN port's bus, fed
+ * after the datagram's earlier ones (one at a time, as a log's lines) */
+static void on_eth_frame(void *ctx, const struct skin_eth_board *b,
+			 unsigned int patch, const struct skin_eth_can *f)
+{
+	struct skin_replay *r = ctx;
+	struct can_frame cf = { .can_id = f->id, .len = f->len };
+
+	if (r->pend_len == r->pend_cap) {
+		unsigned int cap = r->pend_cap ? 2 * r->pend_cap : 64;
+		struct skin_canlog_record *np = realloc(r->pend, cap * sizeof(*np));
+
+		if (!np) {
+			r->rejected++;	/* said at the end: the counts */
+			return;
+		}
+		r->pend = np;
+		r->pend_cap = cap;
+	}
+	memcpy(cf.data, f->data, f->len);
+	skin_canlog_record_classic(&r->pend[r->pend_len], r->cur_ts, b->ifname[patch], &cf);
+	r->pend[r->pend_len++].line = (unsigned int)r->packets;
+}
+
+/* The capture's next frame of a board, as skin-eth --replay would log it:
+ * 1, 0 at its end, -1 (err.line 0: cannot read on) */
+static int capture_next(struct skin_replay *r, struct skin_canlog_record *rec,
+			struct skin_error *err)
+{
+	while (r->pend_head == r->pend_len) {
+		struct skin_capture_packet p;
+		struct skin_udp u;
+		int n;
+
+		r->pend_head = r->pend_len = 0;
+		n = skin_capture_next(r->cap, &p, err);
+		if (n <= 0) {
+			err->line = 0;
+			return n;
+		}
+		r->packets++;
+		if (skin_udp_decode(p.linktype, p.data, p.caplen, &u) != SKIN_CAP_UDP ||
+		    (u.sport != r->eth_udp_port && u.dport != r->eth_udp_port))
+			continue;
+		r->cur_ts = p.ts_ns;
+		/* foreign sources (the head PC's commands too) are counted by
+		 * the receiver and carry nothing */
+		skin_eth_rx_datagram(r->eth, u.src, u.payload, u.len, on_eth_frame, r);
+	}
+	*rec = r->pend[r->pend_head++];
+	return 1;
+}
+
 /* Read the log until something is published or it ends. */
 static void refill(struct skin_replay *r)
 {
@@ -192,7 +250,7 @@ static void refill(struct skin_replay *r)
 
 	r->q_head = 0;
 	while (!r->q_len && !r->ended) {
-		n = skin_canlog_next(r->l, &rec, &err);
+		n = r->cap ? capture_next(r, &rec, &err) : skin_canlog_next(r->l, &rec, &err);
 		if (n == 0 || (n < 0 && !err.line)) {
 			if (n < 0) {	/* cannot read on */
 				fprintf(r->msg, "%s: %s\n", r->who, err.text);
@@ -410,9 +468,26 @@ struct skin_replay *skin_replay_open(const struct skin_replay_opts *o)
 	} else {
 		skin_proc_calibrate(r->p, -1);
 	}
-	r->l = skin_canlog_open(o->log, &err);
-	if (!r->l)
-		goto fail_err;
+	if (o->n_eth_boards) {
+		unsigned int i;
+
+		r->eth_udp_port = o->eth_udp_port ? o->eth_udp_port : ETH_UDP_PORT;
+		r->eth = skin_eth_rx_new();
+		if (!r->eth) {
+			fprintf(r->msg, "%s: out of memory\n", r->who);
+			goto fail;
+		}
+		for (i = 0; i < o->n_eth_boards; i++)
+			if (skin_eth_rx_add_board(r->eth, o->eth_boards[i], &err))
+				goto fail_err;
+		r->cap = skin_capture_open(o->log, &err);
+		if (!r->cap)
+			goto fail_err;
+	} else {
+		r->l = skin_canlog_open(o->log, &err);
+		if (!r->l)
+			goto fail_err;
+	}
 	return r;
 fail_err:
 	fprintf(r->msg, "%s: %s\n", r->who, err.text);
@@ -452,7 +527,12 @@ void skin_replay_close(struct skin_replay *r)
 		return;
 	for (i = 0; r->rx && i < r->m->n_patches; i++)
 		free(r->rx[i].ring_mem);
-	skin_canlog_close(r->l);
+	if (r->l)
+		skin_canlog_close(r->l);
+	if (r->cap)
+		skin_capture_close(r->cap);
+	skin_eth_rx_free(r->eth);
+	free(r->pend);
 	skin_proc_free(r->p);
 	skin_model_free(r->m);
 	skin_config_free(r->cfg);

@@ -4,7 +4,8 @@
  *
  * What `skinctl process` runs, shared with `skinctl view --log` and
  * `skin-view --replay`:
- * a skind.conf's model and processor, and a candump -l log fed through
+ * a skind.conf's model and processor, and a candump -l log (or the
+ * frames an ETH capture's boards carried, through lib/eth) fed through
  * the driver's assembly core (driver/skin_assemble.c) in the order
  * skin_can_rx() runs it, with the 1.5-period timeouts judged on the log's
  * timestamps.  skin_replay_next() hands back each published sample
@@ -54,6 +55,13 @@ struct skin_replay_opts {
 	unsigned int cycle_ms;		/* compat: skinManager's period, the
 					 * parts cycled on the log's clock;
 					 * 0: each sample processed */
+	/* An ETH capture (pcap, pcapng: skin/capture.h) in place of the
+	 * log: its boards as skin-eth's --board takes them, the frames they
+	 * carry going to the buses their CAN ports name (eb24can1, ...), as
+	 * skin-eth --replay would write them; none: a candump log */
+	char **eth_boards;
+	unsigned int n_eth_boards;
+	unsigned int eth_udp_port;	/* 0: the boards' 12345 */
 };
 
 /* One published board sample, processed; or, cycling, one part's cycle. */
@@ -75,6 +83,8 @@ struct skin_replay_sample {
 
 struct patch_rx;
 struct published;
+struct skin_capture;
+struct skin_eth_rx;
 
 struct skin_replay {
 	const char *who;
@@ -83,7 +93,14 @@ struct skin_replay {
 	struct skin_config *cfg;
 	struct skin_model *m;
 	struct skin_proc *p;
-	struct skin_canlog *l;
+	struct skin_canlog *l;		/* the log, or: */
+	struct skin_capture *cap;	/* the capture and its boards */
+	struct skin_eth_rx *eth;
+	struct skin_canlog_record *pend;	/* a datagram's frames not fed */
+	unsigned int pend_head, pend_len, pend_cap;
+	unsigned int eth_udp_port;
+	uint64_t cur_ts;		/* the packet's capture time */
+	uint64_t packets;		/* the capture's, read so far */
 	struct patch_rx *rx;
 	struct published *queue;	/* published, not yet fed */
 	unsigned int q_head, q_len, q_cap;

@@ -3971,6 +3971,46 @@ def t_view_replay(env):
     assert "replay: at 6.000 s" in log_text, log_text[-2000:]
 
 
+@case("skin-view --replay of an ETH capture: the boards' frames through lib/eth, the same values as the candump log of the same traffic")
+def t_view_replay_eth(env):
+    d = os.path.join(env.dir, "replay-eth")
+    os.makedirs(d, exist_ok=True)
+    # etc/skind.conf's buses named after two ETH boards' CAN ports, as an
+    # ETH robot's skind.conf names skin-eth's interfaces
+    conf = os.path.join(d, "skind.conf")
+    text = open(os.path.join(SRC, "etc/skind.conf")).read()
+    for bus, port in (("can0", "eb24can1"), ("can1", "eb24can2"), ("can2", "eb10can2")):
+        text = re.sub(r"\b%s\b" % bus, port, text)
+    text = re.sub(r"(?m)^geometry = ", "geometry = %s/" % os.path.join(SRC, "etc"), text)
+    with open(conf, "w") as f:
+        f.write(text)
+    scn, cap, log = (os.path.join(d, n) for n in ("press.scn", "press.pcap", "press.log"))
+    with open(scn, "w") as f:
+        f.write("config %s\nseed 1\nduration 10s\nat 7s press left_forearm taxel 37 radius 12mm "
+                "force 80 name finger\nat 9s release finger\n" % conf)
+    boards = ["--board", "10.0.1.24", "--board", "10.0.1.10:2"]
+    r = subprocess.run([SKINSIM] + boards + ["--pcap", cap, "--log", log, "--fast",
+                                             "--epoch", "1700000000", scn],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    seen = {}
+    for name, argv in (("log", ["--replay", log, "--config", conf]),
+                       ("capture", ["--replay", cap, "--config", conf] + boards)):
+        v = View(env, argv=argv, ready="replaying")
+        try:
+            evs = viewctl(v, [{"call": "/skin/replay", "request": {"op": "pause"}},
+                              {"subscribe": ["/skin/left_forearm/values", "/skin/torso/values"]},
+                              {"call": "/skin/replay", "request": {"op": "seek", "t_s": 8}},
+                              {"wait": 1}])
+        finally:
+            v.stop()
+        assert answers(evs)[1][1]["file"] == os.path.basename(argv[1]), answers(evs)
+        seen[name] = {e["topic"]: e["values"] for e in evs if e["ev"] == "state"}
+    lf = seen["capture"]["/skin/left_forearm/values"]
+    assert lf[37] > 0 and len([x for x in lf if x > 0]) < 30, lf
+    assert seen["capture"] == seen["log"], "the capture's values are the log's"
+
+
 @case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones")
 def t_view_reload(env):
     d = Daemon(env, side="view-reload")
