@@ -55,15 +55,41 @@ static const char contacts_schema[] =
 	"geometry_msgs/Vector3 force\n"
 	"geometry_msgs/Vector3 torque\n";
 
+/* /skin/replay's messages (docs/VIEW.md, "Replay") */
+static const char replay_schema[] =
+	"{\"type\":\"object\",\"properties\":{"
+	"\"t_s\":{\"type\":\"number\",\"description\":\"the recording's time shown, from its start\"},"
+	"\"duration_s\":{\"type\":\"number\"},"
+	"\"playing\":{\"type\":\"boolean\"},"
+	"\"speed\":{\"type\":\"number\"},"
+	"\"file\":{\"type\":\"string\"}}}";
+
 const char *fox_schema_name(enum fox_kind k)
 {
-	return k == FOX_CONTACTS ? "tactile_msgs/msg/TactileContacts" :
-				   "tactile_msgs/msg/TactileState";
+	switch (k) {
+	case FOX_CONTACTS: return "tactile_msgs/msg/TactileContacts";
+	case FOX_REPLAY: return "skin.Replay";
+	default: return "tactile_msgs/msg/TactileState";
+	}
 }
 
 const char *fox_schema(enum fox_kind k)
 {
-	return k == FOX_CONTACTS ? contacts_schema : state_schema;
+	switch (k) {
+	case FOX_CONTACTS: return contacts_schema;
+	case FOX_REPLAY: return replay_schema;
+	default: return state_schema;
+	}
+}
+
+const char *fox_encoding(enum fox_kind k)
+{
+	return k == FOX_REPLAY ? "json" : "cdr";
+}
+
+const char *fox_schema_encoding(enum fox_kind k)
+{
+	return k == FOX_REPLAY ? "jsonschema" : "ros2msg";
 }
 
 const char *fox_leaf(enum fox_kind k)
@@ -72,6 +98,7 @@ const char *fox_leaf(enum fox_kind k)
 	case FOX_VALUES: return "values";
 	case FOX_RAW: return "raw";
 	case FOX_CONTACTS: return "contacts";
+	case FOX_REPLAY: return "replay";
 	}
 	return "?";
 }
@@ -91,15 +118,25 @@ static char *text_of(json_object *o)
 	return s;
 }
 
-char *fox_server_info(const char *name, const char *session_id)
+char *fox_server_info(const char *name, const char *session_id, bool services)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *caps = json_object_new_array();
 
-	if (!o)
+	if (!o || !caps) {
+		json_object_put(o);
+		json_object_put(caps);
 		return NULL;
+	}
 	json_object_object_add(o, "op", json_object_new_string("serverInfo"));
 	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "capabilities", json_object_new_array());
+	if (services) {
+		json_object *enc = json_object_new_array();
+
+		json_object_array_add(caps, json_object_new_string("services"));
+		json_object_array_add(enc, json_object_new_string(FOX_SERVICE_ENCODING));
+		json_object_object_add(o, "supportedEncodings", enc);
+	}
+	json_object_object_add(o, "capabilities", caps);
 	json_object_object_add(o, "sessionId", json_object_new_string(session_id));
 	return text_of(o);
 }
@@ -122,13 +159,14 @@ char *fox_advertise(const struct fox_channel *const *ch, unsigned int n)
 			break;
 		json_object_object_add(c, "id", json_object_new_int64(ch[i]->id));
 		json_object_object_add(c, "topic", json_object_new_string(ch[i]->topic));
-		json_object_object_add(c, "encoding", json_object_new_string("cdr"));
+		json_object_object_add(c, "encoding",
+				       json_object_new_string(fox_encoding(ch[i]->kind)));
 		json_object_object_add(c, "schemaName",
 				       json_object_new_string(fox_schema_name(ch[i]->kind)));
 		json_object_object_add(c, "schema",
 				       json_object_new_string(fox_schema(ch[i]->kind)));
 		json_object_object_add(c, "schemaEncoding",
-				       json_object_new_string("ros2msg"));
+				       json_object_new_string(fox_schema_encoding(ch[i]->kind)));
 		json_object_array_add(a, c);
 	}
 	json_object_object_add(o, "channels", a);
@@ -290,4 +328,106 @@ void fox_data_header(uint8_t *p, uint32_t sub, uint64_t ns)
 		p[1 + i] = (uint8_t)(sub >> (8 * i));
 	for (i = 0; i < 8; i++)
 		p[5 + i] = (uint8_t)(ns >> (8 * i));
+}
+
+static json_object *service_schema(const char *name, const char *schema)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "encoding", json_object_new_string(FOX_SERVICE_ENCODING));
+	json_object_object_add(o, "schemaName", json_object_new_string(name));
+	json_object_object_add(o, "schemaEncoding", json_object_new_string("jsonschema"));
+	json_object_object_add(o, "schema", json_object_new_string(schema));
+	return o;
+}
+
+char *fox_advertise_services(const struct fox_service *sv, unsigned int n)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	unsigned int i;
+
+	if (!o || !a) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	json_object_object_add(o, "op", json_object_new_string("advertiseServices"));
+	for (i = 0; i < n; i++) {
+		json_object *c = json_object_new_object();
+		char name[96];
+
+		if (!c)
+			break;
+		json_object_object_add(c, "id", json_object_new_int64(sv[i].id));
+		json_object_object_add(c, "name", json_object_new_string(sv[i].name));
+		json_object_object_add(c, "type", json_object_new_string(sv[i].type));
+		snprintf(name, sizeof(name), "%s_Request", sv[i].type);
+		json_object_object_add(c, "request", service_schema(name, sv[i].request_schema));
+		snprintf(name, sizeof(name), "%s_Response", sv[i].type);
+		json_object_object_add(c, "response",
+				       service_schema(name, sv[i].response_schema));
+		json_object_array_add(a, c);
+	}
+	json_object_object_add(o, "services", a);
+	if (i < n) {
+		json_object_put(o);
+		return NULL;
+	}
+	return text_of(o);
+}
+
+char *fox_service_failure(uint32_t service, uint32_t call, const char *message)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "op", json_object_new_string("serviceCallFailure"));
+	json_object_object_add(o, "serviceId", json_object_new_int64(service));
+	json_object_object_add(o, "callId", json_object_new_int64(call));
+	json_object_object_add(o, "message", json_object_new_string(message));
+	return text_of(o);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+int fox_parse_service_call(const uint8_t *p, size_t len, struct fox_call *c)
+{
+	uint32_t n;
+
+	if (len < 13 || p[0] != FOX_OP_SERVICE_CALL_REQUEST)
+		return -EBADMSG;
+	c->service = get_le32(p + 1);
+	c->call = get_le32(p + 5);
+	n = get_le32(p + 9);
+	if (n > len - 13)
+		return -EBADMSG;
+	c->encoding = (const char *)p + 13;
+	c->encoding_len = n;
+	c->payload = (const char *)p + 13 + n;
+	c->payload_len = len - 13 - n;
+	return 0;
+}
+
+void fox_service_header(uint8_t *p, uint32_t service, uint32_t call)
+{
+	p[0] = FOX_OP_SERVICE_CALL_RESPONSE;
+	put_le32(p + 1, service);
+	put_le32(p + 5, call);
+	put_le32(p + 9, sizeof(FOX_SERVICE_ENCODING) - 1);
+	memcpy(p + 13, FOX_SERVICE_ENCODING, sizeof(FOX_SERVICE_ENCODING) - 1);
 }

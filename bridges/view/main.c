@@ -27,16 +27,19 @@
 #include <skin/follow.h>
 #include <skin/model.h>
 
+#include "actions.h"
 #include "cdr.h"
 #include "config.h"
 #include "follow_source.h"
 #include "log.h"
+#include "replay.h"
 #include "server.h"
 #include "service.h"
 #include "skin_clock.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-view.conf"
 #define N_KINDS		3
+#define MAX_BOARDS	64	/* --board, an ETH capture's */
 
 struct view_part {
 	char name[SKIN_SHM_NAME_LEN];
@@ -247,6 +250,12 @@ static void usage(FILE *f)
 		"  -c, --config FILE  configuration (default " DEFAULT_CONFIG ",\n"
 		"                     defaults when that file does not exist)\n"
 		"  -s, --socket PATH  skind's socket (overrides the configuration)\n"
+		"  -r, --replay LOG   serve a candump -l log instead of skind, processed\n"
+		"                     as skind would with --config's skind.conf\n"
+		"  -b, --board BOARD  with --replay, LOG is an ETH capture (pcap, pcapng)\n"
+		"                     of this board, as skin-eth's --board; repeatable\n"
+		"      --view-config FILE  skin-view's configuration (with --replay,\n"
+		"                     where --config names skind.conf)\n"
 		"      --check        check the configuration and exit\n"
 		"  -h, --help         this text, then exit\n"
 		"      --version      \"skin-view VERSION\", then exit\n");
@@ -258,34 +267,56 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "replay", required_argument, NULL, 'r' },
+		{ "view-config", required_argument, NULL, 'v' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *socket_path = NULL;
+	const char *config = NULL, *socket_path = NULL, *replay = NULL, *vconfig = NULL;
+	struct view_replay *rp = NULL;
+	char *boards[MAX_BOARDS];
+	unsigned int n_boards = 0;
+	struct actions *act = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
 	struct view_config cfg;
 	struct skin_error err;
 	struct view v;
 	sd_event *e = NULL;
+	const char *skind_config = NULL;
 	bool check = false;
 	int o, rc;
 
 	log_init("skin-view", LOG_INFO, 0);
-	while ((o = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:s:r:b:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': config = optarg; break;
 		case 's': socket_path = optarg; break;
 		case 'k': check = true; break;
+		case 'r': replay = optarg; break;
+		case 'v': vconfig = optarg; break;
+		case 'b':
+			if (n_boards == MAX_BOARDS) {
+				log_err("--board: more than %d boards", MAX_BOARDS);
+				return 2;
+			}
+			boards[n_boards++] = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': puts("skin-view " SKIN_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc) {
+	if (optind < argc || (replay && !config) || (n_boards && !replay)) {
 		usage(stderr);
 		return 2;
+	}
+	/* replaying, --config is the recording's skind.conf (as skinctl's) */
+	if (replay || vconfig) {
+		skind_config = replay ? config : NULL;
+		config = vconfig;
 	}
 	view_config_init(&cfg);
 	if ((config || access(DEFAULT_CONFIG, F_OK) == 0) &&
@@ -313,14 +344,34 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	fo.socket = socket_path ? socket_path : cfg.socket[0] ? cfg.socket : NULL;
-	rc = follow_source_new(&fs, e, &fo, on_event, &v);
-	if (rc) {
-		log_err("following skind: %s", strerror(-rc));
-		goto out;
+	if (replay) {
+		unsigned int n;
+		const struct fox_service *sv = replay_services(&n);
+
+		rc = replay_new(&rp, e, v.srv, skind_config, replay, boards, n_boards);
+		if (rc)
+			goto out;
+		server_set_services(v.srv, sv, n, replay_call, rp);
+	} else {
+		rc = follow_source_new(&fs, e, &fo, on_event, &v);
+		if (rc) {
+			log_err("following skind: %s", strerror(-rc));
+			goto out;
+		}
 	}
-	log_info("serving http://%s%s%s:%u/ from %s: following skind",
+	if (!replay && cfg.token[0]) {
+		unsigned int n;
+		const struct fox_service *sv = actions_services(&n);
+
+		rc = actions_new(&act, e, v.srv, fo.socket, cfg.token);
+		if (rc)
+			goto out;
+		server_set_services(v.srv, sv, n, actions_call, act);
+	}
+	log_info("serving http://%s%s%s:%u/ from %s: %s%s",
 		 strchr(cfg.address, ':') ? "[" : "", cfg.address,
-		 strchr(cfg.address, ':') ? "]" : "", cfg.port, cfg.data_dir);
+		 strchr(cfg.address, ':') ? "]" : "", cfg.port, cfg.data_dir,
+		 replay ? "replaying " : "following skind", replay ? replay : "");
 	service_ready(NULL);
 	rc = service_run_beside(e, server_wait, v.srv);
 	{
@@ -337,6 +388,8 @@ int main(int argc, char **argv)
 			 (unsigned long long)st.refused_addr);
 	}
 out:
+	actions_free(act);
+	replay_free(rp);
 	follow_source_free(fs);
 	server_free(v.srv);
 	sd_event_unref(e);
