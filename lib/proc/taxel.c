@@ -227,6 +227,84 @@ static uint64_t raw_young(const struct proc_part *pt,
 
 
 /*
+ * Noise (SKIN_FAULT_NOISY), at each periodic fault evaluation, before
+ * last_raw takes @vals: which tactile slots moved more than noisy_counts
+ * since the last evaluation, counted per slot in the current slice of
+ * noisy_s.  At the end of each slice, once the counts cover noisy_s, the
+ * last noisy_s is judged: a slot that moved so at more than half of the
+ * evaluations is noisy, one that did at fewer than a quarter is not any
+ * more (between the two it stays as it was, so that a taxel near the
+ * limit does not flicker).  A healthy taxel's noise (1 to 3 counts)
+ * rarely moves it that far; a press moves it at the few evaluations of
+ * its onset and release only, never at most of them, held or not; a dead
+ * triangle's values do not move.  Whole raw counts compared with
+ * floor(noisy_counts), a counter per slot and slice: no allocation, a
+ * loop over the patch's tactile slots.  The evaluation after a
+ * calibration (last_raw zeroed) or with the detection switched back on
+ * only takes the values.  The evaluations a frame with diagnostics makes
+ * between the periodic ones are not counted: a slice holds at most
+ * noisy_s / 8 / 100 ms of them, which its 16-bit counters hold.
+ */
+static void noise_step(struct skin_proc *p, struct proc_patch *pp,
+		       const uint8_t *vals, uint64_t ts)
+{
+	struct proc_part *pt = &p->parts[pp->part];
+	uint16_t *n = pt->noise_n + PROC_NOISE_SLICES * (size_t)pp->first;
+	const unsigned int step = p->noisy_step;
+	unsigned int i, j, s = pp->noise_slice;
+
+	if (!pp->noise_on) {
+		for (i = 0; i < pp->n_tactile; i++)
+			memset(&n[PROC_NOISE_SLICES * pp->tactile[i]], 0,
+			       PROC_NOISE_SLICES * sizeof(*n));
+		memset(pp->noise_checks, 0, sizeof(pp->noise_checks));
+		pp->noise_slice_ns = ts;
+		pp->noise_done = 0;
+		pp->noise_on = true;
+		return;
+	}
+	for (i = 0; i < pp->n_tactile; i++) {
+		const unsigned int o = pp->tactile[i];
+		const int d = (int)vals[o] - (int)pp->last_raw[o];
+
+		n[PROC_NOISE_SLICES * o + s] += (unsigned int)(d < 0 ? -d : d) > step;
+	}
+	pp->noise_checks[s]++;
+	if (ts - pp->noise_slice_ns < p->noisy_slice_ns)
+		return;
+	if (++pp->noise_done >= PROC_NOISE_SLICES) {
+		unsigned int c = 0;
+
+		pp->noise_done = PROC_NOISE_SLICES;
+		for (j = 0; j < PROC_NOISE_SLICES; j++)
+			c += pp->noise_checks[j];
+		for (i = 0; i < pp->n_tactile; i++) {
+			const unsigned int o = pp->tactile[i];
+			const uint16_t *no = &n[PROC_NOISE_SLICES * o];
+			unsigned int moved = 0;
+
+			for (j = 0; j < PROC_NOISE_SLICES; j++)
+				moved += no[j];
+			if (2 * moved > c)
+				proc_bit_set(&pp->noisy, o, true);
+			else if (4 * moved < c)
+				proc_bit_set(&pp->noisy, o, false);
+		}
+	}
+	/* the next slice replaces the oldest */
+	s = (s + 1) % PROC_NOISE_SLICES;
+	for (i = 0; i < pp->n_tactile; i++)
+		n[PROC_NOISE_SLICES * pp->tactile[i] + s] = 0;
+	pp->noise_checks[s] = 0;
+	pp->noise_slice = s;
+	/* slices of noisy_s / 8 of frame time, whatever the evaluations'
+	 * spacing; after a gap (a silent patch), from now */
+	pp->noise_slice_ns += p->noisy_slice_ns;
+	if (ts - pp->noise_slice_ns >= p->noisy_slice_ns)
+		pp->noise_slice_ns = ts;
+}
+
+/*
  * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
  * faults, on every frame that carries or stopped carrying diagnostics):
  * the time each raw value last changed (read at these instants: a noisy
@@ -278,6 +356,8 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	}
 	if (faults) {
 		pp->ops->raw_changed(f->values, pp->last_raw, &neq);
+		if (ts >= pp->next_check_ns)	/* periodic (noise_step()) */
+			noise_step(p, pp, f->values, ts);
 		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		for (w = 0; w < 3; w++)
@@ -320,16 +400,18 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	for (w = 0; w < 3; w++) {
 		pp->ns0.w[w] = ts ? pp->ns0.w[w] & ~upd.w[w] : pp->ns0.w[w] | upd.w[w];
 		/* the rest of the walk: every taxel that is special (a faulty
-		 * one is), dead, or has diagnostics, or whose value stayed
-		 * for the shorter of the two limits: a healthy taxel of a live
-		 * triangle whose value moved since then is done (below) */
+		 * one is), dead, noisy, or has diagnostics, or whose value
+		 * stayed for the shorter of the two limits: a healthy taxel of
+		 * a live triangle whose value moved since then is done (below) */
 		m = pp->tact.w[w] & (pp->spec.w[w] | dead_slots.w[w] |
-				   (diag ? ~0ull : 0) | ~(upd.w[w] | young.w[w]));
+				   pp->noisy.w[w] | (diag ? ~0ull : 0) |
+				   ~(upd.w[w] | young.w[w]));
 		for (; m; m &= m - 1) {
 			const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 			const unsigned int k = pp->first + o;
 			const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
 			const bool dead = pp->tri_dead & (1u << tri);
+			const bool noisy = proc_bit(&pp->noisy, o);
 			const uint64_t still = ts - raw_ns_of(pt, pp, o);
 			uint8_t raw;
 			bool rail;
@@ -338,7 +420,7 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 			/* a value that moved, or has not stayed for the shorter
 			 * of the two limits, is neither stuck nor saturated: a
 			 * healthy taxel of a live triangle is done */
-			if (!pt->fault[k] && !dead && !diag &&
+			if (!pt->fault[k] && !dead && !noisy && !diag &&
 			    (((upd.w[w] >> (o % 64)) & 1) || still < still_min))
 				continue;
 			raw = f->values[o];
@@ -354,10 +436,14 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 				fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
 			else if (!rail && still >= p->stuck_ns)
 				fl |= SKIN_FAULT_STUCK;
+			if (noisy)
+				fl |= SKIN_FAULT_NOISY;
 			if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
 				fl |= SKIN_FAULT_DIAG;
 			if (fl != pt->fault[k]) {
-				if (fl & ~pt->fault[k])
+				/* faulty since: the first flag of an
+				 * unbroken run of them */
+				if (!pt->fault[k])
 					pt->fault_ns[k] = ts;
 				pt->fault[k] = (uint8_t)fl;
 				if (fl && pt->touched[k])
