@@ -156,6 +156,7 @@ struct proc_patch {
 	 * last noisy_s is judged (taxel.c: noise_step()) */
 	struct proc_mask noisy;		/* slots judged noisy */
 	uint64_t noise_slice_ns;	/* when the current slice began */
+	uint64_t noise_next_ns;		/* the next evaluation that counts */
 	uint16_t noise_checks[PROC_NOISE_SLICES];	/* evaluations
 					 * counted in each slice */
 	unsigned int noise_slice;	/* the current one */

@@ -241,9 +241,10 @@ static uint64_t raw_young(const struct proc_part *pt,
  * floor(noisy_counts), a counter per slot and slice: no allocation, a
  * loop over the patch's tactile slots.  The evaluation after a
  * calibration (last_raw zeroed) or with the detection switched back on
- * only takes the values.  The evaluations a frame with diagnostics makes
- * between the periodic ones are not counted: a slice holds at most
- * noisy_s / 8 / 100 ms of them, which its 16-bit counters hold.
+ * only takes the values.  Only evaluations 100 ms apart at least count
+ * (frames with diagnostics are evaluated each, and a board whose
+ * diagnostics flag a channel sends them in every frame): a slice holds
+ * at most noisy_s / 8 / 100 ms of them, which its 16-bit counters hold.
  */
 static void noise_step(struct skin_proc *p, struct proc_patch *pp,
 		       const uint8_t *vals, uint64_t ts)
@@ -356,8 +357,12 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	}
 	if (faults) {
 		pp->ops->raw_changed(f->values, pp->last_raw, &neq);
-		if (ts >= pp->next_check_ns)	/* periodic (noise_step()) */
+		/* noise counts evaluations 100 ms apart at least, whatever
+		 * diagnostics add between them (noise_step()) */
+		if (ts >= pp->noise_next_ns || !pp->noise_on) {
 			noise_step(p, pp, f->values, ts);
+			pp->noise_next_ns = ts + PROC_FAULT_CHECK_NS;
+		}
 		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		for (w = 0; w < 3; w++)
@@ -430,9 +435,15 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 			 * of range holds SATURATED (recal_step) */
 			if (pt->mode[k] == MODE_RECAL)
 				fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
-			if (dead)
+			if (dead) {
 				fl |= SKIN_FAULT_DEAD;
-			else if (rail && still >= p->sat_ns)
+				/* not refreshed, so not still: a value that
+				 * reads the same when the triangle is back
+				 * has stayed from then on, not from before */
+				raw_ns_set(pt, pp, o, ts);
+				raw_bounds(pp, ts);
+				proc_bit_set(&pp->ns0, o, !ts);
+			} else if (rail && still >= p->sat_ns)
 				fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
 			else if (!rail && still >= p->stuck_ns)
 				fl |= SKIN_FAULT_STUCK;

@@ -538,6 +538,46 @@ static void faults(void **state)
 	fixture_done(&fx);
 }
 
+/*
+ * A triangle silent for longer than stuck_s, back with the values it had:
+ * dead while silent, then healthy; its values have stayed since it came
+ * back, not since it fell silent, so none is stuck before another
+ * stuck_s (they were not refreshed, not still).
+ */
+static void dead_then_back(void **state)
+{
+	struct fixture fx;
+	struct skin_frame f;
+	uint64_t seq, i;
+
+	(void)state;
+	fixture_strip(&fx, "binarization = false\nstuck_s = 1\ndead_s = 0.2");
+	seq = calibrate_strip(fx.p);
+	for (i = 0; i < 10; i++)
+		feed4(fx.p, seq++, 240 + (int)(i % 2), 235 + (int)(i % 2), 230 + (int)(i % 2), 250);
+	/* 2 s silent (the driver keeps a silent triangle's last values) */
+	for (i = 0; i < 100; i++) {
+		frame_init(&f, seq, seq * 20 * MS, 240);
+		f.values[1] = 236; f.values[2] = 231; f.values[3] = 250;
+		f.refreshed = 0xfffe;
+		seq++;
+		skin_proc_feed(fx.p, 0, &f);
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(skin_proc_faults(fx.p, 0)[i], SKIN_FAULT_DEAD);
+	/* back with the same values for 0.8 s: healthy all along */
+	for (i = 0; i < 40; i++) {
+		feed4(fx.p, seq++, 240, 236, 231, 250);
+		if (i >= 5)
+			assert_int_equal(skin_proc_fault_list(fx.p, 0, NULL, 0), 0);
+	}
+	/* and stuck once they stayed for stuck_s since */
+	for (i = 0; i < 15; i++)
+		feed4(fx.p, seq++, 240, 236, 231, 250);
+	assert_int_equal(skin_proc_faults(fx.p, 0)[0], SKIN_FAULT_STUCK);
+	fixture_done(&fx);
+}
+
 /* A fixed-seed xorshift32: the noisy taxel's readings */
 static uint32_t noise_next(uint32_t *x)
 {
@@ -649,6 +689,23 @@ static void noisy(void **state)
 	/* processed again: a press touches (d = 55 - 15, half of it) */
 	feed4(fx.p, seq++, 200, 235, 230, 250);
 	assert_int_equal(skin_proc_touched(fx.p, 0)[0], 1);
+	/* noisy again, from a board whose diagnostics flag taxel 3 in every
+	 * frame (each one evaluated): flagged within noisy_s all the same */
+	for (start = seq, fl = 0; seq < start + 60 && !(fl & SKIN_FAULT_NOISY); seq++) {
+		struct skin_frame f;
+
+		frame_init(&f, seq, seq * 20 * MS, 240);
+		f.values[0] = (uint8_t)(100 + noise_next(&x) % 156);
+		f.values[1] = 235;
+		f.values[2] = 230;
+		f.values[3] = 250;
+		f.diag_valid = 1;
+		f.diag[0] = 1u << (4 + 3);
+		skin_proc_feed(fx.p, 0, &f);
+		fl = skin_proc_faults(fx.p, 0)[0];
+		assert_int_equal(skin_proc_faults(fx.p, 0)[3], SKIN_FAULT_DIAG);
+	}
+	assert_int_equal(fl, SKIN_FAULT_NOISY);
 	/* the names, in flag order */
 	skin_fault_names(SKIN_FAULT_NOISY | SKIN_FAULT_STUCK, names, sizeof(names));
 	assert_string_equal(names, "stuck,noisy");
@@ -1081,6 +1138,7 @@ int main(void)
 		cmocka_unit_test(hold_max),
 		cmocka_unit_test(self_recalibration),
 		cmocka_unit_test(faults),
+		cmocka_unit_test(dead_then_back),
 		cmocka_unit_test(noisy),
 		cmocka_unit_test(contacts_geometry),
 		cmocka_unit_test(contact_ids),
