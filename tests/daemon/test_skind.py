@@ -576,6 +576,160 @@ def t_thresholds(env):
         d2.stop()
 
 
+# --- taxel faults --------------------------------------------------------------
+
+FAULTS_CONFIG = """\
+[board]
+period_ms = 50
+[skind]
+calibration_s = 0.5
+persist_calibration = false
+stuck_s = 2
+saturated_s = 1
+dead_s = 0.5
+noisy_s = 2
+[bus can1]
+[part left_forearm]
+skin_part = left_forearm
+layout = forearm_v2
+geometry = {src}/tests/data/icub/positions/left_forearm_V2.txt
+patches = can1:13 can1:12
+"""
+
+# skinsim's faults, in real time from its start; skind calibrates first.
+# can1:13 is the forearm's first board: triangle 10 is taxels 120..131
+FAULTS_SCENARIO = """\
+config {conf}
+seed 3
+duration 40s
+at {t}s fault stuck left_forearm 40 for {d}s
+at {t}s fault noisy left_forearm 50 amplitude 60 for {d}s
+at {t}s fault saturate left_forearm 60 for {d}s
+at {t}s fault dead can1:13 triangle 10 for {d}s
+"""
+
+
+def fault_events(c, part):
+    """The `faults PART` reply as parsed events, the final line checked."""
+    lines = c.command("faults " + part)
+    return [skin.parse_event(l) for l in lines]
+
+
+@case("faults: skinsim's stuck, noisy, saturated and dead taxels, named in `faults` and shm's flags, and cleared")
+def t_faults(env):
+    top = os.path.join(env.dir, "faults")
+    rings = os.path.join(top, "rings")
+    os.makedirs(rings)
+    conf = os.path.join(top, "skind.conf")
+    scn = os.path.join(top, "faults.scn")
+    t_fault, t_len = 6, 8
+    with open(conf, "w") as f:
+        f.write(FAULTS_CONFIG.format(src=SRC))
+    with open(scn, "w") as f:
+        f.write(FAULTS_SCENARIO.format(conf=conf, t=t_fault, d=t_len))
+    t0 = time.monotonic_ns()
+    sim = subprocess.Popen([SKINSIM, "--ring", rings, scn], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    d = None
+    try:
+        assert wait_for(lambda: len(os.listdir(rings)) == 2 or sim.poll() is not None, 5), \
+            sim.stderr.read() if sim.poll() is not None else os.listdir(rings)
+        d = Daemon(env, extra=["-r", rings], config=conf, side="faults")
+        d.ready(calibrated=1)
+        assert time.monotonic_ns() - t0 < (t_fault - 1) * 10**9, \
+            "skind took %.1f s to calibrate: the faults come at %d s" % (
+                (time.monotonic_ns() - t0) / 1e9, t_fault)
+        shm = skin.Shm(d.shm)
+        assert shm.version_minor >= 4, shm.version_minor
+        with d.client() as c:
+            # healthy: no line, both forms of the arguments checked
+            assert fault_events(c, "left_forearm") == []
+            assert c.command("faults") == []
+            lines = c.command("help")
+            assert any(l.startswith("help faults [PART] -- ") for l in lines), lines
+            for bad, code in (("faults nosuch", "no-such-part"), ("faults a b", "usage")):
+                c.send(bad)
+                assert c.read_line().startswith("error %s " % code), bad
+            snap = shm.snapshot("left_forearm")
+            tactile = snap.flags & skin.TaxelFlag.TACTILE
+            assert not (snap.flags & skin.TaxelFlag.FAULTS).any(), snap.flags
+            dead = [k for k in range(120, 132) if tactile[k]]
+            assert len(dead) >= 8, dead
+            want = {40: ["stuck"], 50: ["noisy"], 60: ["saturated", "diagnostics"]}
+            want.update({k: ["dead"] for k in dead})
+            bits = {"stuck": skin.TaxelFlag.STUCK, "noisy": skin.TaxelFlag.NOISY,
+                    "saturated": skin.TaxelFlag.SATURATED, "dead": skin.TaxelFlag.DEAD,
+                    "diagnostics": skin.TaxelFlag.DIAG}
+            seen = {}
+
+            def all_flagged():
+                evs = fault_events(c, "left_forearm")
+                seen["socket"] = {e["taxel"]: e["flags"] for e in evs}
+                flags = shm.snapshot("left_forearm").flags
+                seen["shm"] = {k: int(flags[k]) for k in np.flatnonzero(
+                    flags & skin.TaxelFlag.FAULTS)}
+                seen["events"] = evs
+                return seen["socket"] == want and seen["shm"] == {
+                    k: int(flags[k] & ~skin.TaxelFlag.FAULTS) | sum(bits[n] for n in v)
+                    for k, v in want.items()}
+            # stuck after stuck_s (2 s), noisy within noisy_s (2 s): all
+            # four while every fault lasts (8 s)
+            assert wait_for(all_flagged, t_fault + 4 - (time.monotonic_ns() - t0) / 1e9, 0.2), \
+                (seen.get("socket"), seen.get("shm"))
+            now = time.monotonic_ns()
+            for e in seen["events"]:
+                assert e["part"] == "left_forearm", e
+                # raised after the fault began, by skinsim's clock (frames
+                # carry CLOCK_MONOTONIC), and not in the future
+                assert t0 + (t_fault - 1) * 10**9 < e["since_ns"] <= now, (e, t0, now)
+                assert 0 < e["baseline"] < 255, e
+            byt = {e["taxel"]: e for e in seen["events"]}
+            assert byt[60]["raw"] == 0, byt[60]
+            # the dead triangle's and the stuck taxel's raw values stay
+            # what they were: the socket says the part's newest raw value
+            assert byt[40]["raw"] == int(shm.snapshot("left_forearm").raw[40]), byt[40]
+            # JSON: the same lines, flags as a list
+            c.command("format json")
+            js = [json.loads(l) for l in c.command("faults left_forearm")]
+            c.command("format bottle")
+            assert {j["taxel"]: j["flags"] for j in js if j["type"] == "fault"} == want, js
+            for j in js:
+                assert set(j) == {"type", "part", "taxel", "flags", "since_ns", "raw",
+                                  "baseline"} and j["type"] == "fault", j
+            # every part's list: this one part's here, bottle and JSON
+            # lines the same events
+            assert {e["taxel"]: e["flags"] for e in map(skin.parse_event, c.command("faults"))} \
+                == want
+            # (the noisy taxel's raw value moves from one publication to
+            # the next; the others' do not, nor does a faulty baseline)
+            def same(e):
+                return {k: v for k, v in e.items() if k != "raw" or e["taxel"] != 50}
+            assert sorted(map(same, map(skin.parse_event, c.command("faults left_forearm"))),
+                          key=lambda e: e["taxel"]) == sorted(map(same, js),
+                                                              key=lambda e: e["taxel"])
+            # faulty taxels are never touched
+            assert not (shm.snapshot("left_forearm").flags[list(want)] &
+                        skin.TaxelFlag.TOUCHED).any()
+            assert (time.monotonic_ns() - t0) / 1e9 < t_fault + t_len, "checked too late"
+            # the faults end at t_fault + 8 s: every flag clears (noisy
+            # within noisy_s), in both the socket's list and shm
+            end = t_fault + t_len + 2 + 3 - (time.monotonic_ns() - t0) / 1e9
+
+            def all_clear():
+                seen["socket"] = fault_events(c, "left_forearm")
+                seen["shm"] = np.flatnonzero(shm.snapshot("left_forearm").flags &
+                                             skin.TaxelFlag.FAULTS).tolist()
+                return not seen["socket"] and not seen["shm"]
+            assert wait_for(all_clear, end, 0.2), (seen["socket"], seen["shm"])
+            assert (time.monotonic_ns() - t0) / 1e9 > t_fault + t_len, "cleared before the faults ended"
+        shm.close()
+    finally:
+        if d:
+            d.stop()
+        sim.kill()
+        sim.wait()
+
+
 @case("subscriptions: every publication, or at most RATE per second")
 def t_subscribe(env):
     with env.daemon.client() as a, env.daemon.client() as b:
