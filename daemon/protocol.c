@@ -762,6 +762,8 @@ static void cmd_thresholds(struct client *c, int argc, char **argv)
  * after the lines that fit.
  */
 #define FAULT_LINE_MAX	(JSON_NAME_SIZE + 256)
+#define FAULT_FINAL_ROOM	512	/* the final line, `error truncated`
+					 * with two counts: under 256 bytes */
 
 static size_t fault_line(char *buf, size_t len, const struct skind_part *p,
 			 const struct skin_taxel_fault *f, enum client_format fmt)
@@ -819,7 +821,7 @@ static bool fault_lines(struct client *c, struct skind_part *p,
 		/* the lines that fit, in order, with room for the final
 		 * line after the last: once one does not, none follows */
 		if (*listed == (*total)++ && len &&
-		    len + PROTOCOL_NOTICE_SIZE <= client_queue_room(c) &&
+		    len + FAULT_FINAL_ROOM <= client_queue_room(c) &&
 		    client_queue(c, line, len))
 			*listed += 1;
 	}

@@ -32,6 +32,7 @@
 					 * each eighth of noisy_s, over the
 					 * last eight: within noisy_s / 8 of
 					 * the moment it is due */
+#define PROC_NOISE_ROWS		(PROC_NOISE_SLICES + 1)	/* and their sum */
 #define PROC_RECENT_CHECKS	3	/* checks whose moved raw values
 					 * are a mask, not timestamps */
 #define PROC_CAL_MAX_SAMPLES	65535u	/* a histogram's bins are 16-bit:
@@ -219,10 +220,14 @@ struct proc_part {
 	uint64_t *hold_ns;		/* when the hold began */
 	uint8_t *fault;			/* SKIN_FAULT_* */
 	uint64_t *fault_ns;
-	uint16_t *noise_n;		/* per taxel and slice of noisy_s
-					 * ([PROC_NOISE_SLICES k + slice]):
-					 * evaluations at which its raw value
-					 * moved more than noisy_counts */
+	uint16_t *noise_n;		/* per patch, PROC_NOISE_ROWS rows of a
+					 * counter per slot ([(order * ROWS +
+					 * row) * 192 + slot]): per slice of
+					 * noisy_s, evaluations at which the
+					 * slot's raw value moved more than
+					 * noisy_counts, and in the last row
+					 * their sum; slot-indexed, so that a
+					 * count is one vector pass */
 	uint64_t *raw_ns;		/* when the raw value last changed; 0
 					 * before the first sample; of the
 					 * taxels in no proc_patch.recent[]

@@ -247,7 +247,8 @@ static bool part_alloc(struct proc_part *pt)
 	pt->hold_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->fault = zalloc(n, 1, &oom);
 	pt->fault_ns = zalloc(n, sizeof(uint64_t), &oom);
-	pt->noise_n = zalloc(PROC_NOISE_SLICES * n, sizeof(uint16_t), &oom);
+	pt->noise_n = zalloc((size_t)pt->n_patches * PROC_NOISE_ROWS *
+			     SKIN_VALUES_PER_PATCH, sizeof(uint16_t), &oom);
 	pt->raw_ns = zalloc_line(n, sizeof(uint64_t), &pt->mem.raw_ns, &oom);
 	pt->level = zalloc_line(n, sizeof(double), &pt->mem.level, &oom);
 	pt->special = zalloc(n, 1, &oom);

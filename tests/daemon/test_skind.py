@@ -615,30 +615,55 @@ def fault_events(c, part):
     return [skin.parse_event(l) for l in lines]
 
 
+class FaultStack:
+    """skinsim writing the forearm's two boards as ring files, in real time
+    from its start (t0, CLOCK_MONOTONIC), under @scenario (its {t} the
+    time the faults come, {d} how long they last), and a skind of its own
+    on them (FAULTS_CONFIG), calibrated a second before the faults."""
+
+    def __init__(self, env, name, scenario, t_fault, t_len=0, extra=()):
+        top = os.path.join(env.dir, name)
+        rings = os.path.join(top, "rings")
+        os.makedirs(rings)
+        conf = os.path.join(top, "skind.conf")
+        scn = os.path.join(top, "faults.scn")
+        with open(conf, "w") as f:
+            f.write(FAULTS_CONFIG.format(src=SRC))
+        with open(scn, "w") as f:
+            f.write(scenario.format(conf=conf, t=t_fault, d=t_len))
+        self.d = None
+        self.t0 = time.monotonic_ns()
+        self.sim = subprocess.Popen([SKINSIM, "--ring", rings, scn], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
+        try:
+            assert wait_for(lambda: len(os.listdir(rings)) == 2 or self.sim.poll() is not None,
+                            5), \
+                self.sim.stderr.read() if self.sim.poll() is not None else os.listdir(rings)
+            self.d = Daemon(env, extra=["-r", rings] + list(extra), config=conf, side=name)
+            self.d.ready(calibrated=1)
+            assert self.elapsed() < t_fault - 1, \
+                "skind took %.1f s to calibrate: the faults come at %d s" % (
+                    self.elapsed(), t_fault)
+        except BaseException:
+            self.stop()
+            raise
+
+    def elapsed(self):
+        return (time.monotonic_ns() - self.t0) / 1e9
+
+    def stop(self):
+        if self.d:
+            self.d.stop()
+        self.sim.kill()
+        self.sim.wait()
+
+
 @case("faults: skinsim's stuck, noisy, saturated and dead taxels, named in `faults` and shm's flags, and cleared")
 def t_faults(env):
-    top = os.path.join(env.dir, "faults")
-    rings = os.path.join(top, "rings")
-    os.makedirs(rings)
-    conf = os.path.join(top, "skind.conf")
-    scn = os.path.join(top, "faults.scn")
     t_fault, t_len = 6, 8
-    with open(conf, "w") as f:
-        f.write(FAULTS_CONFIG.format(src=SRC))
-    with open(scn, "w") as f:
-        f.write(FAULTS_SCENARIO.format(conf=conf, t=t_fault, d=t_len))
-    t0 = time.monotonic_ns()
-    sim = subprocess.Popen([SKINSIM, "--ring", rings, scn], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-    d = None
+    st = FaultStack(env, "faults", FAULTS_SCENARIO, t_fault, t_len)
+    d, t0 = st.d, st.t0
     try:
-        assert wait_for(lambda: len(os.listdir(rings)) == 2 or sim.poll() is not None, 5), \
-            sim.stderr.read() if sim.poll() is not None else os.listdir(rings)
-        d = Daemon(env, extra=["-r", rings], config=conf, side="faults")
-        d.ready(calibrated=1)
-        assert time.monotonic_ns() - t0 < (t_fault - 1) * 10**9, \
-            "skind took %.1f s to calibrate: the faults come at %d s" % (
-                (time.monotonic_ns() - t0) / 1e9, t_fault)
         shm = skin.Shm(d.shm)
         assert shm.version_minor >= 4, shm.version_minor
         with d.client() as c:
@@ -724,10 +749,52 @@ def t_faults(env):
             assert (time.monotonic_ns() - t0) / 1e9 > t_fault + t_len, "cleared before the faults ended"
         shm.close()
     finally:
-        if d:
-            d.stop()
-        sim.kill()
-        sim.wait()
+        st.stop()
+
+
+@case("faults: a reply bigger than the connection's queue lists what fits, then error truncated")
+def t_faults_truncated(env):
+    # 15 of the first board's 16 triangles silent: 150 dead taxels, more
+    # lines than --queue-bytes 4096 leaves a reply (half of it)
+    scenario = "config {conf}\nseed 3\nduration 30s\n" + "".join(
+        "at {t}s fault dead can1:13 triangle %d\n" % tri for tri in range(15))
+    st = FaultStack(env, "faults-cut", scenario, 4, extra=["--queue-bytes", "4096"])
+    try:
+        with st.d.client() as c:
+            tactile = skin.Shm(st.d.shm).snapshot("left_forearm").flags & \
+                skin.TaxelFlag.TACTILE
+            dead = [k for k in range(180) if tactile[k]]
+            for fmt in ("bottle", "json"):
+                c.command("format " + fmt)
+                seen = {}
+
+                def cut():
+                    c.send("faults left_forearm")
+                    lines = []
+                    while True:
+                        line = c.read_line()
+                        ev = skin.parse_event(line)
+                        if ev["type"] in ("ok", "error"):
+                            if not line.startswith("{"):    # error CODE TEXT
+                                w = line.split(" ", 2) + ["", ""]
+                                ev = {"type": w[0], "code": w[1], "message": w[2]}
+                            seen["final"], seen["lines"] = ev, lines
+                            return ev["type"] == "error"
+                        lines.append(ev)
+                assert wait_for(cut, 10, 0.2), seen
+                final, lines = seen["final"], seen["lines"]
+                # the first ones, in order, each whole; the count said
+                assert final["code"] == "truncated", final
+                assert "%d faulty taxels, %d listed" % (len(dead), len(lines)) in \
+                    final["message"], (final, len(dead), len(lines))
+                assert 10 < len(lines) < len(dead), len(lines)
+                assert [e["taxel"] for e in lines] == dead[:len(lines)], lines
+                assert all(e["flags"] == ["dead"] for e in lines), lines
+            # the connection goes on
+            c.command("format bottle")
+            assert skin.parse_event(c.command("status")[0])["parts"] == 1
+    finally:
+        st.stop()
 
 
 @case("subscriptions: every publication, or at most RATE per second")
