@@ -227,32 +227,12 @@ static uint64_t raw_young(const struct proc_part *pt,
 
 
 /*
- * Noise (SKIN_FAULT_NOISY), at each periodic fault evaluation, before
- * last_raw takes @vals: which tactile slots moved more than noisy_counts
- * since the last evaluation, counted per slot in the current slice of
- * noisy_s.  At the end of each slice, once the counts cover noisy_s, the
- * last noisy_s is judged: a slot that moved so at more than half of the
- * evaluations is noisy, one that did at fewer than a quarter is not any
- * more (between the two it stays as it was, so that a taxel near the
- * limit does not flicker).  A healthy taxel's noise (1 to 3 counts)
- * rarely moves it that far; a press moves it at the few evaluations of
- * its onset and release only, never at most of them, held or not; a dead
- * triangle's values do not move.  Whole raw counts compared with
- * floor(noisy_counts), a counter per slot and slice and their sum: no
- * allocation, one vector pass over the patch's slots (noise_count()),
- * and at the end of a slice one more (noise_drop()) and a compare per
- * tactile slot.  The evaluation after a
- * calibration (last_raw zeroed) or with the detection switched back on
- * only takes the values.  Only evaluations 100 ms apart at least count
- * (frames with diagnostics are evaluated each, and a board whose
- * diagnostics flag a channel sends them in every frame): a slice holds
- * at most noisy_s / 8 / 100 ms of them, which its 16-bit counters hold.
- */
-/* One slice's counts (@n, a slot each) and their sum over the slices
+ * One slice's counts (@n, a slot each) and their sum over the slices
  * (@tot): +1 where the raw value moved by more than @step since @last.
  * Whole bytes, a fixed count: the compiler makes it a few vector
  * instructions per 16 or 32 slots, as many for a noisy patch as for a
- * quiet one. */
+ * quiet one.
+ */
 static void noise_count(uint16_t *restrict n, uint16_t *restrict tot,
 			const uint8_t *restrict vals,
 			const uint8_t *restrict last, uint8_t step)
@@ -280,6 +260,29 @@ static void noise_drop(uint16_t *restrict n, uint16_t *restrict tot)
 	}
 }
 
+/*
+ * Noise (SKIN_FAULT_NOISY), at each periodic fault evaluation, before
+ * last_raw takes @vals: which tactile slots moved more than noisy_counts
+ * since the last evaluation, counted per slot in the current slice of
+ * noisy_s.  At the end of each slice, once the counts cover noisy_s, the
+ * last noisy_s is judged: a slot that moved so at more than half of the
+ * evaluations is noisy, one that did at fewer than a quarter is not any
+ * more (between the two it stays as it was, so that a taxel near the
+ * limit does not flicker).  A healthy taxel's noise (1 to 3 counts)
+ * rarely moves it that far; a press moves it at the few evaluations of
+ * its onset and release only, never at most of them, held or not; a dead
+ * triangle's values do not move.  Whole raw counts compared with
+ * floor(noisy_counts), a counter per slot and slice and their sum: no
+ * allocation, one vector pass over the patch's slots (noise_count()),
+ * and at the end of a slice one more (noise_drop()) and a compare per
+ * tactile slot.  The evaluation after a calibration (last_raw zeroed) or
+ * with the detection switched back on only takes the values.  Only
+ * evaluations 100 ms apart at least count (frames with diagnostics are
+ * evaluated each, and a board whose diagnostics flag a channel sends them
+ * in every frame): a slice holds at most noisy_s / 8 / 100 ms + 1 of
+ * them, 4,501 at noisy_s's limit, and the sum of eight 36,008, which the
+ * 16-bit counters hold.
+ */
 static void noise_step(struct skin_proc *p, struct proc_patch *pp,
 		       const uint8_t *vals, uint64_t ts)
 {
@@ -467,10 +470,11 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 				raw_ns_set(pt, pp, o, ts);
 				raw_bounds(pp, ts);
 				proc_bit_set(&pp->ns0, o, !ts);
-			} else if (rail && still >= p->sat_ns)
+			} else if (rail && still >= p->sat_ns) {
 				fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
-			else if (!rail && still >= p->stuck_ns)
+			} else if (!rail && still >= p->stuck_ns) {
 				fl |= SKIN_FAULT_STUCK;
+			}
 			if (noisy)
 				fl |= SKIN_FAULT_NOISY;
 			if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
