@@ -483,10 +483,23 @@ static unsigned int part_events(struct skind_part *p)
 			  "%s: calibration refused: %s", p->name, p->cal_reason);
 	}
 	if (ev & SKIN_PROC_EV_FAULTS) {
-		int n = skin_proc_fault_list(p->skin->proc, (int)p->index, NULL, 0);
+		struct skin_taxel_fault f[4];
+		char list[256] = "", names[128];
+		int n = skin_proc_fault_list(p->skin->proc, (int)p->index, f, 4);
+		size_t o = 0;
+		int i;
 
+		/* the first few by name, so that the journal says which
+		 * (the socket's `faults` lists them all) */
+		for (i = 0; i < n && i < 4 && o < sizeof(list); i++) {
+			skin_fault_names(f[i].flags, names, sizeof(names));
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%u %s",
+					      i ? ", " : ": taxel ", f[i].taxel, names);
+		}
+		if (n > 4 && o < sizeof(list))
+			snprintf(list + o, sizeof(list) - o, ", ...");
 		log_field(LOG_WARNING, "PART", p->name,
-			  "%s: taxel faults changed: %d faulty now", p->name, n);
+			  "%s: taxel faults changed: %d faulty now%s", p->name, n, list);
 	}
 	if (ev & SKIN_PROC_EV_RECAL)
 		log_field(LOG_INFO, "PART", p->name,

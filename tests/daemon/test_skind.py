@@ -701,6 +701,9 @@ def t_faults(env):
             # four while every fault lasts (8 s)
             assert wait_for(all_flagged, t_fault + 4 - (time.monotonic_ns() - t0) / 1e9, 0.2), \
                 (seen.get("socket"), seen.get("shm"))
+            # the journal names the first few
+            assert wait_for(lambda: "faulty now: taxel 40 stuck, 50 noisy, 60 saturated," in
+                            d.log(), 2), d.log()[-2000:]
             now = time.monotonic_ns()
             for e in seen["events"]:
                 assert e["part"] == "left_forearm", e
