@@ -179,15 +179,28 @@ static void note_events(struct skind_part *p, int ev)
 		copy_thresholds(p);
 }
 
+/* lib/proc's SKIN_FAULT_* of a taxel as shm's SKIN_SHM_TAXEL_* fault bits
+ * (skin/shm.h, 1.4): a few shifts, no table; a calibration's fault
+ * (SKIN_FAULT_CALIBRATION) is the socket's alone */
+static inline uint8_t shm_fault_bits(uint8_t f)
+{
+	return (uint8_t)(((f & SKIN_FAULT_STUCK) ? SKIN_SHM_TAXEL_STUCK : 0) |
+			 ((f & SKIN_FAULT_SATURATED) ? SKIN_SHM_TAXEL_SATURATED : 0) |
+			 ((f & SKIN_FAULT_DEAD) ? SKIN_SHM_TAXEL_DEAD : 0) |
+			 ((f & SKIN_FAULT_NOISY) ? SKIN_SHM_TAXEL_NOISY : 0) |
+			 ((f & SKIN_FAULT_DIAG) ? SKIN_SHM_TAXEL_DIAG : 0));
+}
+
 /*
  * The part's processed state into its snapshot: state bits, values,
- * flags, contacts; published to shm and the fan-out.  [RT]
+ * flags (touched, faults), contacts; published to shm and the fan-out.
+ * [RT]: one pass over the part's taxels, no allocation.
  */
 static void publish(struct skind_part *p)
 {
 	struct skind_skin *s = p->skin;
 	enum skin_proc_state st;
-	const uint8_t *touched;
+	const uint8_t *touched, *faults;
 	const double *values;
 	unsigned int i;
 
@@ -196,10 +209,13 @@ static void publish(struct skind_part *p)
 		   proc_state_bits(st);
 	values = skin_proc_values(s->proc, p->index);
 	touched = skin_proc_touched(s->proc, p->index);
+	faults = skin_proc_faults(s->proc, p->index);
 	for (i = 0; i < p->n_taxels; i++) {
 		p->values[i] = (float)values[i];
-		p->flags[i] = (uint8_t)((p->flags[i] & ~SKIN_SHM_TAXEL_TOUCHED) |
-					(touched[i] ? SKIN_SHM_TAXEL_TOUCHED : 0));
+		p->flags[i] = (uint8_t)((p->flags[i] & (SKIN_SHM_TAXEL_TACTILE |
+							SKIN_SHM_TAXEL_THERMAL)) |
+					(touched[i] ? SKIN_SHM_TAXEL_TOUCHED : 0) |
+					shm_fault_bits(faults[i]));
 	}
 	if (st == SKIN_PROC_RUNNING) {
 		skin_proc_cluster(s->proc, p->index);
@@ -395,6 +411,12 @@ int pipeline_set(struct skind_skin *s, const char *name, const char *value,
 	return r;
 }
 
+int pipeline_fault_list(struct skind_skin *s, unsigned int part,
+			struct skin_taxel_fault *out, unsigned int max)
+{
+	return skin_proc_fault_list(s->proc, (int)part, out, max);
+}
+
 /*
  * input.c attached or detached one of @p's patches (p->attached): the
  * part is ATTACHED when all of them are, published at once.
@@ -461,10 +483,23 @@ static unsigned int part_events(struct skind_part *p)
 			  "%s: calibration refused: %s", p->name, p->cal_reason);
 	}
 	if (ev & SKIN_PROC_EV_FAULTS) {
-		int n = skin_proc_fault_list(p->skin->proc, (int)p->index, NULL, 0);
+		struct skin_taxel_fault f[4];
+		char list[256] = "", names[128];
+		int n = skin_proc_fault_list(p->skin->proc, (int)p->index, f, 4);
+		size_t o = 0;
+		int i;
 
+		/* the first few by name, so that the journal says which
+		 * (the socket's `faults` lists them all) */
+		for (i = 0; i < n && i < 4 && o < sizeof(list); i++) {
+			skin_fault_names(f[i].flags, names, sizeof(names));
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%u %s",
+					      i ? ", " : ": taxel ", f[i].taxel, names);
+		}
+		if (n > 4 && o < sizeof(list))
+			snprintf(list + o, sizeof(list) - o, ", ...");
 		log_field(LOG_WARNING, "PART", p->name,
-			  "%s: taxel faults changed: %d faulty now", p->name, n);
+			  "%s: taxel faults changed: %d faulty now%s", p->name, n, list);
 	}
 	if (ev & SKIN_PROC_EV_RECAL)
 		log_field(LOG_INFO, "PART", p->name,

@@ -23,6 +23,8 @@
 
 #include "skind.h"
 
+struct skin_taxel_fault;
+
 /* skind_skin_build(): lib/proc for the skin's model, patches matched */
 int pipeline_init(struct skind_skin *s, struct skin_error *err);
 void pipeline_free(struct skind_skin *s);
@@ -53,5 +55,10 @@ int pipeline_get(struct skind_skin *s, const char *name, char *value,
 int pipeline_set(struct skind_skin *s, const char *name, const char *value,
 		 char *why, size_t why_size);
 int pipeline_save_calibration(struct skind_skin *s);
+
+/* The faulty taxels of part @part, for the socket's `faults` (lib/proc's
+ * skin_proc_fault_list(): how many in all, at most @max into @out) */
+int pipeline_fault_list(struct skind_skin *s, unsigned int part,
+			struct skin_taxel_fault *out, unsigned int max);
 
 #endif

@@ -753,6 +753,106 @@ static void cmd_thresholds(struct client *c, int argc, char **argv)
 	free(line);
 }
 
+/*
+ * faults [PART]: a `fault` line per faulty taxel, as lib/proc holds them
+ * now (the processor is read here, outside the real-time path; its fault
+ * flags change only in a feed, which runs on this thread too), with the
+ * raw value of the part's newest publication and the current baseline.
+ * A reply bigger than the connection's queue ends in `error truncated`
+ * after the lines that fit.
+ */
+#define FAULT_LINE_MAX	(JSON_NAME_SIZE + 256)
+#define FAULT_FINAL_ROOM	512	/* the final line, `error truncated`
+					 * with two counts: under 256 bytes */
+
+static size_t fault_line(char *buf, size_t len, const struct skind_part *p,
+			 const struct skin_taxel_fault *f, enum client_format fmt)
+{
+	char names[128], name[JSON_NAME_SIZE], baseline[32], *s, *w;
+	size_t o;
+	int n;
+
+	skin_fault_names(f->flags, names, sizeof(names));
+	snprintf(baseline, sizeof(baseline), "%.4g", p->proc_baselines[f->taxel]);
+	if (fmt != FORMAT_JSON) {
+		n = snprintf(buf, len, "fault %s %u %s %" PRIu64 " raw %u baseline %s\n",
+			     p->name, f->taxel, names, f->since_ns,
+			     p->raw[f->taxel], baseline);
+		return line_len(n, len);
+	}
+	n = snprintf(buf, len, "{\"type\":\"fault\",\"part\":\"%s\",\"taxel\":%u,\"flags\":[",
+		     json_str(name, sizeof(name), p->name), f->taxel);
+	o = line_len(n, len);
+	/* the names as a list: "stuck","noisy" (words of [a-z] alone) */
+	for (s = names; o && *s; s = w + (*w == ',')) {
+		w = s + strcspn(s, ",");
+		n = snprintf(buf + o, len - o, "%s\"%.*s\"", s == names ? "" : ",",
+			     (int)(w - s), s);
+		o = line_len(n, len - o) ? o + (size_t)n : 0;
+	}
+	if (!o)
+		return 0;
+	n = snprintf(buf + o, len - o, "],\"since_ns\":%" PRIu64 ",\"raw\":%u,\"baseline\":%s}\n",
+		     f->since_ns, p->raw[f->taxel], baseline);
+	return line_len(n, len - o) ? o + (size_t)n : 0;
+}
+
+/* The part's fault lines; false when the reply has ended (an error). */
+static bool fault_lines(struct client *c, struct skind_part *p,
+			unsigned int *listed, unsigned int *total)
+{
+	struct skind_skin *s = skin_of(c);
+	struct skin_taxel_fault *f;
+	char line[FAULT_LINE_MAX];
+	int n, i;
+
+	n = pipeline_fault_list(s, p->index, NULL, 0);
+	if (n <= 0)
+		return true;
+	f = calloc((size_t)n, sizeof(*f));
+	if (!f) {
+		reply_error(c, "internal", "out of memory");
+		return false;
+	}
+	n = pipeline_fault_list(s, p->index, f, (unsigned int)n);
+	for (i = 0; i < n; i++) {
+		size_t len = fault_line(line, sizeof(line), p, &f[i], c->format);
+
+		/* the lines that fit, in order, with room for the final
+		 * line after the last: once one does not, none follows */
+		if (*listed == (*total)++ && len &&
+		    len + FAULT_FINAL_ROOM <= client_queue_room(c) &&
+		    client_queue(c, line, len))
+			*listed += 1;
+	}
+	free(f);
+	return true;
+}
+
+static void cmd_faults(struct client *c, int argc, char **argv)
+{
+	struct skind_skin *s = skin_of(c);
+	struct skind_part *p = NULL;
+	unsigned int i, listed = 0, total = 0;
+
+	if (argc > 2) {
+		reply_error(c, "usage", "faults [PART]");
+		return;
+	}
+	if (argc == 2 && !(p = part_arg(c, argv[1])))
+		return;
+	for (i = 0; i < s->n_parts; i++)
+		if ((!p || p == &s->parts[i]) &&
+		    !fault_lines(c, &s->parts[i], &listed, &total))
+			return;
+	if (listed < total)
+		reply_error(c, "truncated",
+			    "%u faulty taxels, %u listed: the rest does not fit the connection's queue; ask per part, or read the flags in the shared memory",
+			    total, listed);
+	else
+		reply_ok(c, NULL);
+}
+
 static int parse_rate(struct client *c, const char *s, unsigned int *rate)
 {
 	unsigned int max = c->srv->d->opt.max_rate_hz;
@@ -995,6 +1095,7 @@ static const struct command commands[] = {
 	{ "contacts", "[PART]", "the latest contacts of a part (or every part)", false, cmd_contacts },
 	{ "taxels", "PART", "the latest compensated values and touched taxels of a part", false, cmd_taxels },
 	{ "thresholds", "PART", "the touch thresholds of a part's taxels, from its calibration", false, cmd_thresholds },
+	{ "faults", "[PART]", "the faulty taxels of a part (or every part): what is wrong, since when", false, cmd_faults },
 	{ "subscribe", "contacts|taxels|samples PART|all [RATE]", "receive every publication (or RATE per second at most)", false, cmd_subscribe },
 	{ "unsubscribe", "[contacts|taxels|samples|all [PART]]", "stop receiving", false, cmd_unsubscribe },
 	{ "calibrate", "[PART]", "calibrate a part (or every part); do not touch it meanwhile", true, cmd_calibrate },

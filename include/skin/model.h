@@ -335,6 +335,10 @@ struct skin_config_comp {
 	double stuck_s;			/* 60: raw unchanged this long */
 	double saturated_s;		/* 30: raw at 0 or 255 this long */
 	double dead_s;			/* 1: triangle silent this long */
+	double noisy_s;			/* 10: the window a taxel's noise is
+					 * judged over, seconds */
+	double noisy_counts;		/* 10: raw counts a noisy taxel moves
+					 * between most fault evaluations */
 	int calibration_check;		/* true: refuse a calibration while
 					 * the skin is touched */
 	double calibration_spread;	/* 40: counts of v a taxel may move

@@ -256,19 +256,27 @@ const double *skin_proc_initial_baselines(const struct skin_proc *p,
 					 * not connected */
 #define SKIN_FAULT_CALIBRATION	0x10u	/* fewer than 95% valid readings
 					 * during calibration */
+#define SKIN_FAULT_NOISY	0x20u	/* raw value moved more than
+					 * noisy_counts between most of the
+					 * fault evaluations of noisy_s */
 
 struct skin_taxel_fault {
 	unsigned int part;
 	unsigned int taxel;		/* part-local index */
 	unsigned int flags;		/* SKIN_FAULT_* */
-	uint64_t since_ns;		/* frame time the fault was raised */
+	uint64_t since_ns;		/* frame time since which the taxel
+					 * has been faulty without a break
+					 * (its oldest flag still raised,
+					 * unless an older one cleared) */
 };
 
 /* The faulty taxels (part -1: every part), at most @max into @out.
  * Return: how many there are in all (may exceed @max), or -EINVAL. */
 int skin_proc_fault_list(const struct skin_proc *p, int part,
 			 struct skin_taxel_fault *out, unsigned int max);
-/* "stuck,dead", "" for none: names of SKIN_FAULT_* flags, into buf. */
+/* "stuck,dead", "" for none: names of SKIN_FAULT_* flags ("stuck",
+ * "saturated", "dead", "diagnostics", "calibration", "noisy", in that
+ * order), into buf, snprintf-style. */
 int skin_fault_names(unsigned int flags, char *buf, size_t len);
 
 /*

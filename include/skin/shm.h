@@ -3,8 +3,8 @@
  * skin/shm.h - skind's shared memory: the latest state of every skin part
  *
  * skind publishes, per part, the latest compensated taxel values, the raw
- * values they came from, per-taxel flags (touched, kind) and the contacts,
- * in one shared memory object.  Clients map it read-only:
+ * values they came from, per-taxel flags (touched, kind, faults) and the
+ * contacts, in one shared memory object.  Clients map it read-only:
  *
  *  - by name: open(SKIN_SHM_PATH, O_RDONLY) and mmap(PROT_READ, MAP_SHARED)
  *    (the file lives on the tmpfs of /run; group-readable by the socket's
@@ -23,6 +23,7 @@
  *	    float    values[n_taxels]      at desc.values_off (from the block)
  *	    uint8_t  raw[n_taxels]         at desc.raw_off
  *	    uint8_t  flags[n_taxels]       at desc.flags_off, SKIN_SHM_TAXEL_*
+ *	                                   (fault bits since 1.4)
  *	    struct skin_contact_record contacts[max_contacts] at desc.contacts_off
  *	                                   (skin/contact.h)
  *	    uint32_t contact_taxels[n_taxels] at desc.contact_taxels_off
@@ -85,6 +86,15 @@
  * with baselines_off or cal_baselines_off 0 (a writer older than 1.3) has
  * none.
  *
+ * The fault bits of flags[] (since 1.4): skind's fault flags of each
+ * taxel (stuck, saturated, dead, noisy, diagnostics), written with the
+ * rest of the block at every publication of the part, so that a reader
+ * sees a taxel's faults with the values they explain.  A writer older
+ * than 1.4 leaves those bits 0: with version_minor < 4, 0 says nothing.
+ * A fault found during a calibration (too few valid readings) is not
+ * among them: the socket's `faults` command lists every flag, with the
+ * time it was raised (/usr/share/doc/skin/PROTOCOL.md).
+ *
  * Seqlock contract, per part (one writer: skind; any number of readers;
  * the writer never waits for a reader):
  *
@@ -118,7 +128,7 @@ extern "C" {
 
 #define SKIN_SHM_MAGIC		0x48534b53u	/* "SKSH", little endian */
 #define SKIN_SHM_VERSION_MAJOR	1
-#define SKIN_SHM_VERSION_MINOR	3
+#define SKIN_SHM_VERSION_MINOR	4
 #define SKIN_SHM_PATH		"/run/skin/skind.shm"
 #define SKIN_SHM_NAME_LEN	32
 #define SKIN_SHM_ALIGN		64		/* part blocks: a cache line */
@@ -226,6 +236,21 @@ struct skin_shm_part_desc {
 #define SKIN_SHM_TAXEL_TOUCHED	(1u << 0) /* above its touch threshold */
 #define SKIN_SHM_TAXEL_TACTILE	(1u << 1) /* a pressure cell (model kind) */
 #define SKIN_SHM_TAXEL_THERMAL	(1u << 2) /* a thermal pad */
+/* its faults (since 1.4; skind's processing, PROCESSING.md c): a faulty
+ * taxel is never touched and its value is 0 */
+#define SKIN_SHM_TAXEL_STUCK	 (1u << 3) /* raw value unchanged for stuck_s */
+#define SKIN_SHM_TAXEL_SATURATED (1u << 4) /* raw at 0 or 255 for
+					    * saturated_s, or a baseline that
+					    * cannot be recovered */
+#define SKIN_SHM_TAXEL_DEAD	 (1u << 5) /* its triangle sent nothing for
+					    * dead_s */
+#define SKIN_SHM_TAXEL_NOISY	 (1u << 6) /* raw value jumps at most fault
+					    * evaluations of noisy_s */
+#define SKIN_SHM_TAXEL_DIAG	 (1u << 7) /* the board's diagnostics flag
+					    * its channel or triangle */
+#define SKIN_SHM_TAXEL_FAULTS	 (SKIN_SHM_TAXEL_STUCK | SKIN_SHM_TAXEL_SATURATED | \
+				  SKIN_SHM_TAXEL_DEAD | SKIN_SHM_TAXEL_NOISY | \
+				  SKIN_SHM_TAXEL_DIAG)
 
 /**
  * struct skin_shm_part - the head of a part's block; guarded by @seq

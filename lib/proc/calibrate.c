@@ -180,6 +180,9 @@ static void commit_calibration(struct skin_proc *p, struct proc_part *pt,
 		memset(pp->last_raw, 0, sizeof(pp->last_raw));
 		pp->ns0 = pp->tact;	/* raw_ns 0 */
 		memset(pp->recent, 0, sizeof(pp->recent));
+		/* no noise judged yet: the next evaluation takes the values */
+		pp->noise_on = false;
+		memset(&pp->noisy, 0, sizeof(pp->noisy));
 	}
 	pt->state = SKIN_PROC_RUNNING;
 	pt->calibrated = true;

@@ -97,6 +97,11 @@ static void switches_changed(struct skin_proc *p,
 			proc_mark(pt, k);
 		}
 	}
+	/* noise is judged again from the next evaluation on */
+	for (i = 0; faults_was && !faults_is && i < p->n_patches; i++) {
+		p->patches[i].noise_on = false;
+		memset(&p->patches[i].noisy, 0, sizeof(p->patches[i].noisy));
+	}
 }
 
 static int why_fail(char *why, size_t why_len, int rc, const char *fmt, ...)

@@ -28,6 +28,11 @@
 #define PROC_FORCE_SCALE	(-0.05)	/* force = -0.05 n p normal */
 #define PROC_FAULT_CHECK_NS	100000000ull	/* faults are evaluated
 						 * every 100 ms of frame time */
+#define PROC_NOISE_SLICES	8	/* noise is judged at the end of
+					 * each eighth of noisy_s, over the
+					 * last eight: within noisy_s / 8 of
+					 * the moment it is due */
+#define PROC_NOISE_ROWS		(PROC_NOISE_SLICES + 1)	/* and their sum */
 #define PROC_RECENT_CHECKS	3	/* checks whose moved raw values
 					 * are a mask, not timestamps */
 #define PROC_CAL_MAX_SAMPLES	65535u	/* a histogram's bins are 16-bit:
@@ -145,6 +150,22 @@ struct proc_patch {
 					 * 4j..4j+3) in triangles with tactile
 					 * taxels, below n_slots */
 	bool diag_active;		/* the last frame reported diagnostics */
+	/* noise (SKIN_FAULT_NOISY): every periodic fault evaluation counts,
+	 * per tactile slot, whether its raw value moved more than
+	 * noisy_counts since the last evaluation (proc_part.noise_n), in
+	 * PROC_NOISE_SLICES slices of noisy_s; at the end of each slice the
+	 * last noisy_s is judged (taxel.c: noise_step()) */
+	struct proc_mask noisy;		/* slots judged noisy */
+	uint64_t noise_slice_ns;	/* when the current slice began */
+	uint64_t noise_next_ns;		/* the next evaluation that counts */
+	uint16_t noise_checks[PROC_NOISE_SLICES];	/* evaluations
+					 * counted in each slice */
+	unsigned int noise_slice;	/* the current one */
+	unsigned int noise_done;	/* slices ended since the counting
+					 * (re)started, up to PROC_NOISE_SLICES:
+					 * a judgement covers noisy_s */
+	bool noise_on;			/* last_raw holds the last evaluation's
+					 * values: the next one's moves count */
 	/* touch list of the last feed: part-local indices, ascending */
 	unsigned int n_touched;
 	unsigned int *touched;
@@ -199,6 +220,14 @@ struct proc_part {
 	uint64_t *hold_ns;		/* when the hold began */
 	uint8_t *fault;			/* SKIN_FAULT_* */
 	uint64_t *fault_ns;
+	uint16_t *noise_n;		/* per patch, PROC_NOISE_ROWS rows of a
+					 * counter per slot ([(order * ROWS +
+					 * row) * 192 + slot]): per slice of
+					 * noisy_s, evaluations at which the
+					 * slot's raw value moved more than
+					 * noisy_counts, and in the last row
+					 * their sum; slot-indexed, so that a
+					 * count is one vector pass */
 	uint64_t *raw_ns;		/* when the raw value last changed; 0
 					 * before the first sample; of the
 					 * taxels in no proc_patch.recent[]
@@ -278,6 +307,10 @@ struct skin_proc {
 	double add;			/* add_threshold */
 	double g_free, g_touch;		/* 0.02 x gains */
 	uint64_t stuck_ns, sat_ns, dead_ns, hold_max_ns;
+	uint64_t noisy_slice_ns;	/* noisy_s / PROC_NOISE_SLICES */
+	unsigned int noisy_step;	/* a move of more than this many raw
+					 * counts is noise: floor(noisy_counts)
+					 * (raw values are whole counts) */
 	double vtab[PROC_MAX_SKIN + 1];	/* v of each raw value */
 	bool faults_on, hold_on, recal_on;	/* improvements c, a, b are
 					 * on (their switch, not compat) */

@@ -77,6 +77,8 @@ void proc_derive(struct skin_proc *p)
 	p->stuck_ns = seconds_ns(c->stuck_s);
 	p->sat_ns = seconds_ns(c->saturated_s);
 	p->dead_ns = seconds_ns(c->dead_s);
+	p->noisy_slice_ns = seconds_ns(c->noisy_s / PROC_NOISE_SLICES);
+	p->noisy_step = (unsigned int)floor(c->noisy_counts);
 	p->hold_max_ns = seconds_ns(c->hold_max_s);
 	p->faults_on = c->fault_detection && !c->compat;
 	p->hold_on = c->hold_contacts && !c->compat;
@@ -138,7 +140,7 @@ static void part_free(struct proc_part *pt)
 	free(pt->thr); free(pt->mem.inv_thr); free(pt->mem.smooth); free(pt->mem.d);
 	free(pt->mem.value); free(pt->byte); free(pt->touched);
 	free(pt->hold); free(pt->hold_ns);
-	free(pt->fault); free(pt->fault_ns);
+	free(pt->fault); free(pt->fault_ns); free(pt->noise_n);
 	free(pt->mem.raw_ns); free(pt->mem.level); free(pt->special); free(pt->mem.act); free(pt->valid);
 	if (pt->hist)
 		munmap(pt->hist, pt->hist_bytes);
@@ -245,6 +247,8 @@ static bool part_alloc(struct proc_part *pt)
 	pt->hold_ns = zalloc(n, sizeof(uint64_t), &oom);
 	pt->fault = zalloc(n, 1, &oom);
 	pt->fault_ns = zalloc(n, sizeof(uint64_t), &oom);
+	pt->noise_n = zalloc((size_t)pt->n_patches * PROC_NOISE_ROWS *
+			     SKIN_VALUES_PER_PATCH, sizeof(uint16_t), &oom);
 	pt->raw_ns = zalloc_line(n, sizeof(uint64_t), &pt->mem.raw_ns, &oom);
 	pt->level = zalloc_line(n, sizeof(double), &pt->mem.level, &oom);
 	pt->special = zalloc(n, 1, &oom);
@@ -648,6 +652,7 @@ int skin_fault_names(unsigned int flags, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"stuck", "saturated", "dead", "diagnostics", "calibration",
+		"noisy",
 	};
 	size_t off = 0;
 	unsigned int i;

@@ -227,6 +227,112 @@ static uint64_t raw_young(const struct proc_part *pt,
 
 
 /*
+ * One slice's counts (@n, a slot each) and their sum over the slices
+ * (@tot): +1 where the raw value moved by more than @step since @last.
+ * Whole bytes, a fixed count: the compiler makes it a few vector
+ * instructions per 16 or 32 slots, as many for a noisy patch as for a
+ * quiet one.
+ */
+static void noise_count(uint16_t *restrict n, uint16_t *restrict tot,
+			const uint8_t *restrict vals,
+			const uint8_t *restrict last, uint8_t step)
+{
+	unsigned int o;
+
+	for (o = 0; o < SKIN_VALUES_PER_PATCH; o++) {
+		const uint8_t hi = vals[o] > last[o] ? vals[o] : last[o];
+		const uint8_t lo = vals[o] > last[o] ? last[o] : vals[o];
+		const uint16_t moved = (uint8_t)(hi - lo) > step;
+
+		n[o] = (uint16_t)(n[o] + moved);
+		tot[o] = (uint16_t)(tot[o] + moved);
+	}
+}
+
+/* The oldest slice @n leaves the sums @tot and starts again at 0 */
+static void noise_drop(uint16_t *restrict n, uint16_t *restrict tot)
+{
+	unsigned int o;
+
+	for (o = 0; o < SKIN_VALUES_PER_PATCH; o++) {
+		tot[o] = (uint16_t)(tot[o] - n[o]);
+		n[o] = 0;
+	}
+}
+
+/*
+ * Noise (SKIN_FAULT_NOISY), at each periodic fault evaluation, before
+ * last_raw takes @vals: which tactile slots moved more than noisy_counts
+ * since the last evaluation, counted per slot in the current slice of
+ * noisy_s.  At the end of each slice, once the counts cover noisy_s, the
+ * last noisy_s is judged: a slot that moved so at more than half of the
+ * evaluations is noisy, one that did at fewer than a quarter is not any
+ * more (between the two it stays as it was, so that a taxel near the
+ * limit does not flicker).  A healthy taxel's noise (1 to 3 counts)
+ * rarely moves it that far; a press moves it at the few evaluations of
+ * its onset and release only, never at most of them, held or not; a dead
+ * triangle's values do not move.  Whole raw counts compared with
+ * floor(noisy_counts), a counter per slot and slice and their sum: no
+ * allocation, one vector pass over the patch's slots (noise_count()),
+ * and at the end of a slice one more (noise_drop()) and a compare per
+ * tactile slot.  The evaluation after a calibration (last_raw zeroed) or
+ * with the detection switched back on only takes the values.  Only
+ * evaluations 100 ms apart at least count (frames with diagnostics are
+ * evaluated each, and a board whose diagnostics flag a channel sends them
+ * in every frame): a slice holds at most noisy_s / 8 / 100 ms + 1 of
+ * them, 4,501 at noisy_s's limit, and the sum of eight 36,008, which the
+ * 16-bit counters hold.
+ */
+static void noise_step(struct skin_proc *p, struct proc_patch *pp,
+		       const uint8_t *vals, uint64_t ts)
+{
+	const size_t per = SKIN_VALUES_PER_PATCH;
+	uint16_t *n = p->parts[pp->part].noise_n +
+		      (size_t)(pp->first / per) * PROC_NOISE_ROWS * per;
+	uint16_t *tot = n + PROC_NOISE_SLICES * per;
+	unsigned int i, j, s = pp->noise_slice;
+
+	if (!pp->noise_on) {
+		memset(n, 0, PROC_NOISE_ROWS * per * sizeof(*n));
+		memset(pp->noise_checks, 0, sizeof(pp->noise_checks));
+		pp->noise_slice_ns = ts;
+		pp->noise_done = 0;
+		pp->noise_on = true;
+		return;
+	}
+	noise_count(n + s * per, tot, vals, pp->last_raw,
+		    (uint8_t)(p->noisy_step < 255 ? p->noisy_step : 255));
+	pp->noise_checks[s]++;
+	if (ts - pp->noise_slice_ns < p->noisy_slice_ns)
+		return;
+	if (++pp->noise_done >= PROC_NOISE_SLICES) {
+		unsigned int c = 0;
+
+		pp->noise_done = PROC_NOISE_SLICES;
+		for (j = 0; j < PROC_NOISE_SLICES; j++)
+			c += pp->noise_checks[j];
+		for (i = 0; i < pp->n_tactile; i++) {
+			const unsigned int o = pp->tactile[i];
+
+			if (2u * tot[o] > c)
+				proc_bit_set(&pp->noisy, o, true);
+			else if (4u * tot[o] < c)
+				proc_bit_set(&pp->noisy, o, false);
+		}
+	}
+	/* the next slice replaces the oldest */
+	s = (s + 1) % PROC_NOISE_SLICES;
+	noise_drop(n + s * per, tot);
+	pp->noise_checks[s] = 0;
+	pp->noise_slice = s;
+	/* slices of noisy_s / 8 of frame time, whatever the evaluations'
+	 * spacing; after a gap (a silent patch), from now */
+	pp->noise_slice_ns += p->noisy_slice_ns;
+	if (ts - pp->noise_slice_ns >= p->noisy_slice_ns)
+		pp->noise_slice_ns = ts;
+}
+
+/*
  * Improvements b and c, every PROC_FAULT_CHECK_NS of frame time (and, for
  * faults, on every frame that carries or stopped carrying diagnostics):
  * the time each raw value last changed (read at these instants: a noisy
@@ -278,6 +384,12 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	}
 	if (faults) {
 		pp->ops->raw_changed(f->values, pp->last_raw, &neq);
+		/* noise counts evaluations 100 ms apart at least, whatever
+		 * diagnostics add between them (noise_step()) */
+		if (ts >= pp->noise_next_ns || !pp->noise_on) {
+			noise_step(p, pp, f->values, ts);
+			pp->noise_next_ns = ts + PROC_FAULT_CHECK_NS;
+		}
 		memcpy(pp->last_raw, f->values, sizeof(pp->last_raw));
 		/* raw moved, or no time recorded yet (raw_ns 0) */
 		for (w = 0; w < 3; w++)
@@ -320,16 +432,18 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 	for (w = 0; w < 3; w++) {
 		pp->ns0.w[w] = ts ? pp->ns0.w[w] & ~upd.w[w] : pp->ns0.w[w] | upd.w[w];
 		/* the rest of the walk: every taxel that is special (a faulty
-		 * one is), dead, or has diagnostics, or whose value stayed
-		 * for the shorter of the two limits: a healthy taxel of a live
-		 * triangle whose value moved since then is done (below) */
+		 * one is), dead, noisy, or has diagnostics, or whose value
+		 * stayed for the shorter of the two limits: a healthy taxel of
+		 * a live triangle whose value moved since then is done (below) */
 		m = pp->tact.w[w] & (pp->spec.w[w] | dead_slots.w[w] |
-				   (diag ? ~0ull : 0) | ~(upd.w[w] | young.w[w]));
+				   pp->noisy.w[w] | (diag ? ~0ull : 0) |
+				   ~(upd.w[w] | young.w[w]));
 		for (; m; m &= m - 1) {
 			const unsigned int o = 64 * w + (unsigned int)__builtin_ctzll(m);
 			const unsigned int k = pp->first + o;
 			const unsigned int tri = o / SKIN_CHANNELS_PER_TRIANGLE;
 			const bool dead = pp->tri_dead & (1u << tri);
+			const bool noisy = proc_bit(&pp->noisy, o);
 			const uint64_t still = ts - raw_ns_of(pt, pp, o);
 			uint8_t raw;
 			bool rail;
@@ -338,7 +452,7 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 			/* a value that moved, or has not stayed for the shorter
 			 * of the two limits, is neither stuck nor saturated: a
 			 * healthy taxel of a live triangle is done */
-			if (!pt->fault[k] && !dead && !diag &&
+			if (!pt->fault[k] && !dead && !noisy && !diag &&
 			    (((upd.w[w] >> (o % 64)) & 1) || still < still_min))
 				continue;
 			raw = f->values[o];
@@ -348,16 +462,27 @@ int maintain(struct skin_proc *p, struct proc_patch *pp,
 			 * of range holds SATURATED (recal_step) */
 			if (pt->mode[k] == MODE_RECAL)
 				fl |= pt->fault[k] & SKIN_FAULT_SATURATED;
-			if (dead)
+			if (dead) {
 				fl |= SKIN_FAULT_DEAD;
-			else if (rail && still >= p->sat_ns)
+				/* not refreshed, so not still: a value that
+				 * reads the same when the triangle is back
+				 * has stayed from then on, not from before */
+				raw_ns_set(pt, pp, o, ts);
+				raw_bounds(pp, ts);
+				proc_bit_set(&pp->ns0, o, !ts);
+			} else if (rail && still >= p->sat_ns) {
 				fl |= SKIN_FAULT_SATURATED;	/* clamped: no noise */
-			else if (!rail && still >= p->stuck_ns)
+			} else if (!rail && still >= p->stuck_ns) {
 				fl |= SKIN_FAULT_STUCK;
+			}
+			if (noisy)
+				fl |= SKIN_FAULT_NOISY;
 			if (diag && (diag[tri] & (1u << (o % SKIN_CHANNELS_PER_TRIANGLE))))
 				fl |= SKIN_FAULT_DIAG;
 			if (fl != pt->fault[k]) {
-				if (fl & ~pt->fault[k])
+				/* faulty since: the first flag of an
+				 * unbroken run of them */
+				if (!pt->fault[k])
 					pt->fault_ns[k] = ts;
 				pt->fault[k] = (uint8_t)fl;
 				if (fl && pt->touched[k])

@@ -371,7 +371,7 @@ static int parse_for(struct parser *p, struct sc_event *e)
 
 static int parse_fault(struct parser *p, struct sc_event *e)
 {
-	const struct tok *t = next(p, "a fault (drop, dead, stuck, saturate, garbage, errors)");
+	const struct tok *t = next(p, "a fault (drop, dead, stuck, saturate, noisy, garbage, errors)");
 	long n;
 
 	if (!t)
@@ -407,6 +407,20 @@ static int parse_fault(struct parser *p, struct sc_event *e)
 		}
 		return parse_for(p, e) || expect_end(p);
 	}
+	if (strcmp(t->s, "noisy") == 0) {
+		e->fault = SC_FAULT_NOISY;
+		e->value = SC_NOISY_AMPLITUDE;
+		if (word(p, "a part name", e->part, sizeof(e->part)) ||
+		    integer(p, "a taxel number", 0, 1000000, &n))
+			return -1;
+		e->taxel = (unsigned int)n;
+		if (take(p, "amplitude")) {
+			if (integer(p, "an amplitude (raw counts)", 1, 255, &n))
+				return -1;
+			e->value = (int)n;
+		}
+		return parse_for(p, e) || expect_end(p);
+	}
 	if (strcmp(t->s, "garbage") == 0) {
 		e->fault = SC_FAULT_GARBAGE;
 		if (board_spec(p, e->bus, &e->address) ||
@@ -424,7 +438,7 @@ static int parse_fault(struct parser *p, struct sc_event *e)
 		return expect_end(p);
 	}
 	return perr(p, t->col,
-		    "unknown fault '%s' (drop, dead, stuck, saturate, garbage, errors)",
+		    "unknown fault '%s' (drop, dead, stuck, saturate, noisy, garbage, errors)",
 		    t->s);
 }
 

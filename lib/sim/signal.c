@@ -36,6 +36,7 @@ enum {
 	SALT_PHASE,
 	SALT_NOISE,
 	SALT_DROP,
+	SALT_NOISY,
 };
 
 #define DIAG_NOT_CONNECTED	0x0002
@@ -139,7 +140,8 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 	int pi;
 
 	if (e->kind == SC_PRESS || (e->kind == SC_FAULT &&
-	    (e->fault == SC_FAULT_STUCK || e->fault == SC_FAULT_SATURATE))) {
+	    (e->fault == SC_FAULT_STUCK || e->fault == SC_FAULT_SATURATE ||
+	     e->fault == SC_FAULT_NOISY))) {
 		pi = find_part(m, e->part);
 		if (pi < 0) {
 			skin_error_set(err, file, e->line, 0,
@@ -152,6 +154,7 @@ static int resolve_event(struct skin_sim *s, struct sc_event *e,
 		switch (e->fault) {
 		case SC_FAULT_STUCK:
 		case SC_FAULT_SATURATE:
+		case SC_FAULT_NOISY:
 			part = &m->parts[e->part_index];
 			if (e->taxel >= part->n_taxels ||
 			    m->taxels[part->first_taxel + e->taxel].kind ==
@@ -607,6 +610,7 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 		switch (ev->fault) {
 		case SC_FAULT_STUCK:
 		case SC_FAULT_SATURATE:
+		case SC_FAULT_NOISY:
 			if (ev->part_index != p->info.part ||
 			    ev->taxel / SKIN_SIM_VALUES != p->info.order)
 				break;
@@ -614,7 +618,16 @@ void skin_sim_sample(const struct skin_sim *s, unsigned int i,
 			tri = local / SKIN_SIM_CHANNELS;
 			if (!(b->enabled & (1U << tri)))
 				break;
-			if (ev->fault == SC_FAULT_SATURATE) {
+			if (ev->fault == SC_FAULT_NOISY) {
+				/* a loose contact: the reading jumps by up to
+				 * the amplitude either way, a new draw per
+				 * sample, clamped as the board clamps */
+				double jump = ev->value * (2 * sim_uniform(pr->seed, SALT_NOISY,
+									    (uint64_t)i << 8 | local, k) - 1);
+				double v = nearbyint(out->values[local] + jump);
+
+				out->values[local] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+			} else if (ev->fault == SC_FAULT_SATURATE) {
 				out->values[local] = 0;
 				out->diag[tri] |= SKIN_SIM_DIAG_CHANNEL(local % SKIN_SIM_CHANNELS);
 			} else {

@@ -24,7 +24,10 @@ enum sc_fault {
 	SC_FAULT_SATURATE,	/* a taxel reads 0 and reports out of range */
 	SC_FAULT_GARBAGE,	/* malformed frames in the board's id space */
 	SC_FAULT_ERRORS,	/* a burst of CAN error frames on a bus */
+	SC_FAULT_NOISY,		/* a taxel's reading jumps at every sample */
 };
+
+#define SC_NOISY_AMPLITUDE	40	/* noisy: default amplitude, raw counts */
 
 /* Where a contact is: a point, or a taxel's position (resolved later). */
 struct sc_where {
@@ -38,7 +41,7 @@ struct sc_event {
 	uint64_t t_ns;
 	enum sc_kind kind;
 	char name[SC_NAME_MAX];		/* contact */
-	char part[SC_PART_MAX];		/* press, stuck, saturate */
+	char part[SC_PART_MAX];		/* press, stuck, saturate, noisy */
 	struct sc_where where;		/* press, move */
 	double radius, force;		/* press */
 	uint64_t dur_ns;		/* ramp, move time, fault duration */
@@ -48,7 +51,8 @@ struct sc_event {
 	int address;			/* -1 = every board of the bus */
 	unsigned int triangle;
 	unsigned int taxel;
-	int value;			/* stuck: -1 = its baseline */
+	int value;			/* stuck: -1 = its baseline;
+					 * noisy: the amplitude */
 	double prob;
 	unsigned int count;
 	/* resolved by skin_sim_new() */

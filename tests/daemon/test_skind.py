@@ -576,6 +576,230 @@ def t_thresholds(env):
         d2.stop()
 
 
+# --- taxel faults --------------------------------------------------------------
+
+FAULTS_CONFIG = """\
+[board]
+period_ms = 50
+[skind]
+calibration_s = 0.5
+persist_calibration = false
+stuck_s = 2
+saturated_s = 1
+dead_s = 0.5
+noisy_s = 2
+[bus can1]
+[part left_forearm]
+skin_part = left_forearm
+layout = forearm_v2
+geometry = {src}/tests/data/icub/positions/left_forearm_V2.txt
+patches = can1:13 can1:12
+"""
+
+# skinsim's faults, in real time from its start; skind calibrates first.
+# can1:13 is the forearm's first board: triangle 10 is taxels 120..131
+FAULTS_SCENARIO = """\
+config {conf}
+seed 3
+duration 40s
+at {t}s fault stuck left_forearm 40 for {d}s
+at {t}s fault noisy left_forearm 50 amplitude 60 for {d}s
+at {t}s fault saturate left_forearm 60 for {d}s
+at {t}s fault dead can1:13 triangle 10 for {d}s
+"""
+
+
+def fault_events(c, part):
+    """The `faults PART` reply as parsed events, the final line checked."""
+    lines = c.command("faults " + part)
+    return [skin.parse_event(l) for l in lines]
+
+
+class FaultStack:
+    """skinsim writing the forearm's two boards as ring files, in real time
+    from its start (t0, CLOCK_MONOTONIC), under @scenario (its {t} the
+    time the faults come, {d} how long they last), and a skind of its own
+    on them (FAULTS_CONFIG), calibrated a second before the faults."""
+
+    def __init__(self, env, name, scenario, t_fault, t_len=0, extra=()):
+        top = os.path.join(env.dir, name)
+        rings = os.path.join(top, "rings")
+        os.makedirs(rings)
+        conf = os.path.join(top, "skind.conf")
+        scn = os.path.join(top, "faults.scn")
+        with open(conf, "w") as f:
+            f.write(FAULTS_CONFIG.format(src=SRC))
+        with open(scn, "w") as f:
+            f.write(scenario.format(conf=conf, t=t_fault, d=t_len))
+        self.d = None
+        self.t0 = time.monotonic_ns()
+        self.sim = subprocess.Popen([SKINSIM, "--ring", rings, scn], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
+        try:
+            assert wait_for(lambda: len(os.listdir(rings)) == 2 or self.sim.poll() is not None,
+                            5), \
+                self.sim.stderr.read() if self.sim.poll() is not None else os.listdir(rings)
+            self.d = Daemon(env, extra=["-r", rings] + list(extra), config=conf, side=name)
+            self.d.ready(calibrated=1)
+            assert self.elapsed() < t_fault - 1, \
+                "skind took %.1f s to calibrate: the faults come at %d s" % (
+                    self.elapsed(), t_fault)
+        except BaseException:
+            self.stop()
+            raise
+
+    def elapsed(self):
+        return (time.monotonic_ns() - self.t0) / 1e9
+
+    def stop(self):
+        if self.d:
+            self.d.stop()
+        self.sim.kill()
+        self.sim.wait()
+
+
+@case("faults: skinsim's stuck, noisy, saturated and dead taxels, named in `faults` and shm's flags, and cleared")
+def t_faults(env):
+    t_fault, t_len = 6, 8
+    st = FaultStack(env, "faults", FAULTS_SCENARIO, t_fault, t_len)
+    d, t0 = st.d, st.t0
+    try:
+        shm = skin.Shm(d.shm)
+        assert shm.version_minor >= 4, shm.version_minor
+        with d.client() as c:
+            # healthy: no line, both forms of the arguments checked
+            assert fault_events(c, "left_forearm") == []
+            assert c.command("faults") == []
+            lines = c.command("help")
+            assert any(l.startswith("help faults [PART] -- ") for l in lines), lines
+            for bad, code in (("faults nosuch", "no-such-part"), ("faults a b", "usage")):
+                c.send(bad)
+                assert c.read_line().startswith("error %s " % code), bad
+            snap = shm.snapshot("left_forearm")
+            tactile = snap.flags & skin.TaxelFlag.TACTILE
+            assert not (snap.flags & skin.TaxelFlag.FAULTS).any(), snap.flags
+            dead = [k for k in range(120, 132) if tactile[k]]
+            assert len(dead) >= 8, dead
+            want = {40: ["stuck"], 50: ["noisy"], 60: ["saturated", "diagnostics"]}
+            want.update({k: ["dead"] for k in dead})
+            bits = {"stuck": skin.TaxelFlag.STUCK, "noisy": skin.TaxelFlag.NOISY,
+                    "saturated": skin.TaxelFlag.SATURATED, "dead": skin.TaxelFlag.DEAD,
+                    "diagnostics": skin.TaxelFlag.DIAG}
+            seen = {}
+
+            def all_flagged():
+                evs = fault_events(c, "left_forearm")
+                seen["socket"] = {e["taxel"]: e["flags"] for e in evs}
+                flags = shm.snapshot("left_forearm").flags
+                seen["shm"] = {k: int(flags[k]) for k in np.flatnonzero(
+                    flags & skin.TaxelFlag.FAULTS)}
+                seen["events"] = evs
+                return seen["socket"] == want and seen["shm"] == {
+                    k: int(flags[k] & ~skin.TaxelFlag.FAULTS) | sum(bits[n] for n in v)
+                    for k, v in want.items()}
+            # stuck after stuck_s (2 s), noisy within noisy_s (2 s): all
+            # four while every fault lasts (8 s)
+            assert wait_for(all_flagged, t_fault + 4 - (time.monotonic_ns() - t0) / 1e9, 0.2), \
+                (seen.get("socket"), seen.get("shm"))
+            # the journal names the first few
+            assert wait_for(lambda: "faulty now: taxel 40 stuck, 50 noisy, 60 saturated," in
+                            d.log(), 2), d.log()[-2000:]
+            now = time.monotonic_ns()
+            for e in seen["events"]:
+                assert e["part"] == "left_forearm", e
+                # raised after the fault began, by skinsim's clock (frames
+                # carry CLOCK_MONOTONIC), and not in the future
+                assert t0 + (t_fault - 1) * 10**9 < e["since_ns"] <= now, (e, t0, now)
+                assert 0 < e["baseline"] < 255, e
+            byt = {e["taxel"]: e for e in seen["events"]}
+            assert byt[60]["raw"] == 0, byt[60]
+            # the dead triangle's and the stuck taxel's raw values stay
+            # what they were: the socket says the part's newest raw value
+            assert byt[40]["raw"] == int(shm.snapshot("left_forearm").raw[40]), byt[40]
+            # JSON: the same lines, flags as a list
+            c.command("format json")
+            js = [json.loads(l) for l in c.command("faults left_forearm")]
+            c.command("format bottle")
+            assert {j["taxel"]: j["flags"] for j in js if j["type"] == "fault"} == want, js
+            for j in js:
+                assert set(j) == {"type", "part", "taxel", "flags", "since_ns", "raw",
+                                  "baseline"} and j["type"] == "fault", j
+            # every part's list: this one part's here, bottle and JSON
+            # lines the same events
+            assert {e["taxel"]: e["flags"] for e in map(skin.parse_event, c.command("faults"))} \
+                == want
+            # (the noisy taxel's raw value moves from one publication to
+            # the next; the others' do not, nor does a faulty baseline)
+            def same(e):
+                return {k: v for k, v in e.items() if k != "raw" or e["taxel"] != 50}
+            assert sorted(map(same, map(skin.parse_event, c.command("faults left_forearm"))),
+                          key=lambda e: e["taxel"]) == sorted(map(same, js),
+                                                              key=lambda e: e["taxel"])
+            # faulty taxels are never touched
+            assert not (shm.snapshot("left_forearm").flags[list(want)] &
+                        skin.TaxelFlag.TOUCHED).any()
+            assert (time.monotonic_ns() - t0) / 1e9 < t_fault + t_len, "checked too late"
+            # the faults end at t_fault + 8 s: every flag clears (noisy
+            # within noisy_s), in both the socket's list and shm
+            end = t_fault + t_len + 2 + 3 - (time.monotonic_ns() - t0) / 1e9
+
+            def all_clear():
+                seen["socket"] = fault_events(c, "left_forearm")
+                seen["shm"] = np.flatnonzero(shm.snapshot("left_forearm").flags &
+                                             skin.TaxelFlag.FAULTS).tolist()
+                return not seen["socket"] and not seen["shm"]
+            assert wait_for(all_clear, end, 0.2), (seen["socket"], seen["shm"])
+            assert (time.monotonic_ns() - t0) / 1e9 > t_fault + t_len, "cleared before the faults ended"
+        shm.close()
+    finally:
+        st.stop()
+
+
+@case("faults: a reply bigger than the connection's queue lists what fits, then error truncated")
+def t_faults_truncated(env):
+    # 15 of the first board's 16 triangles silent: 150 dead taxels, more
+    # lines than --queue-bytes 4096 leaves a reply (half of it)
+    scenario = "config {conf}\nseed 3\nduration 30s\n" + "".join(
+        "at {t}s fault dead can1:13 triangle %d\n" % tri for tri in range(15))
+    st = FaultStack(env, "faults-cut", scenario, 4, extra=["--queue-bytes", "4096"])
+    try:
+        with st.d.client() as c:
+            tactile = skin.Shm(st.d.shm).snapshot("left_forearm").flags & \
+                skin.TaxelFlag.TACTILE
+            dead = [k for k in range(180) if tactile[k]]
+            for fmt in ("bottle", "json"):
+                c.command("format " + fmt)
+                seen = {}
+
+                def cut():
+                    c.send("faults left_forearm")
+                    lines = []
+                    while True:
+                        line = c.read_line()
+                        ev = skin.parse_event(line)
+                        if ev["type"] in ("ok", "error"):
+                            if not line.startswith("{"):    # error CODE TEXT
+                                w = line.split(" ", 2) + ["", ""]
+                                ev = {"type": w[0], "code": w[1], "message": w[2]}
+                            seen["final"], seen["lines"] = ev, lines
+                            return ev["type"] == "error"
+                        lines.append(ev)
+                assert wait_for(cut, 10, 0.2), seen
+                final, lines = seen["final"], seen["lines"]
+                # the first ones, in order, each whole; the count said
+                assert final["code"] == "truncated", final
+                assert "%d faulty taxels, %d listed" % (len(dead), len(lines)) in \
+                    final["message"], (final, len(dead), len(lines))
+                assert 10 < len(lines) < len(dead), len(lines)
+                assert [e["taxel"] for e in lines] == dead[:len(lines)], lines
+                assert all(e["flags"] == ["dead"] for e in lines), lines
+            # the connection goes on
+            c.command("format bottle")
+            assert skin.parse_event(c.command("status")[0])["parts"] == 1
+    finally:
+        st.stop()
+
+
 @case("subscriptions: every publication, or at most RATE per second")
 def t_subscribe(env):
     with env.daemon.client() as a, env.daemon.client() as b:

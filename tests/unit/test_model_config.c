@@ -248,7 +248,7 @@ static void mistakes(void **state)
 	cfg_fails("[skind]\nbinarization = maybe\n",
 		  "/etc/skin/skind.conf:2:16: binarization = 'maybe': expected yes or no (true/false, on/off, 1/0)");
 	cfg_fails("[skind]\nperiod = 20\n",
-		  "/etc/skin/skind.conf:2:1: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s, compat, hold_contacts, hold_hysteresis, hold_max_s, auto_recalibrate, fault_detection, stuck_s, saturated_s, dead_s, calibration_check, calibration_spread, calibration_offset, persist_calibration");
+		  "/etc/skin/skind.conf:2:1: unknown key 'period' in [skind]: expected one of period_ms, min_baseline, add_threshold, compensation_gain, contact_compensation_gain, zero_up_raw_data, smooth_filter, smooth_factor, binarization, max_neighbor_dist_m, calibration_s, compat, hold_contacts, hold_hysteresis, hold_max_s, auto_recalibrate, fault_detection, stuck_s, saturated_s, dead_s, noisy_s, noisy_counts, calibration_check, calibration_spread, calibration_offset, persist_calibration");
 	cfg_fails("[skind]\nperiod_ms = 20\nperiod_ms = 30\n",
 		  "/etc/skin/skind.conf:3:1: second 'period_ms' in [skind]: expected it once");
 	cfg_fails("[board]\nno_load = 0x100\n",

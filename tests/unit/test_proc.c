@@ -539,6 +539,185 @@ static void faults(void **state)
 }
 
 /*
+ * A triangle silent for longer than stuck_s, back with the values it had:
+ * dead while silent, then healthy; its values have stayed since it came
+ * back, not since it fell silent, so none is stuck before another
+ * stuck_s (they were not refreshed, not still).
+ */
+static void dead_then_back(void **state)
+{
+	struct fixture fx;
+	struct skin_frame f;
+	uint64_t seq, i;
+
+	(void)state;
+	fixture_strip(&fx, "binarization = false\nstuck_s = 1\ndead_s = 0.2");
+	seq = calibrate_strip(fx.p);
+	for (i = 0; i < 10; i++)
+		feed4(fx.p, seq++, 240 + (int)(i % 2), 235 + (int)(i % 2), 230 + (int)(i % 2), 250);
+	/* 2 s silent (the driver keeps a silent triangle's last values) */
+	for (i = 0; i < 100; i++) {
+		frame_init(&f, seq, seq * 20 * MS, 240);
+		f.values[1] = 236; f.values[2] = 231; f.values[3] = 250;
+		f.refreshed = 0xfffe;
+		seq++;
+		skin_proc_feed(fx.p, 0, &f);
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(skin_proc_faults(fx.p, 0)[i], SKIN_FAULT_DEAD);
+	/* back with the same values for 0.8 s: healthy all along */
+	for (i = 0; i < 40; i++) {
+		feed4(fx.p, seq++, 240, 236, 231, 250);
+		if (i >= 5)
+			assert_int_equal(skin_proc_fault_list(fx.p, 0, NULL, 0), 0);
+	}
+	/* and stuck once they stayed for stuck_s since */
+	for (i = 0; i < 15; i++)
+		feed4(fx.p, seq++, 240, 236, 231, 250);
+	assert_int_equal(skin_proc_faults(fx.p, 0)[0], SKIN_FAULT_STUCK);
+	fixture_done(&fx);
+}
+
+/* A fixed-seed xorshift32: the noisy taxel's readings */
+static uint32_t noise_next(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/*
+ * One sample of the strip for the noise test: taxel 0 noisy (uniform in
+ * 100..255, which moves it more than 10 counts between most pairs of
+ * evaluations) or quiet (240 +- 1); taxel 1 pressed for 1.5 s out of 3
+ * (raw 180 after a 40 ms ramp: d = 75 - 20 = 55, touched), its steps
+ * coming at a few evaluations only; taxels 2 and 3 a healthy noise of
+ * +-2 counts.  Returns the flags of taxel 0 after the sample.
+ */
+static unsigned int noise_feed(struct skin_proc *p, uint64_t seq, bool noisy,
+			       uint32_t *x)
+{
+	const unsigned int phase = (unsigned int)(seq % 150);	/* 3 s */
+	const int jitter = (int)(seq % 5) - 2;
+	int r0 = noisy ? 100 + (int)(noise_next(x) % 156) : 240 + (int)(seq % 3) - 1;
+	int r1 = phase < 2 ? 235 - 20 * (int)(phase + 1) : phase < 75 ? 180 + jitter / 2 :
+		 235 + jitter / 2;
+
+	feed4(p, seq, r0, r1, 230 + jitter, 250 - jitter);
+	return skin_proc_faults(p, 0)[0];
+}
+
+/*
+ * Noise (c, SKIN_FAULT_NOISY) with noisy_s = 1 and noisy_counts 10:
+ * judged at the end of each eighth of noisy_s over the last noisy_s, a
+ * taxel whose raw value jumps is flagged within noisy_s of the noise's
+ * start (wherever it starts; not before half of it), excluded while
+ * flagged, and clear within noisy_s of its end (fewer than a quarter of
+ * the evaluations moved); a taxel pressed and released every 1.5 s, and
+ * a healthy one, never are.
+ */
+static void noisy(void **state)
+{
+	struct fixture fx;
+	struct skin_taxel_fault list[8];
+	char names[64];
+	uint64_t seq, start, t, since;
+	uint32_t x = 2463534242u;
+	unsigned int i, fl = 0;
+	bool touched0 = false, pressed1 = false;
+	int n;
+
+	(void)state;
+	fixture_strip(&fx, "binarization = false\nnoisy_s = 1");
+	assert_int_equal(skin_proc_get(fx.p, "noisy_counts", names, sizeof(names)), 2);
+	assert_string_equal(names, "10");
+	seq = calibrate_strip(fx.p);
+	/* quiet for 2.3 s: nothing noisy, taxel 1 pressed and released */
+	for (i = 0; i < 115; i++) {
+		assert_int_equal(noise_feed(fx.p, seq, false, &x), 0);
+		pressed1 |= skin_proc_touched(fx.p, 0)[1];
+		seq++;
+	}
+	assert_true(pressed1);
+	/* noise on taxel 0 from the middle of a half: flagged within 1 s
+	 * (plus the 100 ms of an evaluation), not before half of it */
+	for (start = seq; seq < start + 65; seq++) {
+		fl = noise_feed(fx.p, seq, true, &x);
+		touched0 |= skin_proc_touched(fx.p, 0)[0];
+		if (fl)
+			break;
+	}
+	assert_int_equal(fl, SKIN_FAULT_NOISY);
+	t = (seq - start) * 20;		/* ms */
+	if (t < 500 || t > 1100)
+		fail_msg("flagged noisy %llu ms after the noise started", (unsigned long long)t);
+	assert_true(touched0);		/* what the flag stops */
+	n = skin_proc_fault_list(fx.p, -1, list, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(list[0].taxel, 0);
+	assert_int_equal(list[0].flags, SKIN_FAULT_NOISY);
+	assert_true(list[0].since_ns == seq * 20 * MS);
+	skin_fault_names(list[0].flags, names, sizeof(names));
+	assert_string_equal(names, "noisy");
+	/* flagged as long as the noise lasts (5 s), excluded meanwhile */
+	for (i = 0, seq++; i < 250; i++, seq++) {
+		assert_int_equal(noise_feed(fx.p, seq, true, &x), SKIN_FAULT_NOISY);
+		assert_int_equal(skin_proc_touched(fx.p, 0)[0], 0);
+		assert_near(skin_proc_values(fx.p, 0)[0], 0, EPS);
+		assert_int_equal(skin_proc_faults(fx.p, 0)[1], 0);
+		assert_int_equal(skin_proc_faults(fx.p, 0)[2], 0);
+		assert_int_equal(skin_proc_faults(fx.p, 0)[3], 0);
+	}
+	/* faulty since the flag was raised, without a break */
+	since = list[0].since_ns;
+	assert_int_equal(skin_proc_fault_list(fx.p, 0, list, 8), 1);
+	assert_true(list[0].since_ns == since);
+	/* quiet again: clear within 1 s (plus an evaluation) */
+	for (start = seq; seq < start + 65; seq++)
+		if (!(fl = noise_feed(fx.p, seq, false, &x)))
+			break;
+	assert_int_equal(fl, 0);
+	t = (seq - start) * 20;
+	if (t > 1100)
+		fail_msg("noisy cleared %llu ms after the noise ended", (unsigned long long)t);
+	/* 30 s more: taxel 1 pressed and released 10 times, never noisy */
+	for (i = 0, seq++; i < 1500; i++, seq++) {
+		assert_int_equal(noise_feed(fx.p, seq, false, &x), 0);
+		assert_int_equal(skin_proc_fault_list(fx.p, 0, NULL, 0), 0);
+	}
+	/* processed again: a press touches (d = 55 - 15, half of it) */
+	feed4(fx.p, seq++, 200, 235, 230, 250);
+	assert_int_equal(skin_proc_touched(fx.p, 0)[0], 1);
+	/* noisy again, from a board whose diagnostics flag taxel 3 in every
+	 * frame (each one evaluated): flagged within noisy_s all the same */
+	for (start = seq, fl = 0; seq < start + 60 && !(fl & SKIN_FAULT_NOISY); seq++) {
+		struct skin_frame f;
+
+		frame_init(&f, seq, seq * 20 * MS, 240);
+		f.values[0] = (uint8_t)(100 + noise_next(&x) % 156);
+		f.values[1] = 235;
+		f.values[2] = 230;
+		f.values[3] = 250;
+		f.diag_valid = 1;
+		f.diag[0] = 1u << (4 + 3);
+		skin_proc_feed(fx.p, 0, &f);
+		fl = skin_proc_faults(fx.p, 0)[0];
+		assert_int_equal(skin_proc_faults(fx.p, 0)[3], SKIN_FAULT_DIAG);
+	}
+	assert_int_equal(fl, SKIN_FAULT_NOISY);
+	/* the names, in flag order */
+	skin_fault_names(SKIN_FAULT_NOISY | SKIN_FAULT_STUCK, names, sizeof(names));
+	assert_string_equal(names, "stuck,noisy");
+	skin_fault_names(SKIN_FAULT_NOISY | SKIN_FAULT_DIAG, names, sizeof(names));
+	assert_string_equal(names, "diagnostics,noisy");
+	/* its parameters are checked as the file's */
+	assert_int_equal(skin_proc_set(fx.p, "noisy_s", "0.5", names, sizeof(names)), -EINVAL);
+	assert_int_equal(skin_proc_set(fx.p, "noisy_counts", "0", names, sizeof(names)), -EINVAL);
+	fixture_done(&fx);
+}
+
+/*
  * Contacts on the strip (y = 0, 10, 20, 30 mm; neighbours within 15 mm:
  * 0-1-2-3), no smoothing, no binarization.  Baselines 15 (all calibrated
  * at raw 240 +- 1: threshold 1, level 8).  d = 40, 20, 0, 30:
@@ -747,7 +926,7 @@ static void params_by_name(void **state)
 		assert_true(skin_proc_get(fx.p, *names, buf, sizeof(buf)) > 0);
 		n++;
 	}
-	assert_int_equal(n, 24);
+	assert_int_equal(n, 26);
 	assert_int_equal(skin_proc_get(fx.p, "add_threshold", buf, sizeof(buf)), 1);
 	assert_string_equal(buf, "7");
 	assert_int_equal(skin_proc_set(fx.p, "add_threshold", "9.5", why, sizeof(why)), 0);
@@ -905,7 +1084,7 @@ static void isa_options(void **state)
 		SKIN_PROC_ISA_PORTABLE, SKIN_PROC_ISA_AVX2, SKIN_PROC_ISA_AVX512,
 	};
 	enum skin_proc_isa best = SKIN_PROC_ISA_PORTABLE;
-	struct skin_proc_opts o;
+	struct skin_proc_opts o = { 0 };
 	struct skin_error err;
 	struct skin_proc *p;
 	struct fixture fx;
@@ -959,6 +1138,8 @@ int main(void)
 		cmocka_unit_test(hold_max),
 		cmocka_unit_test(self_recalibration),
 		cmocka_unit_test(faults),
+		cmocka_unit_test(dead_then_back),
+		cmocka_unit_test(noisy),
 		cmocka_unit_test(contacts_geometry),
 		cmocka_unit_test(contact_ids),
 		cmocka_unit_test(restore_between_feed_and_cluster),

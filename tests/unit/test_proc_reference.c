@@ -456,6 +456,9 @@ static void inject_faults(struct skin_frame *f, unsigned int pi,
 			f->values[k] = 230;
 		if (h % 41 == 7 && s >= 250 && s < 470)
 			f->values[k] = h % 2 ? 255 : 0;
+		/* noisy: anywhere in 100..255, for 6 s after the calibration */
+		if (h % 43 == 11 && s >= 300 && s < 600)
+			f->values[k] = (uint8_t)(100 + ((h * 2654435761u) ^ (s * 40503u)) % 156);
 	}
 	if (s >= 300 && s < 360) {
 		t = (pi + i + s / 20) % SKIN_TRIANGLES;
@@ -676,6 +679,7 @@ static void t_faults(struct skin_config_comp *c)
 	c->stuck_s = 0.5;
 	c->saturated_s = 0.3;
 	c->dead_s = 0.2;
+	c->noisy_s = 1;
 	c->min_baseline = 18;
 }
 
@@ -687,7 +691,8 @@ static void t_faults(struct skin_config_comp *c)
 static void maintain_paths_identical(void **state)
 {
 	const unsigned int kinds = SKIN_FAULT_STUCK | SKIN_FAULT_SATURATED |
-				   SKIN_FAULT_DEAD | SKIN_FAULT_DIAG;
+				   SKIN_FAULT_DEAD | SKIN_FAULT_DIAG |
+				   SKIN_FAULT_NOISY;
 	uint64_t h[2];
 
 	faults_seen = 0;

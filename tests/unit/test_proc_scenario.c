@@ -16,7 +16,8 @@
  *  - detection latency: samples from the press to the first contact;
  *  - false contacts per hour on noise-only input (new contact ids);
  *  - a persistent contact still reported after 10 simulated minutes of
- *    drift (and, in compat mode, skinManager's #55: compensated away).
+ *    drift (and, in compat mode, skinManager's #55: compensated away);
+ *  - a taxel skinsim makes noisy flagged, and cleared, within noisy_s.
  */
 #include <math.h>
 
@@ -310,6 +311,48 @@ static void persistent_compat(void **state)
 	persistent(true);
 }
 
+/*
+ * skinsim's noisy fault (its default amplitude, 40 counts) on one
+ * forearm taxel for 20 s, beside a press elsewhere on the forearm:
+ * flagged with the default parameters (noisy_s 10 s) within noisy_s,
+ * cleared within noisy_s of the fault's end, and no other taxel of the
+ * body is ever faulty.
+ */
+static void noisy_taxel(void **state)
+{
+	static const char text[] =
+		"at 6s fault noisy left_forearm 40 for 20s\n"
+		"at 10s press left_forearm taxel 100 radius 12mm force 60 name p\n"
+		"at 13s release p\n";
+	struct skin_taxel_fault f[4];
+	uint64_t t, raised = 0, cleared = 0;
+	unsigned int fa;
+	struct scene s;
+	int n;
+
+	(void)state;
+	scene_open(&s, text, false);
+	fa = part_index(&s, "left_forearm");
+	calibrate(&s);
+	do {
+		t = scene_step(&s);
+		n = skin_proc_fault_list(s.p, -1, f, 4);
+		if (n > 1 || (n == 1 && (f[0].part != fa || f[0].taxel != 40 ||
+					 f[0].flags != SKIN_FAULT_NOISY)))
+			fail_msg("at %.2f s: %d faulty taxels, the first %u of part %u (%#x)",
+				 t / 1e9, n, f[0].taxel, f[0].part, f[0].flags);
+		if (n && !raised)
+			raised = t;
+		if (!n && raised && !cleared)
+			cleared = t;
+	} while (t < 40000 * MS);
+	print_message("# noisy taxel (amplitude 40, noisy_s 10 s): flagged %.2f s after the fault began, cleared %.2f s after it ended\n",
+		      (raised - 6000 * MS) / 1e9, (cleared - 26000 * MS) / 1e9);
+	assert_true(raised >= 11000 * MS && raised <= 16500 * MS);
+	assert_true(cleared > 26000 * MS && cleared <= 36500 * MS);
+	scene_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +361,7 @@ int main(void)
 		cmocka_unit_test(false_contacts),
 		cmocka_unit_test(persistent_default),
 		cmocka_unit_test(persistent_compat),
+		cmocka_unit_test(noisy_taxel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

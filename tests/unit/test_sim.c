@@ -519,6 +519,57 @@ static void test_faults(void **state)
 	skin_sim_free(s);
 }
 
+/*
+ * noisy: the taxel's reading jumps by up to the amplitude either way, a
+ * new draw every sample (the same for the same sample: counter-based),
+ * clamped; its neighbours and the time outside the fault read as before.
+ */
+static void test_noisy_fault(void **state)
+{
+	struct skin_sim *s = make_sim(
+		"noise 0\nspread 0\ndrift 0 10s\n"
+		"at 1s fault noisy left_forearm 42 amplitude 30 for 4s\n"
+		"at 1s fault noisy left_forearm 44\n");
+	struct skin_sim_sample smp, again;
+	struct skin_sim_board b;
+	unsigned int k, moved = 0, below = 0, above = 0, wide = 0, clamped = 0;
+	int v, prev = -1;
+
+	(void)state;
+	board_on(&b, 13, 0xffff);
+	skin_sim_sample(s, 0, &b, 1, 900000000ULL, &smp);	/* before */
+	assert_int_equal(smp.values[42], 240);
+	assert_int_equal(smp.values[44], 240);
+	for (k = 0; k < 200; k++) {
+		const uint64_t t = 1000000000ULL + k * 20000000ULL;
+
+		skin_sim_sample(s, 0, &b, 50 + k, t, &smp);
+		v = smp.values[42];
+		assert_true(v >= 210 && v <= 255);
+		moved += prev >= 0 && abs(v - prev) > 10;
+		below += v < 240;
+		above += v > 240;
+		prev = v;
+		assert_int_equal(smp.values[41], 240);
+		assert_int_equal(smp.values[43], 240);
+		assert_int_equal(smp.diag[3], 0);
+		/* the default amplitude, 40, clamped at 255 */
+		v = smp.values[44];
+		assert_true(v >= 200 && v <= 255);
+		wide += v < 210;
+		clamped += v == 255;
+		skin_sim_sample(s, 0, &b, 50 + k, t, &again);
+		assert_memory_equal(smp.values, again.values, sizeof(smp.values));
+	}
+	/* uniform in 210..270, clamped: about 62% of consecutive pairs
+	 * more than 10 apart, half below 240, a quarter clamped */
+	assert_true(moved > 100 && below > 70 && above > 40);
+	assert_true(wide > 10 && clamped > 20);
+	skin_sim_sample(s, 0, &b, 300, 5000000000ULL, &smp);	/* over */
+	assert_int_equal(smp.values[42], 240);
+	skin_sim_free(s);
+}
+
 /* ---- frames --------------------------------------------------------- */
 
 /* Encoded frames decode and assemble, in the driver's own core, to the
@@ -746,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_contact_timeline),
 		cmocka_unit_test(test_absent_and_unmounted),
 		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_noisy_fault),
 		cmocka_unit_test(test_encode_through_driver),
 		cmocka_unit_test(test_ring_file),
 		cmocka_unit_test(test_truth),

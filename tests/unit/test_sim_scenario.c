@@ -42,6 +42,8 @@ static void test_good(void **state)
 		"at 6s fault stuck left_hand 7 value 200 for 100ms\n"
 		"at 6s fault stuck left_hand 7\n"
 		"at 6s fault saturate left_hand 8 for 1s\n"
+		"at 6s fault noisy left_hand 9 amplitude 60 for 1s\n"
+		"at 6s fault noisy left_hand 9\n"
 		"at 6s fault garbage can0:14 16\n"
 		"at 6s fault errors can0 64\r\n"
 		"at 10s release c2\n";
@@ -54,7 +56,7 @@ static void test_good(void **state)
 	assert_string_equal(skin_sim_scenario_config(sc), "dir/../etc/skind.conf");
 	assert_int_equal(skin_sim_scenario_seed(sc), 42);
 	assert_int_equal(skin_sim_scenario_duration(sc), 10000000000ULL);
-	assert_int_equal(skin_sim_scenario_events(sc), 13);
+	assert_int_equal(skin_sim_scenario_events(sc), 15);
 	skin_sim_scenario_set_seed(sc, 7);
 	assert_int_equal(skin_sim_scenario_seed(sc), 7);
 	skin_sim_scenario_free(sc);
@@ -108,14 +110,16 @@ static const struct bad bad[] = {
 	{ "at 1s press h 0 0 0 radius 1mm force 1\nat 0.5s release c1\n", "dir/t.scn:2: contact 'c1' is not pressed at 0.500s" },
 	{ "at 1s press h 0 0 0 radius 1mm force 1\nat 2s release c1\nat 3s release c1\n", "dir/t.scn:3: contact 'c1' is not pressed at 3.000s" },
 	{ "duration 1s\nat 2s fault drop 1\n", "dir/t.scn:2: event at 2.000s is after the end (duration 1.000s)" },
-	{ "at 1s fault\n", "dir/t.scn:1:12: expected a fault (drop, dead, stuck, saturate, garbage, errors) at the end of the line" },
-	{ "at 1s fault melt\n", "dir/t.scn:1:13: unknown fault 'melt' (drop, dead, stuck, saturate, garbage, errors)" },
+	{ "at 1s fault\n", "dir/t.scn:1:12: expected a fault (drop, dead, stuck, saturate, noisy, garbage, errors) at the end of the line" },
+	{ "at 1s fault melt\n", "dir/t.scn:1:13: unknown fault 'melt' (drop, dead, stuck, saturate, noisy, garbage, errors)" },
 	{ "at 1s fault drop 2\n", "dir/t.scn:1:18: a probability 2 out of range (0..1)" },
 	{ "at 1s fault drop 0.5 board can0\n", "dir/t.scn:1:28: expected a board BUS:ADDRESS, found 'can0'" },
 	{ "at 1s fault drop 0.5 board can0:16\n", "dir/t.scn:1:33: board address must be 0..15, found '16'" },
 	{ "at 1s fault dead can0:1 triangle 16\n", "dir/t.scn:1:34: a triangle number 16 out of range (0..15)" },
 	{ "at 1s fault dead can0:1 triangle 1 for\n", "dir/t.scn:1:39: expected a duration at the end of the line" },
 	{ "at 1s fault stuck h 1 value 256\n", "dir/t.scn:1:29: a raw value 256 out of range (0..255)" },
+	{ "at 1s fault noisy h 1 amplitude 0\n", "dir/t.scn:1:33: an amplitude (raw counts) 0 out of range (1..255)" },
+	{ "at 1s fault noisy h 1 value 3\n", "dir/t.scn:1:23: unexpected 'value'" },
 	{ "at 1s fault garbage can0:1 17\n", "dir/t.scn:1:28: frames per period 17 out of range (1..16)" },
 	{ "at 1s fault errors can0 0\n", "dir/t.scn:1:25: a number of error frames 0 out of range (1..64)" },
 	{ "seed 1\x01\n", "dir/t.scn:1:7: control character 0x01" },
@@ -174,6 +178,8 @@ static void test_against_skin(void **state)
 		{ "at 1s press left_hand taxel 107 radius 1cm force 9\n", "t.scn:1: taxel 107 of 'left_hand' is not a tactile taxel with a known position" },
 		{ "at 1s press left_hand taxel 3 radius 1cm force 9\n", "t.scn:1: taxel 3 of 'left_hand' is not a tactile taxel with a known position" },
 		{ "at 1s fault stuck left_hand 70\n", "t.scn:1: part 'left_hand' has no taxel 70" },
+		{ "at 1s fault noisy left_hand 70\n", "t.scn:1: part 'left_hand' has no taxel 70" },
+		{ "at 1s fault noisy right_hand 1\n", "t.scn:1: no part 'right_hand' in the config" },
 		{ "at 1s fault dead vcan0:3 triangle 1\n", "t.scn:1: no board vcan0:3 in the config" },
 		{ "at 1s fault drop 1 board vcan9:14\n", "t.scn:1: no board vcan9:14 in the config" },
 		{ "at 1s fault errors vcan9 3\n", "t.scn:1: no bus 'vcan9' in the config" },

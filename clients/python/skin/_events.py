@@ -118,6 +118,13 @@ def parse_event(line: str) -> Dict[str, Any]:
             ev["values"] = [float(v) for v in values.strip("() ").split()]
             ev["touched"] = [int(v) for v in touched.strip("() ").split()]
         return _typed(ev)
+    if words[0] == "fault":
+        # fault PART TAXEL FLAGS SINCE_NS raw R baseline B
+        w = line.split()
+        if len(w) == 9 and w[5] == "raw" and w[7] == "baseline":
+            return {"type": "fault", "part": w[1], "taxel": int(w[2]),
+                    "flags": w[3].split(","), "since_ns": int(w[4]),
+                    "raw": int(w[6]), "baseline": float(w[8])}
     ev = {"type": words[0]}
     rest = line.split()[1:]
     if words[0] in ("status", "part", "patch", "bus"):

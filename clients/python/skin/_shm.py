@@ -79,6 +79,13 @@ class TaxelFlag(enum.IntFlag):
     TOUCHED = 1 << 0        # above its touch threshold
     TACTILE = 1 << 1        # a pressure cell
     THERMAL = 1 << 2        # a thermal pad
+    # its faults (shm 1.4; 0 from an older skind): never touched meanwhile
+    STUCK = 1 << 3          # raw value unchanged for stuck_s
+    SATURATED = 1 << 4      # raw at 0 or 255 for saturated_s
+    DEAD = 1 << 5           # its triangle sent nothing for dead_s
+    NOISY = 1 << 6          # raw value jumps at most evaluations of noisy_s
+    DIAG = 1 << 7           # the board's diagnostics flag it
+    FAULTS = STUCK | SATURATED | DEAD | NOISY | DIAG
 
 
 class Liveness(enum.Enum):
