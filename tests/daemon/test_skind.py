@@ -1403,7 +1403,8 @@ def t_slowloris(env):
         # the slow ones still in are closed after the idle timeout, told why
         closed = 0
         for s in slow:
-            s.settimeout(max(1, 20 - (time.monotonic() - t0)))
+            # the idle timeout is 10 s; 40 s leaves a loaded machine room
+            s.settimeout(max(1, 40 - (time.monotonic() - t0)))
             data = b""
             try:
                 while True:
@@ -1419,7 +1420,7 @@ def t_slowloris(env):
         st = skin.parse_event(quiet.command("status")[0])
         print("# %d of 64 closed within %.1f s; timeouts %s" % (closed, took, st.get("timeouts")))
         assert closed == 64, closed
-        assert 10 <= took < 20 and int(st["timeouts"]) > 0, (took, st)
+        assert 10 <= took < 40 and int(st["timeouts"]) > 0, (took, st)
         assert int(st["clients"]) == 1, st     # quiet is still there
         quiet.close()
         for s in slow:
