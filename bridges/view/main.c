@@ -43,7 +43,9 @@
 
 struct app {
 	struct view *view;
+	struct server *srv;
 	struct health *health;
+	uint32_t health_chan;
 	unsigned int *faulty;		/* per part: taxels with a fault flag */
 	unsigned int n_faulty;
 	const struct view_config *cfg;
@@ -216,6 +218,20 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 	}
 }
 
+static void health_publish(void *data, const char *json, size_t len, uint64_t real_ns)
+{
+	struct app *a = data;
+
+	server_publish(a->srv, a->health_chan, (const uint8_t *)json, len, real_ns);
+}
+
+static void health_add_threshold(void *data, double value)
+{
+	struct app *a = data;
+
+	view_set_add_threshold(a->view, value);
+}
+
 /* Room for max_connections descriptors, as far as the hard limit goes */
 static void raise_nofile(unsigned int want)
 {
@@ -257,8 +273,12 @@ int main(int argc, char **argv)
 	const char *config = NULL, *socket_path = NULL, *skind_config = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
+	static const struct health_ops health_ops = {
+		.publish = health_publish, .add_threshold = health_add_threshold,
+	};
 	struct server *srv = NULL;
 	struct view_config cfg;
+	int64_t id;
 	struct skin_error err;
 	struct app a;
 	sd_event *e = NULL;
@@ -314,9 +334,12 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	fo.socket = socket_path ? socket_path : cfg.socket[0] ? cfg.socket : NULL;
-	rc = health_new(&a.health, e, srv, &cfg, fo.socket, a.view);
+	id = server_channel_add(srv, NULL, FOX_HEALTH);
+	rc = id < 0 ? (int)id : health_new(&a.health, e, &cfg, fo.socket, &health_ops, &a);
 	if (rc)
 		goto out;
+	a.srv = srv;
+	a.health_chan = (uint32_t)id;
 	rc = follow_source_new(&fs, e, &fo, on_event, &a);
 	if (rc) {
 		log_err("following skind: %s", strerror(-rc));
