@@ -74,6 +74,40 @@ static struct skin_model *skind_model(const char *path, double *add_threshold,
 	return m;
 }
 
+/* --check: how skind.conf's parts would be drawn.  What cannot be used
+ * is said (the journal's warnings at run time), not fatal: skin-view
+ * draws those parts from the flattening. */
+static void check_layouts(const struct view_config *cfg)
+{
+	struct view_layout_want *want;
+	struct skin_model *m;
+	struct view_layout l;
+	double add;
+	char why[1300];
+	unsigned int i;
+
+	m = skind_model(cfg->skind_config, &add, why, sizeof(why));
+	if (!m) {
+		printf("layouts: %s\n", why);
+		return;
+	}
+	want = calloc(m->n_parts ? m->n_parts : 1, sizeof(*want));
+	if (want) {
+		for (i = 0; i < m->n_parts; i++)
+			want[i] = (struct view_layout_want){ m->parts[i].name,
+							     m->parts[i].skin_part,
+							     m->parts[i].n_taxels, NULL };
+		if (!view_layout_build(&l, m, NULL, cfg, want, m->n_parts, 0)) {
+			for (i = 0; i < l.n_parts; i++)
+				printf("part %s: %u of %u slots placed: %s\n", l.parts[i].name,
+				       l.parts[i].n_placed, l.parts[i].n, l.parts[i].source);
+			view_layout_free(&l);
+		}
+	}
+	free(want);
+	skin_model_free(m);
+}
+
 /* The layout of the object just attached, when it is a new one (a
  * reload's generation, or another skind) */
 static void layout_of(struct app *a, const struct skin_follow_sample *s)
@@ -310,11 +344,11 @@ int main(int argc, char **argv)
 	if (skind_config)
 		snprintf(cfg.skind_config, sizeof(cfg.skind_config), "%s", skind_config);
 	if (check) {
-		printf("%s: http://%s:%u/ (data %s), %u clients, %u per address, actions %s; parts from %s, %u [layout] files\n",
+		printf("%s: http://%s:%u/ (data %s), %u clients, %u per address, actions %s\n",
 		       config ? config : DEFAULT_CONFIG, cfg.address, cfg.port,
 		       cfg.data_dir, cfg.max_clients, cfg.max_per_address,
-		       cfg.token[0] ? "with the token" : "none", cfg.skind_config,
-		       cfg.n_layouts);
+		       cfg.token[0] ? "with the token" : "none");
+		check_layouts(&cfg);
 		return 0;
 	}
 
