@@ -119,6 +119,7 @@ static void layout_of(struct app *a, const struct skin_follow_sample *s)
 	struct skin_model *model;
 	double add = 0;
 	char why[1300];
+	uint64_t t0;
 
 	if (a->have_layout && a->instance == m->hdr->instance &&
 	    a->generation == m->hdr->generation)
@@ -138,6 +139,9 @@ static void layout_of(struct app *a, const struct skin_follow_sample *s)
 		if (blocks[i] && !skin_shm_read_part(m, i, blocks[i], 100))
 			flags[i] = skin_shm_flags(m, i, blocks[i]);
 	}
+	/* once per configuration, in the loop: 0.1 s for the full body's
+	 * files (the clients wait that long once per reload) */
+	t0 = clock_monotonic_ns();
 	model = skind_model(a->skind_config, &add, why, sizeof(why));
 	if (!model)
 		log_warn("%s: the parts are drawn without positions", why);
@@ -147,6 +151,8 @@ static void layout_of(struct app *a, const struct skin_follow_sample *s)
 		a->have_layout = true;
 		a->instance = m->hdr->instance;
 		a->generation = m->hdr->generation;
+		log_info("layout built from %s in %.0f ms", a->skind_config,
+			 (clock_monotonic_ns() - t0) / 1e6);
 	}
 	skin_model_free(model);
 	for (i = 0; i < n; i++)
