@@ -5,11 +5,12 @@
  * The driver's counters from a sysfs-like tree and skin-eth's counters
  * file, each turned into its JSON; then the whole message from a fake
  * skind on a Unix socket answering as docs/PROTOCOL.md says (format
- * json): with the fault list the interfaces of issue 29 give skind's
- * `faults` (spec A: {"type":"fault","part","taxel","flags":"stuck,noisy",
- * "since_ns","raw","baseline"}), without it (an older skind answers an
- * error: no fault list, the rest as ever), and hung (the round given up
- * with its connection).  The daemon layer runs it against the real
+ * json): with the fault list of skind's `faults` ({"type":"fault","part",
+ * "taxel","flags":["stuck","noisy"],"since_ns","raw","baseline"}; the
+ * flags as one string "stuck,noisy" too), cut short ("error truncated":
+ * the lines listed), without it (an older skind answers an error: no
+ * fault list, the rest as ever), and hung (the round given up with its
+ * connection).  The daemon layer runs it against the real
  * skind (tests/daemon, "skin-view: /skin/health ...").
  */
 #define _GNU_SOURCE
@@ -172,7 +173,7 @@ static void test_eth(void **state)
 
 /* --- a fake skind ------------------------------------------------------- */
 
-enum mode { FAULTS, NO_FAULTS, HUNG };
+enum mode { FAULTS, TRUNCATED, NO_FAULTS, HUNG };
 
 struct fake {
 	enum mode mode;
@@ -218,8 +219,12 @@ static void answer(struct fake *f, const char *cmd)
 			say(f, "{\"type\":\"fault\",\"part\":\"fake\",\"taxel\":5,\"flags\":\"stuck,noisy\","
 			       "\"since_ns\":123456789,\"raw\":240,\"baseline\":12.5}\n"
 			       "{\"type\":\"fault\",\"part\":\"fake\",\"taxel\":200,\"flags\":[\"dead\"],"
-			       "\"since_ns\":5,\"raw\":0,\"baseline\":0}\n"
-			       "{\"type\":\"ok\"}\n");
+			       "\"since_ns\":5,\"raw\":0,\"baseline\":0}\n");
+		/* skind's reply when the list does not fit its queue for us */
+		if (f->mode == TRUNCATED)
+			say(f, "{\"type\":\"error\",\"code\":\"truncated\",\"message\":\"3 faulty taxels, 2 listed: the rest does not fit the connection's queue\"}\n");
+		else if (f->mode == FAULTS)
+			say(f, "{\"type\":\"ok\"}\n");
 	} else if (!strcmp(cmd, "get add_threshold")) {
 		f->rounds++;
 		say(f, "{\"type\":\"param\",\"name\":\"add_threshold\",\"value\":\"7\"}\n{\"type\":\"ok\"}\n");
@@ -407,6 +412,7 @@ static void test_skind_with_faults(void **state)
 	s = field(o, "skind");
 	assert_true(json_object_get_boolean(field(s, "connected")));
 	assert_true(json_object_get_boolean(field(s, "faults")));
+	assert_false(json_object_get_boolean(field(s, "faults_truncated")));
 	assert_int_equal(json_object_get_int(field(s, "generation")), 4);
 	assert_int_equal(json_object_get_int(field(field(s, "status"), "pid")), 4242);
 	assert_false(json_object_object_get_ex(field(s, "status"), "type", NULL));
@@ -433,6 +439,21 @@ static void test_skind_with_faults(void **state)
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(
 				    field(json_object_array_get_idx(fl, 1), "flags"), 0)), "dead");
 	assert_int_equal(json_object_get_int(field(p, "faults_more")), 0);
+	json_object_put(o);
+}
+
+/* A fault list cut short by skind ("error truncated"): what it listed */
+static void test_skind_truncated(void **state)
+{
+	json_object *o, *s, *p;
+
+	(void)state;
+	with_fake(TRUNCATED, &o);
+	s = field(o, "skind");
+	assert_true(json_object_get_boolean(field(s, "faults")));
+	assert_true(json_object_get_boolean(field(s, "faults_truncated")));
+	p = json_object_array_get_idx(field(o, "parts"), 0);
+	assert_int_equal(json_object_array_length(field(p, "faults")), 2);
 	json_object_put(o);
 }
 
@@ -486,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_driver),
 		cmocka_unit_test(test_eth),
 		cmocka_unit_test(test_skind_with_faults),
+		cmocka_unit_test(test_skind_truncated),
 		cmocka_unit_test(test_skind_without_faults),
 		cmocka_unit_test(test_skind_hung),
 	};
