@@ -3886,7 +3886,10 @@ def t_view_state(env):
     assert touched and contacts, (touched, contacts)
     lf = [s_ for s_ in states if s_["topic"] == "/skin/left_forearm/state"]
     assert lf and len(lf[-1]["raw"]) == 384
-    assert "encoded" in log and "us each" in log, log[-2000:]
+    enc = re.search(r"encoded (\d+) part samples, ([\d.]+) us each", log)
+    assert enc and int(enc.group(1)) > 0, log[-2000:]
+    print("# skin-view encoded %s part samples, %s us each (four channels, this build)"
+          % enc.groups(), flush=True)
 
 
 ETH_COUNTERS = """\
