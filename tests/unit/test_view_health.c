@@ -173,7 +173,7 @@ static void test_eth(void **state)
 
 /* --- a fake skind ------------------------------------------------------- */
 
-enum mode { FAULTS, TRUNCATED, NO_FAULTS, HUNG };
+enum mode { FAULTS, TRUNCATED, NO_FAULTS, HUNG, CLOSES };
 
 struct fake {
 	enum mode mode;
@@ -197,6 +197,13 @@ static void answer(struct fake *f, const char *cmd)
 		say(f, "{\"type\":\"ok\",\"message\":\"format json\"}\n");
 	} else if (f->mode == HUNG) {
 		return;
+	} else if (f->mode == CLOSES && f->rounds == 1 && f->connections == 1 &&
+		   !strcmp(cmd, "status")) {
+		/* skind goes away in the middle of the second round: the
+		 * health reads the end of the connection in its handler */
+		f->cs = sd_event_source_disable_unref(f->cs);
+		close(f->cfd);
+		f->cfd = -1;
 	} else if (!strcmp(cmd, "status")) {
 		say(f, "{\"type\":\"status\",\"version\":\"0.1.0\",\"protocol\":1,\"pid\":4242,"
 		       "\"generation\":4,\"parts\":1,\"patches\":2}\n{\"type\":\"ok\"}\n");
@@ -223,7 +230,7 @@ static void answer(struct fake *f, const char *cmd)
 		/* skind's reply when the list does not fit its queue for us */
 		if (f->mode == TRUNCATED)
 			say(f, "{\"type\":\"error\",\"code\":\"truncated\",\"message\":\"3 faulty taxels, 2 listed: the rest does not fit the connection's queue\"}\n");
-		else if (f->mode == FAULTS)
+		else if (f->mode != NO_FAULTS)
 			say(f, "{\"type\":\"ok\"}\n");
 	} else if (!strcmp(cmd, "get add_threshold")) {
 		f->rounds++;
@@ -250,7 +257,7 @@ static int on_conn(sd_event_source *s, int fd, uint32_t revents, void *data)
 	}
 	f->len += (size_t)n;
 	f->buf[f->len] = 0;
-	while ((nl = strchr(f->buf, '\n'))) {
+	while (f->cfd >= 0 && (nl = strchr(f->buf, '\n'))) {
 		*nl = 0;
 		answer(f, f->buf);
 		f->len -= (size_t)(nl + 1 - f->buf);
@@ -309,6 +316,14 @@ static bool disconnected(struct health *h, struct fake *f)
 
 	(void)f;
 	return b && strstr(b, "\"connected\":false") && f->connections >= 1;
+}
+
+static bool round_on_second(struct health *h, struct fake *f)
+{
+	uint64_t n;
+	const char *b = health_last(h, &n);
+
+	return f->connections >= 2 && f->rounds >= 2 && b && strstr(b, "\"connected\":true");
 }
 
 static bool connected_again(struct health *h, struct fake *f)
@@ -378,7 +393,7 @@ static void with_fake(enum mode mode, json_object **out)
 	view_config_init(&cfg);
 	snprintf(cfg.eth_counters, sizeof(cfg.eth_counters), "%s/none", tmp);
 	assert_int_equal(health_new(&h, e, &cfg, sa.sun_path, &ops, &heard), 0);
-	run(e, mode == HUNG ? disconnected : two_rounds, h, &f);
+	run(e, mode == HUNG ? disconnected : mode == CLOSES ? round_on_second : two_rounds, h, &f);
 	*out = message(h);
 	/* what was published is that, with its time first */
 	assert_true(heard.messages >= 1);
@@ -457,6 +472,19 @@ static void test_skind_truncated(void **state)
 	json_object_put(o);
 }
 
+/* skind gone in the middle of a round (a restart): said, connected again,
+ * and the next rounds as ever */
+static void test_skind_closes(void **state)
+{
+	json_object *o;
+
+	(void)state;
+	with_fake(CLOSES, &o);
+	assert_true(json_object_get_boolean(field(field(o, "skind"), "connected")));
+	assert_int_equal(json_object_array_length(field(o, "parts")), 1);
+	json_object_put(o);
+}
+
 /* An older skind: `faults` is an unknown command; the rest as ever */
 static void test_skind_without_faults(void **state)
 {
@@ -510,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_skind_truncated),
 		cmocka_unit_test(test_skind_without_faults),
 		cmocka_unit_test(test_skind_hung),
+		cmocka_unit_test(test_skind_closes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
