@@ -139,7 +139,7 @@ static const struct conf_key view_keys[] = {
 	  .doc = "a client's message, at most; a longer one closes the connection (1009)" },
 	{ .name = "token", .type = CONF_CUSTOM, .parse = parse_token,
 	  .expected = "16 to 127 printable characters, no blanks",
-	  .doc = "the secret an action needs; none: no actions (the server is read-only)" },
+	  .doc = "what the actions (the services /skin/calibrate and /skin/set) need in their requests; none: no services, the server is read-only" },
 	{ .name = "socket", .type = CONF_CUSTOM, .parse = parse_socket,
 	  .expected = "a path of 1 to 107 characters",
 	  .doc = "skind's socket" },

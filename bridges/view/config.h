@@ -12,7 +12,7 @@
  *	queue_bytes = 262144    a client's queued replies, at most
  *	idle_timeout_s = 30     a connection that asks for nothing, closed
  *	max_frame = 65536       a client's message, at most (bytes)
- *	token = ...             what an action needs (none: no actions)
+ *	token = ...             what an action needs (none: no actions; actions.h)
  *	socket = PATH           skind's socket
  *	data_dir = PATH         the page's files
  *	skind_config = PATH     skind's configuration: the parts' model

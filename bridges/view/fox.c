@@ -121,6 +121,17 @@ static const char health_schema[] =
 	"\"baseline\":{\"type\":[\"number\",\"null\"]}}}}}}},"
 	"\"eth\":{\"type\":[\"object\",\"null\"]}}}";
 
+/* /skin/replay's messages (docs/VIEW.md, "Replay") */
+static const char replay_schema[] =
+	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"\"title\":\"skin.Replay\","
+	"\"type\":\"object\",\"properties\":{"
+	"\"t_s\":{\"type\":\"number\",\"description\":\"the recording's time shown, from its start\"},"
+	"\"duration_s\":{\"type\":\"number\"},"
+	"\"playing\":{\"type\":\"boolean\"},"
+	"\"speed\":{\"type\":\"number\"},"
+	"\"file\":{\"type\":\"string\"}}}";
+
 const char *fox_schema_name(enum fox_kind k)
 {
 	switch (k) {
@@ -128,6 +139,7 @@ const char *fox_schema_name(enum fox_kind k)
 	case FOX_STATE: return "skin_msgs/msg/PartState";
 	case FOX_LAYOUT: return "skin.Layout";
 	case FOX_HEALTH: return "skin.Health";
+	case FOX_REPLAY: return "skin.Replay";
 	default: return "tactile_msgs/msg/TactileState";
 	}
 }
@@ -139,18 +151,25 @@ const char *fox_schema(enum fox_kind k)
 	case FOX_STATE: return part_state_schema;
 	case FOX_LAYOUT: return layout_schema;
 	case FOX_HEALTH: return health_schema;
+	case FOX_REPLAY: return replay_schema;
 	default: return state_schema;
 	}
 }
 
+/* skin-view's own channels are JSON, the part channels CDR */
+static bool fox_is_json(enum fox_kind k)
+{
+	return k == FOX_LAYOUT || k == FOX_HEALTH || k == FOX_REPLAY;
+}
+
 const char *fox_encoding(enum fox_kind k)
 {
-	return k == FOX_LAYOUT || k == FOX_HEALTH ? "json" : "cdr";
+	return fox_is_json(k) ? "json" : "cdr";
 }
 
 const char *fox_schema_encoding(enum fox_kind k)
 {
-	return k == FOX_LAYOUT || k == FOX_HEALTH ? "jsonschema" : "ros2msg";
+	return fox_is_json(k) ? "jsonschema" : "ros2msg";
 }
 
 const char *fox_leaf(enum fox_kind k)
@@ -162,6 +181,7 @@ const char *fox_leaf(enum fox_kind k)
 	case FOX_STATE: return "state";
 	case FOX_LAYOUT: return "layout";
 	case FOX_HEALTH: return "health";
+	case FOX_REPLAY: return "replay";
 	case FOX_KINDS: break;
 	}
 	return "?";
@@ -182,15 +202,25 @@ static char *text_of(json_object *o)
 	return s;
 }
 
-char *fox_server_info(const char *name, const char *session_id)
+char *fox_server_info(const char *name, const char *session_id, bool services)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *caps = json_object_new_array();
 
-	if (!o)
+	if (!o || !caps) {
+		json_object_put(o);
+		json_object_put(caps);
 		return NULL;
+	}
 	json_object_object_add(o, "op", json_object_new_string("serverInfo"));
 	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "capabilities", json_object_new_array());
+	if (services) {
+		json_object *enc = json_object_new_array();
+
+		json_object_array_add(caps, json_object_new_string("services"));
+		json_object_array_add(enc, json_object_new_string(FOX_SERVICE_ENCODING));
+		json_object_object_add(o, "supportedEncodings", enc);
+	}
+	json_object_object_add(o, "capabilities", caps);
 	json_object_object_add(o, "sessionId", json_object_new_string(session_id));
 	return text_of(o);
 }
@@ -382,4 +412,106 @@ void fox_data_header(uint8_t *p, uint32_t sub, uint64_t ns)
 		p[1 + i] = (uint8_t)(sub >> (8 * i));
 	for (i = 0; i < 8; i++)
 		p[5 + i] = (uint8_t)(ns >> (8 * i));
+}
+
+static json_object *service_schema(const char *name, const char *schema)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "encoding", json_object_new_string(FOX_SERVICE_ENCODING));
+	json_object_object_add(o, "schemaName", json_object_new_string(name));
+	json_object_object_add(o, "schemaEncoding", json_object_new_string("jsonschema"));
+	json_object_object_add(o, "schema", json_object_new_string(schema));
+	return o;
+}
+
+char *fox_advertise_services(const struct fox_service *sv, unsigned int n)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	unsigned int i;
+
+	if (!o || !a) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	json_object_object_add(o, "op", json_object_new_string("advertiseServices"));
+	for (i = 0; i < n; i++) {
+		json_object *c = json_object_new_object();
+		char name[96];
+
+		if (!c)
+			break;
+		json_object_object_add(c, "id", json_object_new_int64(sv[i].id));
+		json_object_object_add(c, "name", json_object_new_string(sv[i].name));
+		json_object_object_add(c, "type", json_object_new_string(sv[i].type));
+		snprintf(name, sizeof(name), "%s_Request", sv[i].type);
+		json_object_object_add(c, "request", service_schema(name, sv[i].request_schema));
+		snprintf(name, sizeof(name), "%s_Response", sv[i].type);
+		json_object_object_add(c, "response",
+				       service_schema(name, sv[i].response_schema));
+		json_object_array_add(a, c);
+	}
+	json_object_object_add(o, "services", a);
+	if (i < n) {
+		json_object_put(o);
+		return NULL;
+	}
+	return text_of(o);
+}
+
+char *fox_service_failure(uint32_t service, uint32_t call, const char *message)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "op", json_object_new_string("serviceCallFailure"));
+	json_object_object_add(o, "serviceId", json_object_new_int64(service));
+	json_object_object_add(o, "callId", json_object_new_int64(call));
+	json_object_object_add(o, "message", json_object_new_string(message));
+	return text_of(o);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+int fox_parse_service_call(const uint8_t *p, size_t len, struct fox_call *c)
+{
+	uint32_t n;
+
+	if (len < 13 || p[0] != FOX_OP_SERVICE_CALL_REQUEST)
+		return -EBADMSG;
+	c->service = get_le32(p + 1);
+	c->call = get_le32(p + 5);
+	n = get_le32(p + 9);
+	if (n > len - 13)
+		return -EBADMSG;
+	c->encoding = (const char *)p + 13;
+	c->encoding_len = n;
+	c->payload = (const char *)p + 13 + n;
+	c->payload_len = len - 13 - n;
+	return 0;
+}
+
+void fox_service_header(uint8_t *p, uint32_t service, uint32_t call)
+{
+	p[0] = FOX_OP_SERVICE_CALL_RESPONSE;
+	put_le32(p + 1, service);
+	put_le32(p + 5, call);
+	put_le32(p + 9, sizeof(FOX_SERVICE_ENCODING) - 1);
+	memcpy(p + 13, FOX_SERVICE_ENCODING, sizeof(FOX_SERVICE_ENCODING) - 1);
 }

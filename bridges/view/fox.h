@@ -21,6 +21,7 @@
 #ifndef VIEW_FOX_H
 #define VIEW_FOX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,7 @@ enum fox_kind {
 	/* skin-view's own, of no part (/skin/LEAF), JSON: */
 	FOX_LAYOUT,		/* skin.Layout: how each part is drawn */
 	FOX_HEALTH,		/* skin.Health: skind's, the driver's, skin-eth's */
+	FOX_REPLAY,		/* skin.Replay: a replay's position (replay.h) */
 	FOX_KINDS
 };
 
@@ -54,10 +56,11 @@ const char *fox_schema(enum fox_kind k);
 /* "cdr" or "json", and the schema's: "ros2msg" or "jsonschema" */
 const char *fox_encoding(enum fox_kind k);
 const char *fox_schema_encoding(enum fox_kind k);
-/* The topic's leaf: values, raw, contacts */
+/* The topic's leaf: values, raw, contacts, state, layout, health, replay */
 const char *fox_leaf(enum fox_kind k);
 
-char *fox_server_info(const char *name, const char *session_id);
+/* @services: the capability "services" (and supportedEncodings json) */
+char *fox_server_info(const char *name, const char *session_id, bool services);
 char *fox_advertise(const struct fox_channel *const *ch, unsigned int n);
 char *fox_unadvertise(const uint32_t *ids, unsigned int n);
 /* level 0 info, 1 warning, 2 error */
@@ -93,5 +96,39 @@ void fox_request_free(struct fox_request *r);
 
 /* The Message Data header at @p: opcode, @sub, @ns (little endian) */
 void fox_data_header(uint8_t *p, uint32_t sub, uint64_t ns);
+
+/* Services (the specification's "Advertise Services", "Service Call
+ * Request", "Service Call Response", "Service Call Failure"): requests
+ * and responses are JSON, their schemas JSON Schema (actions.h, replay.h) */
+#define FOX_OP_SERVICE_CALL_REQUEST	0x02
+#define FOX_OP_SERVICE_CALL_RESPONSE	0x03
+#define FOX_SERVICE_ENCODING		"json"
+
+struct fox_service {
+	uint32_t id;
+	const char *name;		/* /skin/calibrate */
+	const char *type;		/* skin.Calibrate */
+	const char *request_schema;	/* JSON Schema */
+	const char *response_schema;
+};
+
+char *fox_advertise_services(const struct fox_service *sv, unsigned int n);
+char *fox_service_failure(uint32_t service, uint32_t call, const char *message);
+
+struct fox_call {
+	uint32_t service, call;
+	const char *encoding;		/* inside the message, not terminated */
+	size_t encoding_len;
+	const char *payload;		/* inside the message */
+	size_t payload_len;
+};
+
+/* A Service Call Request of @len bytes at @p (its opcode first): 0, or
+ * -EBADMSG when it is shorter than its header says */
+int fox_parse_service_call(const uint8_t *p, size_t len, struct fox_call *c);
+/* The Service Call Response header for @c with the json encoding: its
+ * length (FOX_SERVICE_HEADER), written at @p */
+#define FOX_SERVICE_HEADER	(13 + sizeof(FOX_SERVICE_ENCODING) - 1)
+void fox_service_header(uint8_t *p, uint32_t service, uint32_t call);
 
 #endif /* VIEW_FOX_H */

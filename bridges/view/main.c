@@ -12,7 +12,9 @@
  * connection to skind's socket) is asked for a round when the follower
  * sees a change, and publishes /skin/health.  A part that a reload keeps
  * (same name and taxel count) keeps its channels; a part that goes loses
- * them.  docs/VIEW.md.
+ * them.  With --replay, replay.h's recording takes the follower's place
+ * (the same view, no health: there is no skind); with a token, actions.h's
+ * services reach skind.  docs/VIEW.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,16 +29,19 @@
 #include <skin/follow.h>
 #include <skin/model.h>
 
+#include "actions.h"
 #include "config.h"
 #include "follow_source.h"
 #include "health.h"
 #include "log.h"
+#include "replay.h"
 #include "server.h"
 #include "service.h"
 #include "skin_clock.h"
 #include "view.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-view.conf"
+#define MAX_BOARDS	64	/* --board, an ETH capture's */
 
 /* The taxel flags that say a fault (include/skin/shm.h, 1.4): bits 3..7 */
 #define FAULT_FLAGS	0xf8u
@@ -293,7 +298,12 @@ static void usage(FILE *f)
 		"                     defaults when that file does not exist)\n"
 		"  -s, --socket PATH  skind's socket (overrides the configuration)\n"
 		"      --skind-config FILE  skind's configuration, for the parts' layout\n"
-		"                     (overrides skind_config; default /etc/skin/skind.conf)\n"
+		"                     and a replay's processing (overrides skind_config;\n"
+		"                     default /etc/skin/skind.conf)\n"
+		"  -r, --replay LOG   serve a candump -l log instead of skind, processed\n"
+		"                     as skind would with skind's configuration\n"
+		"  -b, --board BOARD  with --replay, LOG is an ETH capture (pcap, pcapng)\n"
+		"                     of this board, as skin-eth's --board; repeatable\n"
 		"      --check        check the configuration and exit\n"
 		"  -h, --help         this text, then exit\n"
 		"      --version      \"skin-view VERSION\", then exit\n");
@@ -306,11 +316,17 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "skind-config", required_argument, NULL, 'K' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "replay", required_argument, NULL, 'r' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *socket_path = NULL, *skind_config = NULL;
+	const char *config = NULL, *socket_path = NULL, *skind_config = NULL, *replay = NULL;
+	struct view_replay *rp = NULL;
+	char *boards[MAX_BOARDS];
+	unsigned int n_boards = 0;
+	struct actions *act = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
 	static const struct health_ops health_ops = {
@@ -326,18 +342,26 @@ int main(int argc, char **argv)
 	int o, rc;
 
 	log_init("skin-view", LOG_INFO, 0);
-	while ((o = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:s:r:b:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': config = optarg; break;
 		case 's': socket_path = optarg; break;
 		case 'K': skind_config = optarg; break;
 		case 'k': check = true; break;
+		case 'r': replay = optarg; break;
+		case 'b':
+			if (n_boards == MAX_BOARDS) {
+				log_err("--board: more than %d boards", MAX_BOARDS);
+				return 2;
+			}
+			boards[n_boards++] = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': puts("skin-view " SKIN_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc) {
+	if (optind < argc || (n_boards && !replay)) {
 		usage(stderr);
 		return 2;
 	}
@@ -374,20 +398,42 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	fo.socket = socket_path ? socket_path : cfg.socket[0] ? cfg.socket : NULL;
-	id = server_channel_add(srv, NULL, FOX_HEALTH);
-	rc = id < 0 ? (int)id : health_new(&a.health, e, &cfg, fo.socket, &health_ops, &a);
-	if (rc)
-		goto out;
 	a.srv = srv;
-	a.health_chan = (uint32_t)id;
-	rc = follow_source_new(&fs, e, &fo, on_event, &a);
-	if (rc) {
-		log_err("following skind: %s", strerror(-rc));
-		goto out;
+	if (replay) {
+		unsigned int n;
+		const struct fox_service *sv = replay_services(&n);
+
+		/* no skind: no /skin/health (the replay's faults are in its
+		 * /skin/PART/state flags) */
+		rc = replay_new(&rp, e, srv, a.view, cfg.skind_config, replay, boards, n_boards);
+		if (rc)
+			goto out;
+		server_set_services(srv, sv, n, replay_call, rp);
+	} else {
+		id = server_channel_add(srv, NULL, FOX_HEALTH);
+		rc = id < 0 ? (int)id : health_new(&a.health, e, &cfg, fo.socket, &health_ops, &a);
+		if (rc)
+			goto out;
+		a.health_chan = (uint32_t)id;
+		rc = follow_source_new(&fs, e, &fo, on_event, &a);
+		if (rc) {
+			log_err("following skind: %s", strerror(-rc));
+			goto out;
+		}
 	}
-	log_info("serving http://%s%s%s:%u/ from %s: following skind",
+	if (!replay && cfg.token[0]) {
+		unsigned int n;
+		const struct fox_service *sv = actions_services(&n);
+
+		rc = actions_new(&act, e, srv, fo.socket, cfg.token);
+		if (rc)
+			goto out;
+		server_set_services(srv, sv, n, actions_call, act);
+	}
+	log_info("serving http://%s%s%s:%u/ from %s: %s%s",
 		 strchr(cfg.address, ':') ? "[" : "", cfg.address,
-		 strchr(cfg.address, ':') ? "]" : "", cfg.port, cfg.data_dir);
+		 strchr(cfg.address, ':') ? "]" : "", cfg.port, cfg.data_dir,
+		 replay ? "replaying " : "following skind", replay ? replay : "");
 	service_ready(NULL);
 	rc = service_run_beside(e, server_wait, srv);
 	{
@@ -408,6 +454,8 @@ int main(int argc, char **argv)
 			 (unsigned long long)st.refused_addr);
 	}
 out:
+	actions_free(act);
+	replay_free(rp);
 	follow_source_free(fs);
 	health_free(a.health);
 	view_free(a.view);

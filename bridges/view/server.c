@@ -29,6 +29,9 @@
  * does not read is bounded by this (not tcp_wmem's megabytes), and such
  * a client's stall shows within a second of samples */
 #define CLIENT_SNDBUF	(64 * 1024)
+/* A queued reply's length word: this bit set, a binary message (a
+ * Service Call Response), else text */
+#define REPLY_BINARY	0x80000000u
 /* RFC 6455's registry (IANA), newer than libwebsockets 4.1's list */
 #define CLOSE_TRY_AGAIN_LATER	1013
 
@@ -59,12 +62,14 @@ struct sub {
 struct client {
 	struct client *prev, *next;
 	struct lws *wsi;
+	uint64_t serial;		/* server_call.client: never reused */
 	char addr[64];
 	struct sub *subs;
 	unsigned int n_subs, next_sub;
 	struct outq replies;		/* [u32 length][text] each */
 	uint8_t *rx;
 	size_t rx_len;
+	bool rx_binary;			/* the message being received */
 	uint64_t said_us;		/* its last message, or its arrival */
 	uint64_t progress_us;		/* its last write, or since pending */
 	int close_code;			/* to be closed with this, when set */
@@ -105,6 +110,11 @@ struct server {
 	uint8_t *txbuf;			/* LWS_PRE + a reply */
 	size_t txcap;
 	char session[32];
+	const struct fox_service *services;	/* server_set_services() */
+	unsigned int n_services;
+	server_call_fn call_fn;
+	void *call_data;
+	uint64_t next_serial;
 	struct peer *peers;		/* the addresses connections are held from */
 	struct peer *accepted;		/* the one accepted, until its WSI_CREATE */
 	struct held *held;		/* the connections counted */
@@ -191,6 +201,30 @@ static void client_reply(struct server *s, struct client *c, char *text)
 		want_write(c);
 	}
 	free(text);
+}
+
+/* A Service Call Response queued whole (its header, then @len bytes of
+ * JSON), or the client closed */
+static void client_reply_binary(struct server *s, struct client *c,
+				uint32_t service, uint32_t call,
+				const char *json, size_t len)
+{
+	uint8_t head[FOX_SERVICE_HEADER];
+	uint32_t n = (uint32_t)(sizeof(head) + len), word = n | REPLY_BINARY;
+
+	fox_service_header(head, service, call);
+	if (!outq_pending(&c->replies) && !client_pending(c))
+		c->progress_us = now_us();
+	if (n >= REPLY_BINARY ||
+	    outq_pending(&c->replies) + 4 + n > c->replies.limit ||
+	    outq_put(&c->replies, &word, 4) || outq_put(&c->replies, head, sizeof(head)) ||
+	    outq_put(&c->replies, json, len)) {
+		s->st.closed_queue++;
+		client_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+			     "replies not taken: queue full");
+	} else {
+		want_write(c);
+	}
 }
 
 static void status(struct server *s, struct client *c, int level,
@@ -318,13 +352,50 @@ static void unsubscribe(struct server *s, struct client *c,
 	}
 }
 
+/* A whole binary message: a Service Call Request, handed to the
+ * services' owner; anything else closes the client */
+static void on_call(struct server *s, struct client *c)
+{
+	struct server_call sc = { .client = c->serial };
+	struct fox_call fc;
+	unsigned int i;
+
+	if (fox_parse_service_call(c->rx, c->rx_len, &fc)) {
+		s->st.closed_malformed++;
+		client_close(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+			     "a binary message that is no Service Call Request");
+		return;
+	}
+	sc.service = fc.service;
+	sc.call = fc.call;
+	snprintf(sc.addr, sizeof(sc.addr), "%s", c->addr);
+	for (i = 0; i < s->n_services && s->services[i].id != fc.service; i++)
+		;
+	if (i == s->n_services) {
+		server_call_fail(s, &sc, "no such service");
+		return;
+	}
+	if (fc.encoding_len != sizeof(FOX_SERVICE_ENCODING) - 1 ||
+	    memcmp(fc.encoding, FOX_SERVICE_ENCODING, fc.encoding_len)) {
+		server_call_fail(s, &sc, "encoding: json only");
+		return;
+	}
+	s->call_fn(s->call_data, &sc, fc.payload, fc.payload_len);
+}
+
 /* A whole text message of the client.  0, or -1 to close it. */
 static int on_message(struct server *s, struct client *c)
 {
 	struct fox_request r;
 	char why[128];
-	int rc = fox_parse_request((const char *)c->rx, c->rx_len, MAX_SUBS,
-				   &r, why, sizeof(why));
+	int rc;
+
+	if (c->rx_binary) {
+		on_call(s, c);
+		return 0;
+	}
+	rc = fox_parse_request((const char *)c->rx, c->rx_len, MAX_SUBS,
+			       &r, why, sizeof(why));
 
 	if (rc == -EPROTO) {
 		s->st.closed_malformed++;
@@ -347,8 +418,7 @@ static int on_message(struct server *s, struct client *c)
 		unsubscribe(s, c, &r);
 		break;
 	case FOX_REQ_OTHER:
-		status(s, c, 2, "op \"%s\" is not offered: this server is read-only",
-		       r.op_name);
+		status(s, c, 2, "op \"%s\" is not offered by this server", r.op_name);
 		break;
 	}
 	fox_request_free(&r);
@@ -364,14 +434,17 @@ static int on_receive(struct server *s, struct client *c, const void *in,
 	c->said_us = now_us();
 	if (c->close_code)
 		return 0;		/* what it says now is not read */
-	if (lws_frame_is_binary(wsi)) {
+	if (lws_is_first_fragment(wsi)) {
+		c->rx_len = 0;
+		c->rx_binary = lws_frame_is_binary(wsi);
+	}
+	/* binary: Service Call Requests only, and only with services */
+	if (c->rx_binary && !s->n_services) {
 		s->st.closed_malformed++;
 		client_close(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
-			     "binary messages are not taken: no clientPublish");
+			     "binary messages are not taken: no clientPublish, no services");
 		return 0;
 	}
-	if (lws_is_first_fragment(wsi))
-		c->rx_len = 0;
 	if (c->rx_len + len > s->cfg.max_frame) {
 		char why[64];
 
@@ -410,8 +483,11 @@ static int on_writable(struct server *s, struct client *c)
 	if (outq_pending(&c->replies)) {
 		struct outq *q = &c->replies;
 		uint32_t len;
+		bool binary;
 
 		memcpy(&len, q->data + q->off, 4);
+		binary = len & REPLY_BINARY;
+		len &= ~REPLY_BINARY;
 		if (LWS_PRE + len > s->txcap) {
 			uint8_t *nb = realloc(s->txbuf, LWS_PRE + len);
 
@@ -422,7 +498,8 @@ static int on_writable(struct server *s, struct client *c)
 		}
 		memcpy(s->txbuf + LWS_PRE, q->data + q->off + 4, len);
 		outq_drop(q, 4 + (size_t)len);
-		n = lws_write(wsi, s->txbuf + LWS_PRE, len, LWS_WRITE_TEXT);
+		n = lws_write(wsi, s->txbuf + LWS_PRE, len,
+			      binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
 		if (n < (int)len)
 			return -1;
 	} else {
@@ -491,8 +568,12 @@ static int on_established(struct server *s, struct client *c, struct lws *wsi)
 	s->st.accepted++;
 	outq_init(&c->replies, s->cfg.queue_bytes);
 	c->said_us = c->progress_us = now_us();
-	client_reply(s, c, fox_server_info("skin-view " SKIN_VERSION, s->session));
+	c->serial = ++s->next_serial;
+	client_reply(s, c, fox_server_info("skin-view " SKIN_VERSION, s->session,
+					   s->n_services > 0));
 	advertise_all(s, c);
+	if (s->n_services)
+		client_reply(s, c, fox_advertise_services(s->services, s->n_services));
 	return 0;
 }
 
@@ -917,4 +998,41 @@ int server_publish(struct server *s, uint32_t id, const uint8_t *cdr,
 void server_stats(const struct server *s, struct server_stats *st)
 {
 	*st = s->st;
+}
+
+void server_set_services(struct server *s, const struct fox_service *sv,
+			 unsigned int n, server_call_fn fn, void *data)
+{
+	s->services = sv;
+	s->n_services = n;
+	s->call_fn = fn;
+	s->call_data = data;
+}
+
+static struct client *client_by_serial(struct server *s, uint64_t serial)
+{
+	struct client *c;
+
+	for (c = s->clients; c; c = c->next)
+		if (c->serial == serial)
+			return c->close_code || c->killed ? NULL : c;
+	return NULL;
+}
+
+void server_call_done(struct server *s, const struct server_call *sc,
+		      const char *json)
+{
+	struct client *c = client_by_serial(s, sc->client);
+
+	if (c)
+		client_reply_binary(s, c, sc->service, sc->call, json, strlen(json));
+}
+
+void server_call_fail(struct server *s, const struct server_call *sc,
+		      const char *message)
+{
+	struct client *c = client_by_serial(s, sc->client);
+
+	if (c)
+		client_reply(s, c, fox_service_failure(sc->service, sc->call, message));
 }

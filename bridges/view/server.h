@@ -76,4 +76,30 @@ int server_publish(struct server *s, uint32_t id, const uint8_t *cdr,
 
 void server_stats(const struct server *s, struct server_stats *st);
 
+/* Services (fox.h): a client's call, answered later (or never, when
+ * the client has gone by then: the answer finds it by its serial) */
+struct server_call {
+	uint64_t client;		/* the client's serial */
+	uint32_t service, call;
+	char addr[64];			/* the client's address */
+};
+
+/* A call of one of the services, its JSON request at @payload (@len
+ * bytes, not terminated); the callee answers with server_call_done() or
+ * server_call_fail(), now or later */
+typedef void (*server_call_fn)(void *data, const struct server_call *c,
+			       const char *payload, size_t len);
+
+/* The services to offer (capability "services"), before any client
+ * connects; @sv stays the caller's.  Without: no services, and binary
+ * messages close the client (1003) */
+void server_set_services(struct server *s, const struct fox_service *sv,
+			 unsigned int n, server_call_fn fn, void *data);
+/* Its Service Call Response: @json, a JSON text */
+void server_call_done(struct server *s, const struct server_call *c,
+		      const char *json);
+/* Its Service Call Failure: @message */
+void server_call_fail(struct server *s, const struct server_call *c,
+		      const char *message);
+
 #endif /* VIEW_SERVER_H */

@@ -345,7 +345,7 @@ int view_publish_part(struct view *v, unsigned int part,
 	if (!p)
 		return -ENOENT;
 	t0 = clock_monotonic_ns();
-	cdr_stamp_from(&st.stamp, s->frame_ns, clock_mono_to_real_ns());
+	cdr_stamp_from(&st.stamp, s->frame_ns, s->recorded ? 0 : clock_mono_to_real_ns());
 	ns = (uint64_t)st.stamp.sec * 1000000000ull + st.stamp.nanosec;
 	cdr_tactile_state(&v->cdr, &st.stamp, p->frame, p->name, s->values, p->n_taxels);
 	publish(v, p->chan[FOX_VALUES], ns);

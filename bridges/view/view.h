@@ -34,6 +34,7 @@
 #ifndef VIEW_VIEW_H
 #define VIEW_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,7 +63,10 @@ struct view_part_desc {
  * sent without them.
  */
 struct view_sample {
-	uint64_t frame_ns;		/* CLOCK_MONOTONIC of its newest frame */
+	uint64_t frame_ns;		/* CLOCK_MONOTONIC of its newest frame,
+					 * or with @recorded a recording's own
+					 * time (CLOCK_REALTIME when recorded) */
+	bool recorded;			/* a replay's: stamped with frame_ns */
 	uint64_t sample;		/* the part's publication number */
 	uint32_t state;			/* SKIN_SHM_PART_* */
 	const uint8_t *raw;

@@ -3415,7 +3415,7 @@ class View:
     """skin-view on the suite's skind, serving a copy of the page's files
     (env.dir/www: a file beside it must never be served)."""
 
-    def __init__(self, env, daemon=None, **keys):
+    def __init__(self, env, daemon=None, argv=None, ready="parts served", **keys):
         self.dir = os.path.join(env.dir, "view%d" % env.next_log())
         www = os.path.join(self.dir, "www")
         shutil.copytree(os.path.join(SRC, "bridges/view/www"), www)
@@ -3431,10 +3431,11 @@ class View:
             f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()))
         self.log_path = os.path.join(self.dir, "skin-view.log")
         self.logf = open(self.log_path, "w")
-        self.p = subprocess.Popen([SKIN_VIEW, "-c", self.conf], stdout=self.logf,
+        cmd = [SKIN_VIEW, "-c", self.conf] + (argv or [])
+        self.p = subprocess.Popen(cmd, stdout=self.logf,
                                   stderr=subprocess.STDOUT,
                                   env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1"))
-        if not wait_for(lambda: "parts served" in self.log() or self.p.poll() is not None, 15):
+        if not wait_for(lambda: ready in self.log() or self.p.poll() is not None, 15):
             raise RuntimeError("skin-view did not attach: " + self.log())
         assert self.p.poll() is None, self.log()
 
@@ -4073,6 +4074,261 @@ def next_layout(ws, after):
             m = json.loads(p[13:])
             if m["generation"] > after:
                 return m
+
+
+VIEWCTL = os.path.join(SRC, "tests/daemon/viewctl.cjs")
+VIEW_TOKEN = "h4-0123456789abcdef-token"
+
+
+def viewctl(view, steps, timeout=120):
+    """viewctl.cjs's steps on @view: its JSON lines"""
+    if not NODE_MODULES:
+        raise Skip("no npm Foxglove client (scripts/node-tree found no node or npm)")
+    r = subprocess.run(["node", VIEWCTL, view.url(), json.dumps(steps)], capture_output=True,
+                       text=True, timeout=timeout,
+                       env=dict(os.environ, SKIN_NODE_MODULES=NODE_MODULES))
+    evs = [json.loads(l) for l in r.stdout.splitlines() if l]
+    assert r.returncode == 0 and evs and evs[-1]["ev"] == "end", \
+        (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
+    return evs
+
+
+def answers(evs):
+    """The service calls' answers, in order: ("response", {...}) or ("failure", message)"""
+    return [(e["ev"], e["response"] if e["ev"] == "response" else e["message"])
+            for e in evs if e["ev"] in ("response", "failure")]
+
+
+def skind_param(d, name):
+    with d.client() as c:
+        return float(c.command("get " + name)[0].split()[2])
+
+
+@case("skin-view: actions: without the token or with a wrong one refused, counted and skind unchanged; with it, set and calibrate reach skind; repeated failures are refused for a while")
+def t_view_actions(env):
+    d = env.daemon
+    before = skind_param(d, "add_threshold")
+    v = View(env, token=VIEW_TOKEN)
+    try:
+        wrong = VIEW_TOKEN[:-1] + "X"
+        evs = viewctl(v, [
+            {"call": "/skin/get", "request": {"param": "add_threshold"}},
+            {"call": "/skin/set", "request": {"param": "add_threshold", "value": "11"}},
+            {"call": "/skin/set", "request": {"token": wrong, "param": "add_threshold", "value": "11"}},
+            {"call": "/skin/calibrate", "request": {"token": "", "part": "pad"}},
+            {"call": "/skin/set", "request": {"token": VIEW_TOKEN,
+                                              "param": "add_threshold\ncalibrate", "value": "1"}},
+        ])
+        info = [e for e in evs if e["ev"] == "serverInfo"][0]
+        assert info["capabilities"] == ["services"] and info["supportedEncodings"] == ["json"], info
+        names = {s["name"] for e in evs if e["ev"] == "services" for s in e["services"]}
+        assert names == {"/skin/calibrate", "/skin/set", "/skin/get"}, names
+        a = answers(evs)
+        assert a[0][0] == "response" and float(a[0][1]["params"]["add_threshold"]) == before, a
+        assert a[1:4] == [("failure", "not authorised")] * 3, a
+        assert a[4][0] == "failure" and "param" in a[4][1], a
+        assert skind_param(d, "add_threshold") == before
+        log = v.log()
+        assert log.count("not authorised") == 3 and "from 127.0.0.1" in log, log[-2000:]
+
+        evs = viewctl(v, [
+            {"call": "/skin/set", "request": {"token": VIEW_TOKEN, "param": "add_threshold",
+                                              "value": "11"}},
+            {"call": "/skin/get", "request": {}},
+            {"call": "/skin/set", "request": {"token": VIEW_TOKEN, "param": "nosuch", "value": "1"}},
+            {"call": "/skin/calibrate", "request": {"token": VIEW_TOKEN, "part": "pad"}},
+        ])
+        a = answers(evs)
+        assert a[0] == ("response", {"ok": True, "param": "add_threshold", "value": a[0][1]["value"]}) \
+            and float(a[0][1]["value"]) == 11, a
+        assert float(a[1][1]["params"]["add_threshold"]) == 11 and len(a[1][1]["params"]) > 5, a
+        assert a[2][0] == "failure" and "unknown-param" in a[2][1], a
+        assert a[3][0] == "response" and a[3][1]["ok"] and "calibrating pad" in a[3][1]["message"], a
+        # skind's own word: the parameter, and the part calibrating, then calibrated
+        assert skind_param(d, "add_threshold") == 11
+        assert wait_for(lambda: "skind: calibrated pad" in v.log(), 60, 0.2), v.log()[-2000:]
+        with d.client() as c:
+            assert " state running " in c.command("parts pad")[0], c.command("parts pad")
+
+        # a guesser: past 5 failures in 10 s (with the first run's, or
+        # alone when its window has passed), even the token is refused
+        evs = viewctl(v, [{"call": "/skin/set", "request": {"token": wrong, "param": "add_threshold",
+                                                            "value": "12"}}] * 6 +
+                      [{"call": "/skin/set", "request": {"token": VIEW_TOKEN, "param": "add_threshold",
+                                                         "value": "12"}}])
+        a = answers(evs)
+        limited = "not authorised: too many failures, try again later"
+        assert len(a) == 7 and all(x == "failure" for x, _ in a), a
+        n = sum(m == "not authorised" for _, m in a)
+        assert 2 <= n <= 5 and [m for _, m in a] == ["not authorised"] * n + [limited] * (7 - n), a
+        assert skind_param(d, "add_threshold") == 11
+
+        # the binary side: a call of no service, of another encoding,
+        # then a request shorter than its header says (malformed: closed,
+        # 1003)
+        ws = WS(v.port)
+        try:
+            call = lambda sv, enc, body: struct.pack("<BIII", 2, sv, 77, len(enc)) + enc + body
+            ws.send(call(99, b"json", b"{}"), opcode=2)
+            ws.send(call(3, b"cbor", b"{}"), opcode=2)
+            got = []
+            while len(got) < 2:
+                m = ws.json()
+                if m["op"] == "serviceCallFailure":
+                    got.append((m["serviceId"], m["callId"], m["message"]))
+            assert got == [(99, 77, "no such service"), (3, 77, "encoding: json only")], got
+            ws.send(struct.pack("<BIII", 2, 3, 78, 200) + b"json", opcode=2)
+            assert ws.closed()[0] == 1003
+        finally:
+            ws.close()
+    finally:
+        with d.client() as c:
+            c.command("set add_threshold %g" % before)
+        log = v.stop()
+    m = re.search(r"actions: (\d+) calls, 5 sent to skind, 1 failed there; (\d+) not authorised, "
+                  r"(\d+) refused over the failure limit, 1 malformed", log)
+    assert m and int(m.group(1)) == 16 and int(m.group(2)) + int(m.group(3)) == 10, log[-1500:]
+
+
+def press_log(env, name, seconds=11, press=(7, 9)):
+    """skinsim's candump -l log of etc/skind.conf's boards: rest, a press of
+    left_forearm's taxel 37 from press[0] to press[1] s, rest"""
+    d = os.path.join(env.dir, name)
+    os.makedirs(d, exist_ok=True)
+    scn, log = os.path.join(d, "press.scn"), os.path.join(d, "press.log")
+    with open(scn, "w") as f:
+        f.write("config %s\nseed 1\nduration %ds\nat %gs press left_forearm taxel 37 radius 12mm "
+                "force 80 name finger\nat %gs release finger\n"
+                % (os.path.join(SRC, "etc/skind.conf"), seconds, press[0], press[1]))
+    r = subprocess.run([SKINSIM, "--log", log, "--fast", "--epoch", "1700000000", scn],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    return log
+
+
+@case("skin-view --replay: a recorded press served as skind would; seek before and after it, pause, speed")
+def t_view_replay(env):
+    log = press_log(env, "replay")
+    conf = os.path.join(SRC, "etc/skind.conf")
+    v = View(env, argv=["--replay", log, "--skind-config", conf], ready="replaying")
+    pressed = lambda e: e["ev"] == "state" and e["topic"] == "/skin/left_forearm/values" \
+        and e["values"][37] > 0
+    try:
+        evs = viewctl(v, [
+            {"subscribe": ["/skin/replay", "/skin/layout", "/skin/left_forearm/values",
+                           "/skin/left_forearm/state", "/skin/left_hand/values"]},
+            {"call": "/skin/replay", "request": {"op": "pause"}},
+            {"call": "/skin/replay", "request": {"op": "seek", "t_s": 6.5}},
+            {"wait": 1},
+            {"mark": "after"},
+            {"call": "/skin/replay", "request": {"op": "seek", "t_s": 8}},
+            {"wait": 1},
+            {"mark": "paused"},
+            {"wait": 1.5},
+            {"mark": "back"},
+            {"call": "/skin/replay", "request": {"op": "seek", "t_s": 6}},
+            {"wait": 1},
+            {"mark": "speed"},
+            {"call": "/skin/replay", "request": {"op": "speed", "speed": 0.5}},
+            {"call": "/skin/replay", "request": {"op": "play"}},
+            {"wait": 2},
+            {"call": "/skin/replay", "request": {"op": "speed", "speed": 20}},
+            {"call": "/skin/replay", "request": {"op": "seek", "t_s": -1}},
+            {"call": "/skin/replay", "request": {"op": "rewind"}},
+        ])
+        marks = {e["label"]: i for i, e in enumerate(evs) if e["ev"] == "mark"}
+        a = answers(evs)
+        assert [x[0] for x in a] == ["response"] * 6 + ["failure"] * 3, a
+        assert a[0][1]["playing"] is False and 10.5 < a[0][1]["duration_s"] < 11.5, a
+        assert a[0][1]["file"] == "press.log"
+        assert abs(a[1][1]["t_s"] - 6.5) < 1e-3 and abs(a[2][1]["t_s"] - 8) < 1e-3, a
+        assert abs(a[3][1]["t_s"] - 6) < 1e-3, a
+        assert a[4][1]["speed"] == 0.5 and a[4][1]["playing"] is False, a
+        assert a[5][1]["speed"] == 0.5 and a[5][1]["playing"] is True, a
+        assert "0.1 to 10" in a[6][1] and "t_s" in a[7][1] and "op:" in a[8][1], a
+        states = lambda i, j, part="left_forearm": [
+            e for e in evs[i:j] if e["ev"] == "state" and e["topic"] == "/skin/%s/values" % part]
+        stamp = lambda e: (int(e["stamp"]) - 1700000000 * 10**9) / 1e9
+        # 6.5 s: at rest (calibrated at 5 s), every part's newest state published at once
+        rest = states(0, marks["after"])
+        assert rest and not any(pressed(e) for e in rest) and max(rest[-1]["values"]) == 0, rest[-1:]
+        assert 6.3 < stamp(rest[-1]) <= 6.5, stamp(rest[-1])
+        assert states(0, marks["after"], "left_hand"), "every part after a seek"
+        # 8 s: the press, around taxel 37 only
+        at8 = states(marks["after"], marks["paused"])
+        assert at8 and pressed(at8[-1]) and 7.8 < stamp(at8[-1]) <= 8, at8[-1:]
+        hot = [i for i, x in enumerate(at8[-1]["values"]) if x > 0]
+        assert 37 in hot and len(hot) < 30, hot
+        # the same sample on /skin/PART/state: touched, in a contact
+        # placed in the layout of the recording's skind.conf
+        st8 = [e for e in evs[marks["after"]:marks["paused"]]
+               if e["ev"] == "partstate" and e["topic"] == "/skin/left_forearm/state"]
+        assert st8 and st8[-1]["stamp"] == at8[-1]["stamp"], (st8[-1:], at8[-1]["stamp"])
+        assert st8[-1]["values"] == at8[-1]["values"] and st8[-1]["state"] & 2, st8[-1]["state"]
+        assert st8[-1]["flags"][37] & 1 and st8[-1]["thresholds"][37] > 0, st8[-1]["flags"][37]
+        lays = [e for e in evs if e["ev"] == "replay" and e["topic"] == "/skin/layout"]
+        assert len(lays) == 1 and lays[0]["generation"] == 1, lays
+        lf = [q for q in lays[0]["parts"] if q["name"] == "left_forearm"][0]
+        assert lf["n"] == len(st8[-1]["raw"]) and lf["kind"][37] == "t", lf["n"]
+        c37 = [c for c in st8[-1]["contacts"] if 37 in c["taxels"]]
+        assert c37 and all(st8[-1]["flags"][t] & 1 for t in c37[0]["taxels"]), st8[-1]["contacts"]
+        assert min(lf["x"][t] for t in c37[0]["taxels"]) - 1e-6 <= c37[0]["cop2d"][0] <= \
+            max(lf["x"][t] for t in c37[0]["taxels"]) + 1e-6, c37[0]
+        # paused: nothing new, the replay's own messages say so
+        assert not states(marks["paused"], marks["back"]), states(marks["paused"], marks["back"])[:3]
+        reps = [e for e in evs[marks["paused"]:marks["back"]] if e["ev"] == "replay"]
+        assert reps and all(not e["playing"] and abs(e["t_s"] - 8) < 1e-3 for e in reps), reps
+        # back to 6 s: processed again from the start, at rest again
+        back = states(marks["back"], marks["speed"])
+        assert back and not pressed(back[-1]) and 5.8 < stamp(back[-1]) <= 6, back[-1:]
+        # half speed for 2 s: about 1 s of the recording, in order
+        played = states(marks["speed"], len(evs))
+        t = [stamp(e) for e in played]
+        assert t == sorted(t) and len(t) >= 10, t
+        assert 0.5 < t[-1] - t[0] < 1.6, (t[0], t[-1])
+    finally:
+        log_text = v.stop()
+    assert "replay: at 6.000 s" in log_text, log_text[-2000:]
+
+
+@case("skin-view --replay of an ETH capture: the boards' frames through lib/eth, the same values as the candump log of the same traffic")
+def t_view_replay_eth(env):
+    d = os.path.join(env.dir, "replay-eth")
+    os.makedirs(d, exist_ok=True)
+    # etc/skind.conf's buses named after two ETH boards' CAN ports, as an
+    # ETH robot's skind.conf names skin-eth's interfaces
+    conf = os.path.join(d, "skind.conf")
+    text = open(os.path.join(SRC, "etc/skind.conf")).read()
+    for bus, port in (("can0", "eb24can1"), ("can1", "eb24can2"), ("can2", "eb10can2")):
+        text = re.sub(r"\b%s\b" % bus, port, text)
+    text = re.sub(r"(?m)^geometry = ", "geometry = %s/" % os.path.join(SRC, "etc"), text)
+    with open(conf, "w") as f:
+        f.write(text)
+    scn, cap, log = (os.path.join(d, n) for n in ("press.scn", "press.pcap", "press.log"))
+    with open(scn, "w") as f:
+        f.write("config %s\nseed 1\nduration 10s\nat 7s press left_forearm taxel 37 radius 12mm "
+                "force 80 name finger\nat 9s release finger\n" % conf)
+    boards = ["--board", "10.0.1.24", "--board", "10.0.1.10:2"]
+    r = subprocess.run([SKINSIM] + boards + ["--pcap", cap, "--log", log, "--fast",
+                                             "--epoch", "1700000000", scn],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    seen = {}
+    for name, argv in (("log", ["--replay", log, "--skind-config", conf]),
+                       ("capture", ["--replay", cap, "--skind-config", conf] + boards)):
+        v = View(env, argv=argv, ready="replaying")
+        try:
+            evs = viewctl(v, [{"call": "/skin/replay", "request": {"op": "pause"}},
+                              {"subscribe": ["/skin/left_forearm/values", "/skin/torso/values"]},
+                              {"call": "/skin/replay", "request": {"op": "seek", "t_s": 8}},
+                              {"wait": 1}])
+        finally:
+            v.stop()
+        assert answers(evs)[1][1]["file"] == os.path.basename(argv[1]), answers(evs)
+        seen[name] = {e["topic"]: e["values"] for e in evs if e["ev"] == "state"}
+    lf = seen["capture"]["/skin/left_forearm/values"]
+    assert lf[37] > 0 and len([x for x in lf if x > 0]) < 30, lf
+    assert seen["capture"] == seen["log"], "the capture's values are the log's"
 
 
 @case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones; the layout follows each generation")

@@ -2,7 +2,7 @@
 //
 // viewclient - a Foxglove WebSocket client of skin-view, through npm's
 // @foxglove/ws-protocol (its FoxgloveClient, on the ws package's
-// WebSocket) and @foxglove/cdr (its CdrReader decodes what comes), for
+// WebSocket) and foxdecode.cjs (@foxglove/cdr's CdrReader), for
 // the daemon layer (tests/daemon/test_skind.py)
 //
 //	node viewclient.cjs URL SECONDS TOPIC...
@@ -30,7 +30,7 @@ const path = require("path");
 const mods = process.env.SKIN_NODE_MODULES;
 const WebSocket = require(path.join(mods, "ws"));
 const { FoxgloveClient } = require(path.join(mods, "@foxglove/ws-protocol"));
-const { CdrReader } = require(path.join(mods, "@foxglove/cdr"));
+const { decode } = require("./foxdecode.cjs");
 
 const [url, seconds, ...topics] = process.argv.slice(2);
 const out = (o) => process.stdout.write(JSON.stringify(o, (k, v) =>
@@ -42,66 +42,6 @@ const subs = new Map();		// subscription id -> channel
 const counts = {};
 let failed = false;
 let started = false;
-
-function header(r) {
-	const sec = r.int32();
-	const nsec = r.uint32();
-	return { stamp: BigInt(sec) * 1000000000n + BigInt(nsec), frame: r.string() };
-}
-
-function vec(r) {
-	return [r.float64(), r.float64(), r.float64()];
-}
-
-function decode(ch, data, ts) {
-	if (ch.encoding === "json")
-		return { ev: "json", topic: ch.topic, ts,
-			 message: JSON.parse(new TextDecoder().decode(data)) };
-	const r = new CdrReader(data);
-	if (ch.schemaName === "skin_msgs/msg/PartState") {
-		const sec = r.int32();
-		const nsec = r.uint32();
-		const m = { ev: "partstate", topic: ch.topic, ts,
-			    stamp: BigInt(sec) * 1000000000n + BigInt(nsec) };
-		m.sample = r.uint64();
-		m.state = r.uint32();
-		m.raw = Array.from(r.uint8Array());
-		m.values = Array.from(r.float32Array());
-		m.flags = Array.from(r.uint8Array());
-		m.baselines = Array.from(r.float32Array());
-		m.thresholds = Array.from(r.float32Array());
-		const n = r.sequenceLength();
-		m.contacts = [];
-		for (let i = 0; i < n; i++)
-			m.contacts.push({ id: r.uint32(), pressure: r.float32(),
-					  cop2d: [r.float32(), r.float32()],
-					  cop: vec(r), force: vec(r), normal: vec(r),
-					  taxels: Array.from(r.uint32Array()) });
-		if (r.offset !== r.byteLength)
-			throw new Error(`${r.byteLength - r.offset} bytes after the message`);
-		return m;
-	}
-	if (ch.schemaName === "tactile_msgs/msg/TactileState") {
-		const h = header(r);
-		const n = r.sequenceLength();
-		if (n !== 1)
-			throw new Error(`${n} sensors`);
-		const name = r.string();
-		const values = Array.from(r.float32Array());
-		return { ev: "state", topic: ch.topic, ts, stamp: h.stamp, frame: h.frame,
-			 name, values };
-	}
-	const n = r.sequenceLength();
-	const contacts = [];
-	let stamp = null;
-	for (let i = 0; i < n; i++) {
-		const h = header(r);
-		stamp = h.stamp;
-		contacts.push({ frame: h.frame, name: r.string(), position: vec(r),
-				normal: vec(r), force: vec(r), torque: vec(r) });
-	}
-	return { ev: "contacts", topic: ch.topic, ts, stamp, contacts };
-}
 
 client.on("serverInfo", (m) => out({ ev: "serverInfo", ...m }));
 client.on("status", (m) => out({ ev: "status", ...m }));

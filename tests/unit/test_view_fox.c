@@ -45,7 +45,7 @@ static json_object *parse(char *text)
 
 static void test_server_info(void **state)
 {
-	json_object *o = parse(fox_server_info("skin-view 1", "s-1"));
+	json_object *o = parse(fox_server_info("skin-view 1", "s-1", false));
 
 	(void)state;
 	assert_string_equal(json_object_get_string(field(o, "op")), "serverInfo");
@@ -54,6 +54,70 @@ static void test_server_info(void **state)
 	/* read-only: no optional capability */
 	assert_int_equal(json_object_array_length(field(o, "capabilities")), 0);
 	json_object_put(o);
+}
+
+/* Services: the capability, their advertisement, a call's bytes both ways */
+static void test_services(void **state)
+{
+	static const struct fox_service sv = { 3, "/skin/get", "skin.Get",
+					       "{\"type\":\"object\"}", "{}" };
+	json_object *o = parse(fox_server_info("skin-view 1", "s-1", true)), *a, *r;
+	uint8_t req[32] = { FOX_OP_SERVICE_CALL_REQUEST, 3, 0, 0, 0, 9, 0, 0, 0, 4, 0, 0, 0,
+			    'j', 's', 'o', 'n', '{', '}' };
+	uint8_t head[FOX_SERVICE_HEADER];
+	struct fox_call c;
+
+	(void)state;
+	assert_string_equal(json_object_get_string(
+		json_object_array_get_idx(field(o, "capabilities"), 0)), "services");
+	assert_string_equal(json_object_get_string(
+		json_object_array_get_idx(field(o, "supportedEncodings"), 0)), "json");
+	json_object_put(o);
+
+	o = parse(fox_advertise_services(&sv, 1));
+	assert_string_equal(json_object_get_string(field(o, "op")), "advertiseServices");
+	a = json_object_array_get_idx(field(o, "services"), 0);
+	assert_int_equal(json_object_get_int(field(a, "id")), 3);
+	assert_string_equal(json_object_get_string(field(a, "name")), "/skin/get");
+	r = field(a, "request");
+	assert_string_equal(json_object_get_string(field(r, "encoding")), "json");
+	assert_string_equal(json_object_get_string(field(r, "schemaEncoding")), "jsonschema");
+	assert_string_equal(json_object_get_string(field(r, "schemaName")), "skin.Get_Request");
+	json_object_put(o);
+
+	o = parse(fox_service_failure(3, 9, "not authorised"));
+	assert_string_equal(json_object_get_string(field(o, "op")), "serviceCallFailure");
+	assert_int_equal(json_object_get_int(field(o, "callId")), 9);
+	assert_string_equal(json_object_get_string(field(o, "message")), "not authorised");
+	json_object_put(o);
+
+	assert_int_equal(fox_parse_service_call(req, 19, &c), 0);
+	assert_int_equal(c.service, 3);
+	assert_int_equal(c.call, 9);
+	assert_int_equal(c.encoding_len, 4);
+	assert_memory_equal(c.encoding, "json", 4);
+	assert_int_equal(c.payload_len, 2);
+	assert_memory_equal(c.payload, "{}", 2);
+	/* no payload; an encoding longer than the message, a short header,
+	 * another opcode */
+	req[9] = 6;
+	assert_int_equal(fox_parse_service_call(req, 19, &c), 0);
+	assert_int_equal(c.payload_len, 0);
+	req[9] = 7;
+	assert_int_equal(fox_parse_service_call(req, 19, &c), -EBADMSG);
+	req[9] = 200;
+	assert_int_equal(fox_parse_service_call(req, 19, &c), -EBADMSG);
+	assert_int_equal(fox_parse_service_call(req, 12, &c), -EBADMSG);
+	req[0] = 1;
+	req[9] = 4;
+	assert_int_equal(fox_parse_service_call(req, 19, &c), -EBADMSG);
+
+	fox_service_header(head, 3, 9);
+	assert_int_equal(head[0], FOX_OP_SERVICE_CALL_RESPONSE);
+	assert_int_equal(head[1], 3);
+	assert_int_equal(head[5], 9);
+	assert_int_equal(head[9], 4);
+	assert_memory_equal(head + 13, "json", 4);
 }
 
 static void test_advertise(void **state)
@@ -255,6 +319,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_server_info),
 		cmocka_unit_test(test_advertise),
+		cmocka_unit_test(test_services),
 		cmocka_unit_test(test_unadvertise_status),
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_data_header),

@@ -39,13 +39,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc_replay.h"
+#include "skin_replay.h"
 #include "skinctl.h"
 
 enum output { OUT_BOTTLE, OUT_JSON, OUT_TAXELS };
 
 struct process {
-	struct skinctl_replay *r;
+	struct skin_replay *r;
 	enum output out;
 	int taxels_part;
 	char *buf;
@@ -80,7 +80,7 @@ static int encode(struct process *pr, unsigned int part)
 }
 
 /* An output sample of a part: its line. */
-static int print_sample(struct process *pr, const struct skinctl_sample *s)
+static int print_sample(struct process *pr, const struct skin_replay_sample *s)
 {
 	const struct skin_model *m = pr->r->m;
 	int n;
@@ -138,9 +138,9 @@ int cmd_process(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct skinctl_replay_opts o = { .who = "skinctl process" };
+	struct skin_replay_opts o = { .who = "skinctl process" };
 	const char *taxels = NULL, *save = NULL;
-	struct skinctl_sample s;
+	struct skin_replay_sample s;
 	struct skin_error err;
 	struct process pr;
 	int opt, rc = 1, n;
@@ -214,11 +214,11 @@ int cmd_process(int argc, char **argv)
 	}
 	o.config = argv[optind];
 	o.log = argv[optind + 1];
-	pr.r = skinctl_replay_open(&o);
+	pr.r = skin_replay_open(&o);
 	if (!pr.r)
 		goto out;
 	if (taxels) {
-		pr.taxels_part = skinctl_part_find(pr.r->m, taxels);
+		pr.taxels_part = skin_replay_part_find(pr.r->m, taxels);
 		if (pr.taxels_part < 0) {
 			fprintf(stderr, "skinctl process: --taxels %s: no such part in %s\n",
 				taxels, o.config);
@@ -230,7 +230,7 @@ int cmd_process(int argc, char **argv)
 	pr.buf = malloc(pr.buf_len);
 	if (!pr.buf)
 		goto out;
-	while ((n = skinctl_replay_next(pr.r, &s)) > 0) {
+	while ((n = skin_replay_next(pr.r, &s)) > 0) {
 		if (!s.output)
 			continue;
 		n = print_sample(&pr, &s);
@@ -245,12 +245,12 @@ int cmd_process(int argc, char **argv)
 		fprintf(stderr, "skinctl process: %s\n", err.text);
 		goto out;
 	}
-	skinctl_replay_summary(pr.r);
+	skin_replay_summary(pr.r);
 	rc = pr.r->rejected ? 1 : 0;
 out:
 	if (fflush(stdout))
 		rc = 1;
-	skinctl_replay_close(pr.r);
+	skin_replay_close(pr.r);
 	free(pr.buf);
 	free(o.sets);
 	return rc;

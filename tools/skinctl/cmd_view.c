@@ -10,7 +10,7 @@
  * passes, --socket PATH or $SKIN_SOCKET; or the object by name, --shm
  * PATH), with the layout from --config (skind's configuration, default
  * /etc/skin/skind.conf); or, offline, --config CONF --log LOG [--sample
- * N]: the candump log processed as `skinctl process` does (proc_replay.c),
+ * N]: the candump log processed as `skinctl process` does (lib/replay),
  * showing the part's Nth output sample (default: the last).  Live, the
  * log plays at its own pace from sample N.
  *
@@ -34,7 +34,7 @@
 #include <skin/model.h>
 
 #include "render.h"
-#include "proc_replay.h"
+#include "skin_replay.h"
 #include "skinctl.h"
 #include "view_source.h"
 
@@ -79,7 +79,7 @@ static int layout_make(struct view_layout *l, const struct view_source *s,
 		return -1;
 	}
 	if (lm->n_parts > 1)
-		part = skinctl_part_find(lm, sp->name);
+		part = skin_replay_part_find(lm, sp->name);
 	if (part < 0 || !lm->n_parts || lm->parts[part].n_taxels != sp->n_taxels) {
 		fprintf(stderr, "%s: --layout %s: no part of %u taxels%s%s to draw part %s with\n",
 			s->who, o->layout, sp->n_taxels, lm->n_parts > 1 ? " named " : "",
@@ -373,7 +373,7 @@ static int view_parse(struct view_opts *o, int argc, char **argv, bool snapshot)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct skinctl_replay_opts *rp = &o->src.replay;
+	struct skin_replay_opts *rp = &o->src.replay;
 	const char *who = snapshot ? "skinctl snapshot" : "skinctl view";
 	char *end;
 	int opt;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * view_log.c - skinctl view's frames from a candump log, processed as
- * `skinctl process` does (proc_replay.c): the part's Nth output sample, then,
+ * `skinctl process` does (lib/replay): the part's Nth output sample, then,
  * live, the log at its own pace (view_source.h)
  */
 #include <inttypes.h>
@@ -20,7 +20,7 @@
 struct view_log {
 	struct view_source s;
 	const struct view_source_opts *o;
-	struct skinctl_replay *rp;
+	struct skin_replay *rp;
 	uint64_t outputs;		/* output samples of the part so far */
 	uint64_t t0_log;		/* live playback: log time at t0_wall */
 	double t0_wall;
@@ -41,7 +41,7 @@ static double wall_s(void)
 	return (double)clock_monotonic_ns() / 1e9;
 }
 
-static void frame_from_proc(struct view_log *l, const struct skinctl_sample *smp)
+static void frame_from_proc(struct view_log *l, const struct skin_replay_sample *smp)
 {
 	struct view_source *s = &l->s;
 	const struct skin_contact *c;
@@ -81,11 +81,11 @@ static void frame_from_proc(struct view_log *l, const struct skinctl_sample *smp
 static int advance(struct view_log *l, uint64_t upto, uint64_t until_ns)
 {
 	struct view_source *s = &l->s;
-	struct skinctl_sample smp;
+	struct skin_replay_sample smp;
 	int n, changed = 0;
 
 	while (!l->ended && (!upto || l->outputs < upto)) {
-		n = skinctl_replay_next(l->rp, &smp);
+		n = skin_replay_next(l->rp, &smp);
 		if (n < 0)
 			return -1;
 		if (n == 0) {
@@ -177,7 +177,7 @@ static void log_close(struct view_source *s)
 
 	if (!l)
 		return;
-	skinctl_replay_close(l->rp);
+	skin_replay_close(l->rp);
 	view_source_frame_free(s);
 	free(l);
 }
@@ -204,11 +204,11 @@ struct view_source *view_log_open(const struct view_source_opts *o)
 	s->ops = &log_ops;
 	s->who = o->who;
 	l->o = o;
-	l->rp = skinctl_replay_open(&o->replay);
+	l->rp = skin_replay_open(&o->replay);
 	if (!l->rp)
 		goto fail;
 	s->m = l->rp->m;
-	part = skinctl_part_find(s->m, o->part);
+	part = skin_replay_part_find(s->m, o->part);
 	if (part < 0) {
 		fprintf(stderr, "%s: no part '%s' in %s\n", s->who, o->part, o->config);
 		goto fail;

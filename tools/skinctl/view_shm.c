@@ -256,7 +256,7 @@ struct view_source *view_shm_open(const struct view_source_opts *o)
 		goto fail;
 	}
 	s->m = h->model;
-	part = skinctl_part_find(s->m, o->part);
+	part = skin_replay_part_find(s->m, o->part);
 	if (part < 0) {
 		fprintf(stderr, "%s: no part '%s' in %s\n", s->who, o->part, conf);
 		goto fail;

@@ -26,7 +26,7 @@
 #include <skin/model.h>
 
 #include "render.h"
-#include "proc_replay.h"
+#include "skin_replay.h"
 
 /* skind's configuration, where the shm source's layout comes from */
 #define VIEW_DEFAULT_CONFIG	"/etc/skin/skind.conf"
@@ -40,7 +40,7 @@ struct view_source_opts {
 	const char *config;		/* NULL: skind's default (shm) */
 	const char *shm;		/* skind's object by name, or NULL */
 	const char *socket;		/* skind's socket, or NULL */
-	struct skinctl_replay_opts replay; /* view_log_open() */
+	struct skin_replay_opts replay; /* view_log_open() */
 };
 
 struct view_source_ops {

@@ -3,6 +3,7 @@
 . "$SKIN_PAYLOAD/lib.sh"
 
 getent group skin || fail "no group skin"
+getent group skin-admin || fail "no group skin-admin (skind's --admin-group)"
 getent passwd skind || fail "no user skind"
 id skind
 id -nG skind | tr ' ' '\n' | grep -qx skin || fail "skind is not in group skin"

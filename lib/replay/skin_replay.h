@@ -1,28 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * proc_replay.h - skind's processing on a recorded CAN log, one sample at a time
+ * skin_replay.h - skind's processing on a recorded CAN log, one sample at a time
  *
- * What `skinctl process` runs, shared with `skinctl view/snapshot --log`:
- * a skind.conf's model and processor, and a candump -l log fed through
+ * What `skinctl process` runs, shared with `skinctl view --log` and
+ * `skin-view --replay`:
+ * a skind.conf's model and processor, and a candump -l log (or the
+ * frames an ETH capture's boards carried, through lib/eth) fed through
  * the driver's assembly core (driver/skin_assemble.c) in the order
  * skin_can_rx() runs it, with the 1.5-period timeouts judged on the log's
- * timestamps.  skinctl_replay_next() hands back each published sample
+ * timestamps.  skin_replay_next() hands back each published sample
  * after lib/proc has processed it (and clustered its part when running),
  * so the caller reads skin_proc_values() and friends of that very sample.
  *
- *	struct skinctl_replay_opts o = { .who = "skinctl view", ... };
- *	struct skinctl_replay *r = skinctl_replay_open(&o);
- *	struct skinctl_sample s;
- *	while ((n = skinctl_replay_next(r, &s)) > 0)
+ *	struct skin_replay_opts o = { .who = "skinctl view", ... };
+ *	struct skin_replay *r = skin_replay_open(&o);
+ *	struct skin_replay_sample s;
+ *	while ((n = skin_replay_next(r, &s)) > 0)
  *		if (s.output) ... skin_proc_values(r->p, s.part) ...
- *	skinctl_replay_summary(r);
- *	skinctl_replay_close(r);
+ *	skin_replay_summary(r);
+ *	skin_replay_close(r);
  *
  * With cycle_ms (compat mode only), the parts run on skinManager's clock
  * instead (docs/PROCESSING.md, "skinManager's clock"): a sample only
  * becomes its patch's newest, and every cycle_ms of the log's time, from
  * the first sample on, each part is processed on its patches' newest
- * samples, an output per part and cycle (skinctl_sample.cycle), as
+ * samples, an output per part and cycle (skin_replay_sample.cycle), as
  * skind's pipeline timer does; the calibration counts cycles.  Cycles run
  * up to the log's last sample, not past it.
  *
@@ -30,8 +32,8 @@
  * unless the caller changes it) prefixed with o.who.  Bad lines are
  * reported, counted (rejected) and skipped.
  */
-#ifndef SKINCTL_PROC_REPLAY_H
-#define SKINCTL_PROC_REPLAY_H
+#ifndef SKIN_REPLAY_H
+#define SKIN_REPLAY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,7 +43,7 @@
 #include <skin/model.h>
 #include <skin/proc.h>
 
-struct skinctl_replay_opts {
+struct skin_replay_opts {
 	const char *who;		/* "skinctl process": message prefix */
 	const char *config;		/* skind.conf */
 	const char *log;		/* candump -l log, "-" for stdin */
@@ -53,10 +55,17 @@ struct skinctl_replay_opts {
 	unsigned int cycle_ms;		/* compat: skinManager's period, the
 					 * parts cycled on the log's clock;
 					 * 0: each sample processed */
+	/* An ETH capture (pcap, pcapng: skin/capture.h) in place of the
+	 * log: its boards as skin-eth's --board takes them, the frames they
+	 * carry going to the buses their CAN ports name (eb24can1, ...), as
+	 * skin-eth --replay would write them; none: a candump log */
+	char **eth_boards;
+	unsigned int n_eth_boards;
+	unsigned int eth_udp_port;	/* 0: the boards' 12345 */
 };
 
 /* One published board sample, processed; or, cycling, one part's cycle. */
-struct skinctl_sample {
+struct skin_replay_sample {
 	unsigned int patch;		/* model patch index; UINT_MAX for a
 					 * cycle */
 	unsigned int part;		/* its part */
@@ -67,19 +76,31 @@ struct skinctl_sample {
 					 * clustered: an output sample */
 	bool cycle;			/* a cycle of the part (ts_ns its
 					 * time, seq its number), not a sample */
+	const uint8_t *values;		/* a sample's SKIN_BOARD_VALUES raw
+					 * bytes (NULL for a cycle), valid
+					 * until the next call */
 };
 
 struct patch_rx;
 struct published;
+struct skin_capture;
+struct skin_eth_rx;
 
-struct skinctl_replay {
+struct skin_replay {
 	const char *who;
 	FILE *msg;			/* where messages go: stderr */
 	const char *log;
 	struct skin_config *cfg;
 	struct skin_model *m;
 	struct skin_proc *p;
-	struct skin_canlog *l;
+	struct skin_canlog *l;		/* the log, or: */
+	struct skin_capture *cap;	/* the capture and its boards */
+	struct skin_eth_rx *eth;
+	struct skin_canlog_record *pend;	/* a datagram's frames not fed */
+	unsigned int pend_head, pend_len, pend_cap;
+	unsigned int eth_udp_port;
+	uint64_t cur_ts;		/* the packet's capture time */
+	uint64_t packets;		/* the capture's, read so far */
 	struct patch_rx *rx;
 	struct published *queue;	/* published, not yet fed */
 	unsigned int q_head, q_len, q_cap;
@@ -93,14 +114,14 @@ struct skinctl_replay {
 };
 
 /* NULL after saying why on stderr. */
-struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o);
+struct skin_replay *skin_replay_open(const struct skin_replay_opts *o);
 /* The next processed sample: 1, 0 at the end of the log, or -errno
  * (said on stderr). */
-int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s);
+int skin_replay_next(struct skin_replay *r, struct skin_replay_sample *s);
 /* "N samples (...), N frames for no patch, N bad lines" on stderr. */
-void skinctl_replay_summary(const struct skinctl_replay *r);
+void skin_replay_summary(const struct skin_replay *r);
 /* The model's part named @name, or -1. */
-int skinctl_part_find(const struct skin_model *m, const char *name);
-void skinctl_replay_close(struct skinctl_replay *r);
+int skin_replay_part_find(const struct skin_model *m, const char *name);
+void skin_replay_close(struct skin_replay *r);
 
 #endif

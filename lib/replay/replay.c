@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * proc_replay.c - skind's processing on a recorded CAN log (proc_replay.h)
+ * replay.c - skind's processing on a recorded CAN log (skin_replay.h)
  *
  * Every frame goes to the patch whose bus (the log's interface name) and
  * board address it carries, through the driver's receive sequence,
@@ -11,7 +11,7 @@
  * the end of the log).  Published samples are copied from the rings into
  * a short queue (one log line publishes at most a timeout per patch and a
  * sample per patch of its bus) and are fed to lib/proc one per
- * skinctl_replay_next(), so the caller sees each sample's outputs before
+ * skin_replay_next(), so the caller sees each sample's outputs before
  * the next one overwrites them.
  */
 #include <errno.h>
@@ -22,8 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <skin/capture.h>
+#include <skin/ethrx.h>
+
 #include "skin_core.h"
-#include "proc_replay.h"
+#include "skin_replay.h"
+
+#define ETH_UDP_PORT	12345	/* the boards' (skin-eth's default) */
 
 struct patch_rx {
 	struct skin_patch_config cfg;
@@ -46,7 +51,7 @@ struct published {
 	struct skin_frame f;
 };
 
-int skinctl_part_find(const struct skin_model *m, const char *name)
+int skin_replay_part_find(const struct skin_model *m, const char *name)
 {
 	unsigned int i;
 
@@ -70,7 +75,7 @@ static uint16_t patch_triangles(const struct skin_model *m, unsigned int patch)
 	return tri;
 }
 
-static void report_events(struct skinctl_replay *r, unsigned int part, int ev)
+static void report_events(struct skin_replay *r, unsigned int part, int ev)
 {
 	const char *name = r->m->parts[part].name;
 
@@ -97,8 +102,8 @@ static void report_events(struct skinctl_replay *r, unsigned int part, int ev)
 }
 
 /* What patch i's ring received since the last look: queue it for
- * skinctl_replay_next(). */
-static void take(struct skinctl_replay *r, unsigned int i)
+ * skin_replay_next(). */
+static void take(struct skin_replay *r, unsigned int i)
 {
 	struct patch_rx *rx = &r->rx[i];
 
@@ -112,7 +117,7 @@ static void take(struct skinctl_replay *r, unsigned int i)
 }
 
 /* The driver's 1.5-period timers that expire before @now, in order. */
-static void expire(struct skinctl_replay *r, uint64_t now)
+static void expire(struct skin_replay *r, uint64_t now)
 {
 	for (;;) {
 		unsigned int i, best = UINT32_MAX;
@@ -131,7 +136,7 @@ static void expire(struct skinctl_replay *r, uint64_t now)
 }
 
 /* skin_can_rx() for patch i, at the log's time. */
-static void rx(struct skinctl_replay *r, unsigned int i,
+static void rx(struct skin_replay *r, unsigned int i,
 	       const struct can_frame *cf, uint64_t ts)
 {
 	struct patch_rx *p = &r->rx[i];
@@ -144,7 +149,7 @@ static void rx(struct skinctl_replay *r, unsigned int i,
 }
 
 /* One log record: 0, or 1 when it is refused (err says why). */
-static int dispatch(struct skinctl_replay *r,
+static int dispatch(struct skin_replay *r,
 		    const struct skin_canlog_record *rec, struct skin_error *err)
 {
 	const struct can_frame *cf = (const struct can_frame *)&rec->frame;
@@ -183,8 +188,61 @@ static int dispatch(struct skinctl_replay *r,
 	return 0;
 }
 
+/* A frame an ETH board carried: a record of its CAN port's bus, fed
+ * after the datagram's earlier ones (one at a time, as a log's lines) */
+static void on_eth_frame(void *ctx, const struct skin_eth_board *b,
+			 unsigned int patch, const struct skin_eth_can *f)
+{
+	struct skin_replay *r = ctx;
+	struct can_frame cf = { .can_id = f->id, .len = f->len };
+
+	if (r->pend_len == r->pend_cap) {
+		unsigned int cap = r->pend_cap ? 2 * r->pend_cap : 64;
+		struct skin_canlog_record *np = realloc(r->pend, cap * sizeof(*np));
+
+		if (!np) {
+			r->rejected++;	/* said at the end: the counts */
+			return;
+		}
+		r->pend = np;
+		r->pend_cap = cap;
+	}
+	memcpy(cf.data, f->data, f->len);
+	skin_canlog_record_classic(&r->pend[r->pend_len], r->cur_ts, b->ifname[patch], &cf);
+	r->pend[r->pend_len++].line = (unsigned int)r->packets;
+}
+
+/* The capture's next frame of a board, as skin-eth --replay would log it:
+ * 1, 0 at its end, -1 (err.line 0: cannot read on) */
+static int capture_next(struct skin_replay *r, struct skin_canlog_record *rec,
+			struct skin_error *err)
+{
+	while (r->pend_head == r->pend_len) {
+		struct skin_capture_packet p;
+		struct skin_udp u;
+		int n;
+
+		r->pend_head = r->pend_len = 0;
+		n = skin_capture_next(r->cap, &p, err);
+		if (n <= 0) {
+			err->line = 0;
+			return n;
+		}
+		r->packets++;
+		if (skin_udp_decode(p.linktype, p.data, p.caplen, &u) != SKIN_CAP_UDP ||
+		    (u.sport != r->eth_udp_port && u.dport != r->eth_udp_port))
+			continue;
+		r->cur_ts = p.ts_ns;
+		/* foreign sources (the head PC's commands too) are counted by
+		 * the receiver and carry nothing */
+		skin_eth_rx_datagram(r->eth, u.src, u.payload, u.len, on_eth_frame, r);
+	}
+	*rec = r->pend[r->pend_head++];
+	return 1;
+}
+
 /* Read the log until something is published or it ends. */
-static void refill(struct skinctl_replay *r)
+static void refill(struct skin_replay *r)
 {
 	struct skin_canlog_record rec;
 	struct skin_error err;
@@ -192,7 +250,7 @@ static void refill(struct skinctl_replay *r)
 
 	r->q_head = 0;
 	while (!r->q_len && !r->ended) {
-		n = skin_canlog_next(r->l, &rec, &err);
+		n = r->cap ? capture_next(r, &rec, &err) : skin_canlog_next(r->l, &rec, &err);
 		if (n == 0 || (n < 0 && !err.line)) {
 			if (n < 0) {	/* cannot read on */
 				fprintf(r->msg, "%s: %s\n", r->who, err.text);
@@ -212,7 +270,7 @@ static void refill(struct skinctl_replay *r)
 /* Cycling: the next part of the current cycle, else samples fed (each
  * only its patch's newest) until the log's time reaches the next cycle.
  * 1 with @s a part's cycle, 0 at the end, or -errno. */
-static int next_cycle(struct skinctl_replay *r, struct skinctl_sample *s)
+static int next_cycle(struct skin_replay *r, struct skin_replay_sample *s)
 {
 	struct published *q;
 	int ev;
@@ -251,7 +309,7 @@ static int next_cycle(struct skinctl_replay *r, struct skinctl_sample *s)
 }
 
 /* The next published sample, fed: 1, 0 at the end, or -errno. */
-static int next_sample(struct skinctl_replay *r, struct skinctl_sample *s)
+static int next_sample(struct skin_replay *r, struct skin_replay_sample *s)
 {
 	struct published *q;
 
@@ -266,11 +324,12 @@ static int next_sample(struct skinctl_replay *r, struct skinctl_sample *s)
 	s->part = r->m->patches[q->patch].part;
 	s->ts_ns = q->f.timestamp_ns;
 	s->seq = q->f.seq;
+	s->values = q->f.values;
 	s->ev = skin_proc_feed(r->p, q->patch, &q->f);
 	return s->ev < 0 ? s->ev : 1;
 }
 
-int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
+int skin_replay_next(struct skin_replay *r, struct skin_replay_sample *s)
 {
 	int n = r->cycle_ns ? next_cycle(r, s) : next_sample(r, s);
 
@@ -295,7 +354,7 @@ int skinctl_replay_next(struct skinctl_replay *r, struct skinctl_sample *s)
 	return 1;
 }
 
-static int apply_sets(struct skinctl_replay *r, const struct skinctl_replay_opts *o)
+static int apply_sets(struct skin_replay *r, const struct skin_replay_opts *o)
 {
 	unsigned int i;
 
@@ -318,7 +377,7 @@ static int apply_sets(struct skinctl_replay *r, const struct skinctl_replay_opts
 	return 0;
 }
 
-static int setup_patches(struct skinctl_replay *r)
+static int setup_patches(struct skin_replay *r)
 {
 	unsigned int i;
 
@@ -358,9 +417,9 @@ static int setup_patches(struct skinctl_replay *r)
 	return 0;
 }
 
-struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
+struct skin_replay *skin_replay_open(const struct skin_replay_opts *o)
 {
-	struct skinctl_replay *r = calloc(1, sizeof(*r));
+	struct skin_replay *r = calloc(1, sizeof(*r));
 	struct skin_error err;
 	unsigned int n;
 
@@ -409,19 +468,36 @@ struct skinctl_replay *skinctl_replay_open(const struct skinctl_replay_opts *o)
 	} else {
 		skin_proc_calibrate(r->p, -1);
 	}
-	r->l = skin_canlog_open(o->log, &err);
-	if (!r->l)
-		goto fail_err;
+	if (o->n_eth_boards) {
+		unsigned int i;
+
+		r->eth_udp_port = o->eth_udp_port ? o->eth_udp_port : ETH_UDP_PORT;
+		r->eth = skin_eth_rx_new();
+		if (!r->eth) {
+			fprintf(r->msg, "%s: out of memory\n", r->who);
+			goto fail;
+		}
+		for (i = 0; i < o->n_eth_boards; i++)
+			if (skin_eth_rx_add_board(r->eth, o->eth_boards[i], &err))
+				goto fail_err;
+		r->cap = skin_capture_open(o->log, &err);
+		if (!r->cap)
+			goto fail_err;
+	} else {
+		r->l = skin_canlog_open(o->log, &err);
+		if (!r->l)
+			goto fail_err;
+	}
 	return r;
 fail_err:
 	fprintf(r->msg, "%s: %s\n", r->who, err.text);
 fail:
-	skinctl_replay_close(r);
+	skin_replay_close(r);
 	return NULL;
 }
 
 /* A counter of the driver's, over every patch. */
-static uint64_t stat_sum(const struct skinctl_replay *r, unsigned int stat)
+static uint64_t stat_sum(const struct skin_replay *r, unsigned int stat)
 {
 	uint64_t n = 0;
 	unsigned int i;
@@ -431,7 +507,7 @@ static uint64_t stat_sum(const struct skinctl_replay *r, unsigned int stat)
 	return n;
 }
 
-void skinctl_replay_summary(const struct skinctl_replay *r)
+void skin_replay_summary(const struct skin_replay *r)
 {
 	if (r->cycle_ns)
 		fprintf(r->msg, "%s: %" PRIu64 " cycles of %" PRIu64 " ms\n", r->who,
@@ -443,7 +519,7 @@ void skinctl_replay_summary(const struct skinctl_replay *r)
 		r->ignored, r->rejected);
 }
 
-void skinctl_replay_close(struct skinctl_replay *r)
+void skin_replay_close(struct skin_replay *r)
 {
 	unsigned int i;
 
@@ -451,7 +527,12 @@ void skinctl_replay_close(struct skinctl_replay *r)
 		return;
 	for (i = 0; r->rx && i < r->m->n_patches; i++)
 		free(r->rx[i].ring_mem);
-	skin_canlog_close(r->l);
+	if (r->l)
+		skin_canlog_close(r->l);
+	if (r->cap)
+		skin_capture_close(r->cap);
+	skin_eth_rx_free(r->eth);
+	free(r->pend);
 	skin_proc_free(r->p);
 	skin_model_free(r->m);
 	skin_config_free(r->cfg);
