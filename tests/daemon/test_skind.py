@@ -3641,6 +3641,20 @@ class Drain:
         self.f.stop()
 
 
+def press_pad(env, p):
+    """ViewClient @p's events around a press of pad (from 0.5 s after
+    its stream starts, held 1.5 s), and 0.5 s more for skind's own
+    outputs of the release to be followed"""
+    p.streaming()
+    time.sleep(0.5)
+    env.feed.cmd("press pad 60 5 6")
+    time.sleep(1.5)
+    env.feed.cmd("release pad")
+    evs = p.events()
+    time.sleep(0.5)
+    return evs
+
+
 def close_to(a, b):
     """@a (a float32) equal to @b as followcheck printed it (%.4g)"""
     if a == "NaN" or b != b:
@@ -3717,13 +3731,7 @@ def t_view_foxglove(env):
                   "/skin/left_forearm/values"]
         p = ViewClient(v, seconds, topics)
         reader = Drain(f)
-        p.streaming()
-        time.sleep(0.5)
-        env.feed.cmd("press pad 60 5 6")
-        time.sleep(1.5)
-        env.feed.cmd("release pad")
-        evs = p.events()
-        time.sleep(0.5)
+        evs = press_pad(env, p)
         shm = follow_taxels(f, "pad", mark)
 
         info = [e for e in evs if e["ev"] == "serverInfo"]
@@ -3807,13 +3815,7 @@ def t_view_state(env):
         mark = f.mark()
         p = ViewClient(v, 5, ["/skin/layout", "/skin/pad/state", "/skin/left_forearm/state"])
         reader = Drain(f)
-        p.streaming()
-        time.sleep(0.5)
-        env.feed.cmd("press pad 60 5 6")
-        time.sleep(1.5)
-        env.feed.cmd("release pad")
-        evs = p.events()
-        time.sleep(0.5)
+        evs = press_pad(env, p)
         taxels = follow_taxels(f, "pad", mark)
         rest = follow_rest(f, "pad", mark)
         add = float(d.client().command("get add_threshold")[0].split()[2])
