@@ -142,8 +142,9 @@ class View:
         self.conf = os.path.join(S.tmp, "view.conf")
         with open(self.conf, "w") as f:
             f.write("[view]\naddress = 127.0.0.1\nport = %d\nsocket = %s\ndata_dir = %s\n"
-                    "max_clients = %d\nmax_per_address = %d\n"
-                    % (self.port, S.sock, os.path.join(TOP, "bridges/view/www"), n + 8, n + 8))
+                    "skind_config = %s\nmax_clients = %d\nmax_per_address = %d\n"
+                    % (self.port, S.sock, os.path.join(TOP, "bridges/view/www"), CONF,
+                       n + 8, n + 8))
         self.log = os.path.join(S.tmp, "view.%d.log" % n)
         self.p = subprocess.Popen([os.environ["SKIN_VIEW"], "-c", self.conf],
                                   stdout=open(self.log, "w"), stderr=subprocess.STDOUT)

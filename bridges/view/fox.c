@@ -55,9 +55,77 @@ static const char contacts_schema[] =
 	"geometry_msgs/Vector3 force\n"
 	"geometry_msgs/Vector3 torque\n";
 
+/* skin-view's own message (cdr.h): a part's whole publication */
+static const char part_state_schema[] =
+	"builtin_interfaces/Time stamp\n"
+	"uint64 sample\n"
+	"uint32 state\n"
+	"uint8[] raw\n"
+	"float32[] values\n"
+	"uint8[] flags\n"
+	"float32[] baselines\n"
+	"float32[] thresholds\n"
+	"skin_msgs/PartContact[] contacts\n"
+	SEP "MSG: builtin_interfaces/Time\n"
+	"int32 sec\n"
+	"uint32 nanosec\n"
+	SEP "MSG: skin_msgs/PartContact\n"
+	"uint32 id\n"
+	"float32 pressure\n"
+	"float32[2] cop2d\n"
+	"float64[3] cop\n"
+	"float64[3] force\n"
+	"float64[3] normal\n"
+	"uint32[] taxels\n";
+
+/* The JSON channels' schemas (JSON Schema 2020-12): what a message has
+ * (docs/VIEW.md gives each field's meaning) */
+static const char layout_schema[] =
+	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"\"title\":\"skin.Layout\","
+	"\"description\":\"How each of skind's parts is drawn (skin-view, docs/VIEW.md): per slot of the part's vector (the taxel id, 0-based) its 2D position, kind (t tactile, h thermal, - none), board, triangle and channel; an outline per triangle\","
+	"\"type\":\"object\",\"required\":[\"generation\",\"parts\"],"
+	"\"properties\":{\"generation\":{\"type\":\"integer\"},"
+	"\"parts\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	"\"required\":[\"name\",\"n\",\"x\",\"y\",\"kind\",\"board\",\"triangle\",\"channel\",\"outlines\",\"radius\"],"
+	"\"properties\":{\"name\":{\"type\":\"string\"},\"skin_part\":{\"type\":\"string\"},"
+	"\"n\":{\"type\":\"integer\"},\"source\":{\"type\":\"string\"},"
+	"\"unit\":{\"type\":[\"string\",\"null\"]},"
+	"\"x\":{\"type\":\"array\",\"items\":{\"type\":[\"number\",\"null\"]}},"
+	"\"y\":{\"type\":\"array\",\"items\":{\"type\":[\"number\",\"null\"]}},"
+	"\"kind\":{\"type\":\"string\"},"
+	"\"board\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"triangle\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"channel\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"outlines\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"number\"}}}},"
+	"\"outline_slots\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"patches\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+	"\"radius\":{\"type\":\"number\"}}}}}}";
+
+static const char health_schema[] =
+	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"\"title\":\"skin.Health\","
+	"\"description\":\"skind's status, its parts and patches with their counters and faulty taxels, the driver's per-patch counters, skin-eth's counters (skin-view, docs/VIEW.md)\","
+	"\"type\":\"object\",\"required\":[\"time_ns\",\"skind\",\"parts\",\"eth\"],"
+	"\"properties\":{\"time_ns\":{\"type\":\"integer\"},"
+	"\"skind\":{\"type\":\"object\",\"properties\":{\"connected\":{\"type\":\"boolean\"},"
+	"\"generation\":{\"type\":[\"integer\",\"null\"]},\"status\":{\"type\":[\"object\",\"null\"]},"
+	"\"faults\":{\"type\":\"boolean\"},\"faults_truncated\":{\"type\":\"boolean\"}}},"
+	"\"parts\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+	"\"name\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
+	"\"samples\":{\"type\":\"integer\"},\"lost\":{\"type\":\"integer\"},"
+	"\"patches\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+	"\"faults\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+	"\"taxel\":{\"type\":\"integer\"},\"flags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+	"\"since_ns\":{\"type\":\"integer\"},\"raw\":{\"type\":[\"number\",\"null\"]},"
+	"\"baseline\":{\"type\":[\"number\",\"null\"]}}}}}}},"
+	"\"eth\":{\"type\":[\"object\",\"null\"]}}}";
+
 /* /skin/replay's messages (docs/VIEW.md, "Replay") */
 static const char replay_schema[] =
-	"{\"type\":\"object\",\"properties\":{"
+	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"\"title\":\"skin.Replay\","
+	"\"type\":\"object\",\"properties\":{"
 	"\"t_s\":{\"type\":\"number\",\"description\":\"the recording's time shown, from its start\"},"
 	"\"duration_s\":{\"type\":\"number\"},"
 	"\"playing\":{\"type\":\"boolean\"},"
@@ -68,6 +136,9 @@ const char *fox_schema_name(enum fox_kind k)
 {
 	switch (k) {
 	case FOX_CONTACTS: return "tactile_msgs/msg/TactileContacts";
+	case FOX_STATE: return "skin_msgs/msg/PartState";
+	case FOX_LAYOUT: return "skin.Layout";
+	case FOX_HEALTH: return "skin.Health";
 	case FOX_REPLAY: return "skin.Replay";
 	default: return "tactile_msgs/msg/TactileState";
 	}
@@ -77,19 +148,28 @@ const char *fox_schema(enum fox_kind k)
 {
 	switch (k) {
 	case FOX_CONTACTS: return contacts_schema;
+	case FOX_STATE: return part_state_schema;
+	case FOX_LAYOUT: return layout_schema;
+	case FOX_HEALTH: return health_schema;
 	case FOX_REPLAY: return replay_schema;
 	default: return state_schema;
 	}
 }
 
+/* skin-view's own channels are JSON, the part channels CDR */
+static bool fox_is_json(enum fox_kind k)
+{
+	return k == FOX_LAYOUT || k == FOX_HEALTH || k == FOX_REPLAY;
+}
+
 const char *fox_encoding(enum fox_kind k)
 {
-	return k == FOX_REPLAY ? "json" : "cdr";
+	return fox_is_json(k) ? "json" : "cdr";
 }
 
 const char *fox_schema_encoding(enum fox_kind k)
 {
-	return k == FOX_REPLAY ? "jsonschema" : "ros2msg";
+	return fox_is_json(k) ? "jsonschema" : "ros2msg";
 }
 
 const char *fox_leaf(enum fox_kind k)
@@ -98,7 +178,11 @@ const char *fox_leaf(enum fox_kind k)
 	case FOX_VALUES: return "values";
 	case FOX_RAW: return "raw";
 	case FOX_CONTACTS: return "contacts";
+	case FOX_STATE: return "state";
+	case FOX_LAYOUT: return "layout";
+	case FOX_HEALTH: return "health";
 	case FOX_REPLAY: return "replay";
+	case FOX_KINDS: break;
 	}
 	return "?";
 }

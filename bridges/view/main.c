@@ -4,15 +4,17 @@
  *
  * A process of its own on skind's public outputs, as the bridges are
  * (skin/follow.h: the socket's wakeups, the shared memory's copies), so
- * that no browser ever reaches skind's sample path.  Per part it keeps
- * three Foxglove channels, /skin/PART/values, /skin/PART/raw (the ROS 2
- * bridge's topics: tactile_msgs/TactileState) and /skin/PART/contacts
- * (TactileContacts, sent when there are contacts and once when they
- * end, as the ROS 2 bridge does), each sample encoded once in the ROS 2
- * bridge's CDR bytes (cdr.h) and handed to the server (server.h), which
- * sends it to the clients subscribed.  A part that a reload keeps (same
- * name and taxel count) keeps its channels; a part that goes loses them.
- * docs/VIEW.md.
+ * that no browser ever reaches skind's sample path.  This file is the
+ * command line and the follower: each of skind's objects sets the parts
+ * served and, for a new configuration, their layout (skind.conf read
+ * again), and each part's sample goes to view_publish_part() (view.h:
+ * the part channels and /skin/layout); the health (health.h: a second
+ * connection to skind's socket) is asked for a round when the follower
+ * sees a change, and publishes /skin/health.  A part that a reload keeps
+ * (same name and taxel count) keeps its channels; a part that goes loses
+ * them.  With --replay, replay.h's recording takes the follower's place
+ * (the same view, no health: there is no skind); with a token, actions.h's
+ * services reach skind.  docs/VIEW.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,206 +30,251 @@
 #include <skin/model.h>
 
 #include "actions.h"
-#include "cdr.h"
 #include "config.h"
 #include "follow_source.h"
+#include "health.h"
 #include "log.h"
 #include "replay.h"
 #include "server.h"
 #include "service.h"
 #include "skin_clock.h"
+#include "view.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-view.conf"
-#define N_KINDS		3
 #define MAX_BOARDS	64	/* --board, an ETH capture's */
 
-struct view_part {
-	char name[SKIN_SHM_NAME_LEN];
-	char frame[128];
-	unsigned int n_taxels;
-	uint32_t chan[N_KINDS];		/* enum fox_kind's order */
-	unsigned int last_contacts;
-	bool live;
-};
+/* The taxel flags that say a fault (include/skin/shm.h, 1.4): bits 3..7 */
+#define FAULT_FLAGS	0xf8u
 
-struct view {
+struct app {
+	struct view *view;
 	struct server *srv;
-	struct cdr cdr;
-	struct view_part *parts;
-	unsigned int n_parts;
-	struct view_part **by_index;	/* the object's part i */
-	unsigned int n_index;
+	struct health *health;
+	uint32_t health_chan;
+	unsigned int *faulty;		/* per part: taxels with a fault flag */
+	unsigned int n_faulty;
+	const struct view_config *cfg;
+	const char *skind_config;
+	uint64_t instance, generation;	/* the object the layout is of */
+	bool have_layout;
 };
 
-static void part_close(struct view *v, struct view_part *p)
+/* skind.conf's model: the parts' slots, wiring and flattening.  NULL with
+ * @why when it cannot be read. */
+static struct skin_model *skind_model(const char *path, double *add_threshold,
+				      char *why, size_t why_len)
 {
-	unsigned int k;
+	struct skin_config *c;
+	struct skin_model *m = NULL;
+	struct skin_error err;
 
-	for (k = 0; k < N_KINDS; k++)
-		server_channel_remove(v->srv, p->chan[k]);
-}
-
-static int part_open(struct view *v, struct view_part *p,
-		     const struct skin_shm_part_desc *d)
-{
-	const char *frame = skin_part_id_frame((enum skin_part_id)d->skin_part);
-	unsigned int k;
-
-	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "%s", d->name);
-	/* the ROS 2 bridge's default frame_id, so the bytes are its bytes */
-	snprintf(p->frame, sizeof(p->frame), "%s", frame ? frame : d->name);
-	p->n_taxels = d->n_taxels;
-	for (k = 0; k < N_KINDS; k++) {
-		int64_t id = server_channel_add(v->srv, d->name, (enum fox_kind)k);
-
-		if (id < 0) {
-			while (k--)
-				server_channel_remove(v->srv, p->chan[k]);
-			return (int)id;
-		}
-		p->chan[k] = (uint32_t)id;
+	c = skin_config_load(path, &err);
+	if (c) {
+		*add_threshold = c->comp.add_threshold;
+		m = skin_config_build_model(c, &err);
 	}
-	return 0;
+	if (!m)
+		snprintf(why, why_len, "skind's configuration: %s", err.text);
+	skin_config_free(c);
+	return m;
 }
 
-static struct view_part *find(struct view *v, const char *name)
+/* --check: how skind.conf's parts would be drawn.  What cannot be used
+ * is said (the journal's warnings at run time), not fatal: skin-view
+ * draws those parts from the flattening. */
+static void check_layouts(const struct view_config *cfg)
 {
+	struct view_layout_want *want;
+	struct skin_model *m;
+	struct view_layout l;
+	double add;
+	char why[1300];
 	unsigned int i;
 
-	for (i = 0; i < v->n_parts; i++)
-		if (!strcmp(v->parts[i].name, name))
-			return &v->parts[i];
-	return NULL;
+	m = skind_model(cfg->skind_config, &add, why, sizeof(why));
+	if (!m) {
+		printf("layouts: %s\n", why);
+		return;
+	}
+	want = calloc(m->n_parts ? m->n_parts : 1, sizeof(*want));
+	if (want) {
+		for (i = 0; i < m->n_parts; i++)
+			want[i] = (struct view_layout_want){ m->parts[i].name,
+							     m->parts[i].skin_part,
+							     m->parts[i].n_taxels, NULL };
+		if (!view_layout_build(&l, m, NULL, cfg, want, m->n_parts, 0)) {
+			for (i = 0; i < l.n_parts; i++)
+				printf("part %s: %u of %u slots placed: %s\n", l.parts[i].name,
+				       l.parts[i].n_placed, l.parts[i].n, l.parts[i].source);
+			view_layout_free(&l);
+		}
+	}
+	free(want);
+	skin_model_free(m);
 }
 
-static void attach(struct view *v, const struct skin_shm_map *m)
+/* The layout of the object just attached, when it is a new one (a
+ * reload's generation, or another skind) */
+static void layout_of(struct app *a, const struct skin_follow_sample *s)
 {
-	unsigned int n = skin_shm_n_parts(m), i, k;
-	struct view_part *np;
+	const struct skin_shm_map *m = s->map;
+	unsigned int n = skin_shm_n_parts(m), i;
+	const uint8_t **flags;
+	void **blocks;
+	struct skin_model *model;
+	double add = 0;
+	char why[1300];
+	uint64_t t0;
 
-	free(v->by_index);
-	v->n_index = 0;
-	v->by_index = calloc(n ? n : 1, sizeof(*v->by_index));
-	np = realloc(v->parts, (v->n_parts + n + 1) * sizeof(*np));
-	if (np)
-		v->parts = np;
-	if (!v->by_index || !np) {
+	if (a->have_layout && a->instance == m->hdr->instance &&
+	    a->generation == m->hdr->generation)
+		return;
+	flags = calloc(n ? n : 1, sizeof(*flags));
+	blocks = calloc(n ? n : 1, sizeof(*blocks));
+	if (!flags || !blocks) {
+		log_err("layout: out of memory");
+		free(flags);
+		free(blocks);
+		return;
+	}
+	/* the kinds of a part skind.conf lacks: its taxel flags, from a
+	 * copy of its block (none of the follower's has come yet) */
+	for (i = 0; i < n; i++) {
+		blocks[i] = malloc(skin_shm_part(m, i)->size);
+		if (blocks[i] && !skin_shm_read_part(m, i, blocks[i], 100))
+			flags[i] = skin_shm_flags(m, i, blocks[i]);
+	}
+	/* once per configuration, in the loop: 0.1 s for the full body's
+	 * files (the clients wait that long once per reload) */
+	t0 = clock_monotonic_ns();
+	model = skind_model(a->skind_config, &add, why, sizeof(why));
+	if (!model)
+		log_warn("%s: the parts are drawn without positions", why);
+	else
+		view_set_add_threshold(a->view, add);
+	if (!view_set_layout(a->view, model, why, flags, m->hdr->generation)) {
+		a->have_layout = true;
+		a->instance = m->hdr->instance;
+		a->generation = m->hdr->generation;
+		log_info("layout built from %s in %.0f ms", a->skind_config,
+			 (clock_monotonic_ns() - t0) / 1e6);
+	}
+	skin_model_free(model);
+	for (i = 0; i < n; i++)
+		free(blocks[i]);
+	free(blocks);
+	free(flags);
+}
+
+static void attach(struct app *a, const struct skin_follow_sample *s)
+{
+	const struct skin_shm_map *m = s->map;
+	unsigned int n = skin_shm_n_parts(m), i;
+	struct view_part_desc *d = calloc(n ? n : 1, sizeof(*d));
+
+	if (!d) {
 		log_err("out of memory: nothing served until skind's next object");
 		return;
 	}
-	for (i = 0; i < v->n_parts; i++)
-		v->parts[i].live = false;
 	for (i = 0; i < n; i++) {
-		const struct skin_shm_part_desc *d = skin_shm_part(m, i);
-		struct view_part *p = find(v, d->name);
+		const struct skin_shm_part_desc *pd = skin_shm_part(m, i);
 
-		if (p && p->n_taxels != d->n_taxels) {
-			part_close(v, p);
-			*p = v->parts[--v->n_parts];
-			p = NULL;
-		}
-		if (!p) {
-			p = &v->parts[v->n_parts];
-			if (part_open(v, p, d)) {
-				log_err("part %s: no channels (out of memory)", d->name);
-				continue;
-			}
-			v->n_parts++;
-		}
-		p->live = true;
+		d[i] = (struct view_part_desc){ pd->name, (enum skin_part_id)pd->skin_part,
+						pd->n_taxels };
 	}
-	for (i = 0; i < v->n_parts; ) {
-		if (v->parts[i].live) {
-			i++;
-			continue;
-		}
-		log_info("part %s: gone from skind, its channels removed",
-			 v->parts[i].name);
-		part_close(v, &v->parts[i]);
-		v->parts[i] = v->parts[--v->n_parts];
-	}
-	/* the array moved: index it now */
-	for (i = 0; i < n; i++)
-		v->by_index[i] = find(v, skin_shm_part(m, i)->name);
-	v->n_index = n;
-	k = 0;
-	for (i = 0; i < n; i++)
-		k += v->by_index[i] != NULL;
-	log_info("attached to skind (pid %u, generation %llu): %u parts served",
-		 m->hdr->pid, (unsigned long long)m->hdr->generation, k);
-}
-
-static void publish(struct view *v, uint32_t chan, uint64_t ns)
-{
-	int rc;
-
-	if (v->cdr.err) {
-		log_warn("a sample not encoded: out of memory");
+	if (view_set_parts(a->view, d, n) < 0) {
+		free(d);
+		log_err("out of memory: nothing served until skind's next object");
 		return;
 	}
-	rc = server_publish(v->srv, chan, cdr_data(&v->cdr), v->cdr.len, ns);
-	if (rc)
-		log_warn("a sample not served: %s", strerror(-rc));
+	free(d);
+	free(a->faulty);
+	a->faulty = calloc(n ? n : 1, sizeof(*a->faulty));
+	a->n_faulty = a->faulty ? n : 0;
+	health_poke(a->health);
+	log_info("attached to skind (pid %u, generation %llu): %u parts served",
+		 m->hdr->pid, (unsigned long long)m->hdr->generation, n);
+	layout_of(a, s);
 }
 
-static void sample(struct view *v, const struct skin_follow_sample *s)
+/* A sample of skind's shared memory, to view_publish_part() */
+static void sample(struct app *a, const struct skin_follow_sample *s)
 {
 	const struct skin_shm_map *m = s->map;
-	struct view_part *p = s->part < v->n_index ? v->by_index[s->part] : NULL;
 	const struct skin_shm_part *head = skin_shm_head(s->block);
-	const struct skin_contact_record *c0;
-	struct cdr_stamp t;
-	uint64_t ns;
-	unsigned int n;
+	const struct skin_shm_part_desc *d = skin_shm_part(m, s->part);
+	struct view_sample vs = {
+		.frame_ns = head->frame_ts_ns ? head->frame_ts_ns : head->publish_ns,
+		.sample = head->samples,
+		.state = head->state,
+		.raw = skin_shm_raw(m, s->part, s->block),
+		.values = skin_shm_values(m, s->part, s->block),
+		.flags = skin_shm_flags(m, s->part, s->block),
+		.baselines = skin_shm_baselines(m, s->part, s->block),
+		.thresholds = skin_shm_thresholds(m, s->part, s->block),
+		.contacts = skin_shm_contact(m, s->part, s->block, 0),
+		.contact_stride = m->contact_size,
+		.n_contacts = head->n_contacts,
+		.contact_taxels = skin_shm_contact_taxels(m, s->part, s->block),
+		.n_contact_taxels = head->n_contact_taxels,
+	};
+	int rc;
 
-	if (!p)
-		return;
-	cdr_stamp_from(&t, head->frame_ts_ns ? head->frame_ts_ns : head->publish_ns,
-		       clock_mono_to_real_ns());
-	ns = (uint64_t)t.sec * 1000000000ull + t.nanosec;
-	cdr_tactile_state(&v->cdr, &t, p->frame, p->name,
-			  skin_shm_values(m, s->part, s->block), p->n_taxels);
-	publish(v, p->chan[FOX_VALUES], ns);
-	cdr_tactile_state_raw(&v->cdr, &t, p->frame, p->name,
-			      skin_shm_raw(m, s->part, s->block), p->n_taxels);
-	publish(v, p->chan[FOX_RAW], ns);
-	n = head->n_contacts;
-	c0 = skin_shm_contact(m, s->part, s->block, 0);
-	if (!c0)
-		n = 0;
-	if (n > skin_shm_part(m, s->part)->max_contacts)
-		n = skin_shm_part(m, s->part)->max_contacts;
-	/* a release once, then nothing until the next contact */
-	if (n || p->last_contacts) {
-		cdr_tactile_contacts(&v->cdr, &t, p->frame, c0, n, m->contact_size);
-		publish(v, p->chan[FOX_CONTACTS], ns);
+	unsigned int i, faulty = 0;
+
+	if (vs.n_contacts > d->max_contacts)
+		vs.n_contacts = d->max_contacts;
+	rc = view_publish_part(a->view, s->part, &vs);
+	/* a taxel that became faulty or healthy: /skin/health soon */
+	for (i = 0; i < d->n_taxels; i++)
+		faulty += (vs.flags[i] & FAULT_FLAGS) != 0;
+	if (s->part < a->n_faulty && a->faulty[s->part] != faulty) {
+		a->faulty[s->part] = faulty;
+		health_poke(a->health);
 	}
-	p->last_contacts = n;
+	if (rc && rc != -ENOENT)
+		log_warn("part %s: a sample not served: %s", d->name, strerror(-rc));
 }
 
 static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 		     const struct skin_follow_sample *s, void *data)
 {
-	struct view *v = data;
+	struct app *a = data;
 
 	(void)f;
 	switch (ev) {
 	case SKIN_FOLLOW_ATTACHED:
-		attach(v, s->map);
+		attach(a, s);
 		break;
 	case SKIN_FOLLOW_SAMPLE:
-		sample(v, s);
+		sample(a, s);
 		break;
 	case SKIN_FOLLOW_DETACHED:
 		/* the channels stay: skind is expected back */
-		v->n_index = 0;
+		view_detach(a->view);
+		health_poke(a->health);
 		log_info("skind went away (%s): waiting for it",
 			 strerror(-s->reason));
 		break;
 	case SKIN_FOLLOW_STATE:
+		/* a patch attached or left, a calibration: the parts' lines */
+		health_poke(a->health);
 		break;
 	}
+}
+
+static void health_publish(void *data, const char *json, size_t len, uint64_t real_ns)
+{
+	struct app *a = data;
+
+	server_publish(a->srv, a->health_chan, (const uint8_t *)json, len, real_ns);
+}
+
+static void health_add_threshold(void *data, double value)
+{
+	struct app *a = data;
+
+	view_set_add_threshold(a->view, value);
 }
 
 /* Room for max_connections descriptors, as far as the hard limit goes */
@@ -250,12 +297,13 @@ static void usage(FILE *f)
 		"  -c, --config FILE  configuration (default " DEFAULT_CONFIG ",\n"
 		"                     defaults when that file does not exist)\n"
 		"  -s, --socket PATH  skind's socket (overrides the configuration)\n"
+		"      --skind-config FILE  skind's configuration, for the parts' layout\n"
+		"                     and a replay's processing (overrides skind_config;\n"
+		"                     default /etc/skin/skind.conf)\n"
 		"  -r, --replay LOG   serve a candump -l log instead of skind, processed\n"
-		"                     as skind would with --config's skind.conf\n"
+		"                     as skind would with skind's configuration\n"
 		"  -b, --board BOARD  with --replay, LOG is an ETH capture (pcap, pcapng)\n"
 		"                     of this board, as skin-eth's --board; repeatable\n"
-		"      --view-config FILE  skin-view's configuration (with --replay,\n"
-		"                     where --config names skind.conf)\n"
 		"      --check        check the configuration and exit\n"
 		"  -h, --help         this text, then exit\n"
 		"      --version      \"skin-view VERSION\", then exit\n");
@@ -266,26 +314,30 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "skind-config", required_argument, NULL, 'K' },
 		{ "check", no_argument, NULL, 'k' },
 		{ "replay", required_argument, NULL, 'r' },
-		{ "view-config", required_argument, NULL, 'v' },
 		{ "board", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *socket_path = NULL, *replay = NULL, *vconfig = NULL;
+	const char *config = NULL, *socket_path = NULL, *skind_config = NULL, *replay = NULL;
 	struct view_replay *rp = NULL;
 	char *boards[MAX_BOARDS];
 	unsigned int n_boards = 0;
 	struct actions *act = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
+	static const struct health_ops health_ops = {
+		.publish = health_publish, .add_threshold = health_add_threshold,
+	};
+	struct server *srv = NULL;
 	struct view_config cfg;
+	int64_t id;
 	struct skin_error err;
-	struct view v;
+	struct app a;
 	sd_event *e = NULL;
-	const char *skind_config = NULL;
 	bool check = false;
 	int o, rc;
 
@@ -294,9 +346,9 @@ int main(int argc, char **argv)
 		switch (o) {
 		case 'c': config = optarg; break;
 		case 's': socket_path = optarg; break;
+		case 'K': skind_config = optarg; break;
 		case 'k': check = true; break;
 		case 'r': replay = optarg; break;
-		case 'v': vconfig = optarg; break;
 		case 'b':
 			if (n_boards == MAX_BOARDS) {
 				log_err("--board: more than %d boards", MAX_BOARDS);
@@ -309,14 +361,9 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || (replay && !config) || (n_boards && !replay)) {
+	if (optind < argc || (n_boards && !replay)) {
 		usage(stderr);
 		return 2;
-	}
-	/* replaying, --config is the recording's skind.conf (as skinctl's) */
-	if (replay || vconfig) {
-		skind_config = replay ? config : NULL;
-		config = vconfig;
 	}
 	view_config_init(&cfg);
 	if ((config || access(DEFAULT_CONFIG, F_OK) == 0) &&
@@ -324,36 +371,51 @@ int main(int argc, char **argv)
 		log_err("%s", err.text);
 		return 1;
 	}
+	if (skind_config)
+		snprintf(cfg.skind_config, sizeof(cfg.skind_config), "%s", skind_config);
 	if (check) {
 		printf("%s: http://%s:%u/ (data %s), %u clients, %u per address, actions %s\n",
 		       config ? config : DEFAULT_CONFIG, cfg.address, cfg.port,
 		       cfg.data_dir, cfg.max_clients, cfg.max_per_address,
 		       cfg.token[0] ? "with the token" : "none");
+		check_layouts(&cfg);
 		return 0;
 	}
 
-	memset(&v, 0, sizeof(v));
-	cdr_init(&v.cdr, 0);
+	memset(&a, 0, sizeof(a));
+	a.cfg = &cfg;
+	a.skind_config = cfg.skind_config;
 	raise_nofile(cfg.max_connections + 64);
 	rc = service_init(&e);
 	if (rc < 0) {
 		log_err("sd-event: %s", strerror(-rc));
 		return 1;
 	}
-	rc = server_new(&v.srv, e, &cfg);
+	rc = server_new(&srv, e, &cfg);
+	if (rc)
+		goto out;
+	rc = view_new(&a.view, srv, &cfg);
 	if (rc)
 		goto out;
 	fo.socket = socket_path ? socket_path : cfg.socket[0] ? cfg.socket : NULL;
+	a.srv = srv;
 	if (replay) {
 		unsigned int n;
 		const struct fox_service *sv = replay_services(&n);
 
-		rc = replay_new(&rp, e, v.srv, skind_config, replay, boards, n_boards);
+		/* no skind: no /skin/health (the replay's faults are in its
+		 * /skin/PART/state flags) */
+		rc = replay_new(&rp, e, srv, a.view, cfg.skind_config, replay, boards, n_boards);
 		if (rc)
 			goto out;
-		server_set_services(v.srv, sv, n, replay_call, rp);
+		server_set_services(srv, sv, n, replay_call, rp);
 	} else {
-		rc = follow_source_new(&fs, e, &fo, on_event, &v);
+		id = server_channel_add(srv, NULL, FOX_HEALTH);
+		rc = id < 0 ? (int)id : health_new(&a.health, e, &cfg, fo.socket, &health_ops, &a);
+		if (rc)
+			goto out;
+		a.health_chan = (uint32_t)id;
+		rc = follow_source_new(&fs, e, &fo, on_event, &a);
 		if (rc) {
 			log_err("following skind: %s", strerror(-rc));
 			goto out;
@@ -363,21 +425,25 @@ int main(int argc, char **argv)
 		unsigned int n;
 		const struct fox_service *sv = actions_services(&n);
 
-		rc = actions_new(&act, e, v.srv, fo.socket, cfg.token);
+		rc = actions_new(&act, e, srv, fo.socket, cfg.token);
 		if (rc)
 			goto out;
-		server_set_services(v.srv, sv, n, actions_call, act);
+		server_set_services(srv, sv, n, actions_call, act);
 	}
 	log_info("serving http://%s%s%s:%u/ from %s: %s%s",
 		 strchr(cfg.address, ':') ? "[" : "", cfg.address,
 		 strchr(cfg.address, ':') ? "]" : "", cfg.port, cfg.data_dir,
 		 replay ? "replaying " : "following skind", replay ? replay : "");
 	service_ready(NULL);
-	rc = service_run_beside(e, server_wait, v.srv);
+	rc = service_run_beside(e, server_wait, srv);
 	{
 		struct server_stats st;
+		uint64_t enc_n, enc_ns;
 
-		server_stats(v.srv, &st);
+		server_stats(srv, &st);
+		view_encode_cost(a.view, &enc_n, &enc_ns);
+		log_info("encoded %llu part samples, %.1f us each (the four channels of a part, handed to the server)",
+			 (unsigned long long)enc_n, enc_n ? enc_ns / 1e3 / enc_n : 0.0);
 		log_info("served %llu clients (%llu refused over a cap), %llu samples sent, %llu replaced unsent; closed: %llu idle, %llu stalled, %llu malformed, %llu oversized, %llu queue full; %llu connections hung up over the cap per address",
 			 (unsigned long long)st.accepted, (unsigned long long)st.refused_cap,
 			 (unsigned long long)st.frames, (unsigned long long)st.replaced,
@@ -391,10 +457,10 @@ out:
 	actions_free(act);
 	replay_free(rp);
 	follow_source_free(fs);
-	server_free(v.srv);
+	health_free(a.health);
+	view_free(a.view);
+	free(a.faulty);
+	server_free(srv);
 	sd_event_unref(e);
-	cdr_free(&v.cdr);
-	free(v.parts);
-	free(v.by_index);
 	return rc ? 1 : 0;
 }

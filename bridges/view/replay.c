@@ -27,19 +27,19 @@
 #include <skin/capture.h>
 #include <skin/model.h>
 #include <skin/proc.h>
+#include <skin/shm.h>
 #include <uapi/linux/skin.h>
 
-#include "cdr.h"
 #include "log.h"
 #include "replay.h"
 #include "skin_clock.h"
 #include "skin_replay.h"
+#include "view.h"
 
 #define SERVICE_REPLAY		4	/* after actions.c's */
 #define STATUS_PERIOD_NS	250000000ull	/* /skin/replay, 4 a second */
 #define BATCH			512	/* samples per turn of the loop, playing */
 #define SEEK_BATCH		4096	/* ... seeking (about 0.1 s under ASan) */
-#define N_KINDS			3	/* values, raw, contacts */
 
 static const struct fox_service services[] = {
 	{ SERVICE_REPLAY, "/skin/replay", "skin.ReplayControl",
@@ -53,12 +53,18 @@ static const struct fox_service services[] = {
 	  "\"speed\":{\"type\":\"number\"},\"file\":{\"type\":\"string\"}}}" },
 };
 
+/* A part's publication as skind's shared memory would hold it (view.h's
+ * struct view_sample points at these) */
 struct replay_part {
-	char frame[128];
-	uint32_t chan[N_KINDS];		/* enum fox_kind's order */
 	uint8_t *raw;			/* the newest raw bytes of its patches */
 	float *values;
-	unsigned int last_contacts;
+	uint8_t *flags;			/* SKIN_SHM_TAXEL_*: the model's kinds
+					 * kept, touch and faults per output */
+	double *thresholds;		/* tactile taxels', 0 elsewhere */
+	struct skin_contact_record *contacts;
+	unsigned int contacts_cap;
+	uint32_t *contact_taxels;	/* n_taxels: contacts share no taxel */
+	uint64_t samples;		/* outputs published */
 	uint64_t last_ns;		/* its newest output; 0: none yet */
 	bool fresh;			/* an output not published yet (seeking) */
 };
@@ -66,6 +72,7 @@ struct replay_part {
 struct view_replay {
 	sd_event *e;
 	struct server *srv;
+	struct view *view;
 	sd_event_source *timer, *status_timer;
 	char config[PATH_MAX], log[PATH_MAX], file[256];
 	char **boards;			/* an ETH capture's, or none */
@@ -74,7 +81,6 @@ struct view_replay {
 	struct replay_part *parts;
 	unsigned int n_parts;
 	uint32_t status_chan;
-	struct cdr cdr;
 	uint64_t first_ns, last_ns;	/* the log's first and last records */
 	struct skin_replay_sample next;	/* read ahead, processed */
 	bool have_next, ended;
@@ -140,47 +146,110 @@ static void publish_status(struct view_replay *v)
 	free(s);
 }
 
-static void publish_cdr(struct view_replay *v, uint32_t chan, uint64_t ns)
+/* lib/proc's SKIN_FAULT_* of a taxel as the shared memory's fault bits,
+ * as skind sets them (skin/shm.h 1.4; none with an older header) */
+static uint8_t fault_bits(uint8_t f)
 {
-	int rc;
+#ifdef SKIN_SHM_TAXEL_FAULTS
+	return (uint8_t)(((f & SKIN_FAULT_STUCK) ? SKIN_SHM_TAXEL_STUCK : 0) |
+			 ((f & SKIN_FAULT_SATURATED) ? SKIN_SHM_TAXEL_SATURATED : 0) |
+			 ((f & SKIN_FAULT_DEAD) ? SKIN_SHM_TAXEL_DEAD : 0) |
+			 ((f & SKIN_FAULT_NOISY) ? SKIN_SHM_TAXEL_NOISY : 0) |
+			 ((f & SKIN_FAULT_DIAG) ? SKIN_SHM_TAXEL_DIAG : 0));
+#else
+	(void)f;
+	return 0;
+#endif
+}
 
-	if (v->cdr.err) {
-		log_warn("a sample not encoded: out of memory");
-		return;
+/* The processor's contacts of part @i as the shared memory holds them:
+ * records whose taxels are ranges of one array.  Their number, or -ENOMEM. */
+static int copy_contacts(struct view_replay *v, unsigned int i, unsigned int *n_taxels)
+{
+	struct replay_part *p = &v->parts[i];
+	unsigned int size = v->r->m->parts[i].n_taxels;
+	const struct skin_contact *c;
+	unsigned int n = skin_proc_contacts(v->r->p, i, &c), k, j, nt = 0;
+
+	if (n > p->contacts_cap) {
+		struct skin_contact_record *nc = realloc(p->contacts, n * sizeof(*nc));
+
+		if (!nc)
+			return -ENOMEM;
+		p->contacts = nc;
+		p->contacts_cap = n;
 	}
-	rc = server_publish(v->srv, chan, cdr_data(&v->cdr), v->cdr.len, ns);
-	if (rc)
-		log_warn("a sample not served: %s", strerror(-rc));
+	for (k = 0; k < n; k++) {
+		struct skin_contact_record *o = &p->contacts[k];
+
+		*o = c[k].r;
+		o->first_taxel = nt;
+		o->n_taxels = 0;
+		for (j = 0; j < c[k].r.n_taxels && nt < size; j++) {
+			p->contact_taxels[nt++] = c[k].taxels[j];
+			o->n_taxels++;
+		}
+	}
+	*n_taxels = nt;
+	return (int)n;
 }
 
 /*
- * Part @i's newest output on its channels, as main.c's sample() publishes
- * a live one (the same encoders, the same release once).  After the merge
- * with the layout and state channels this is to call view_publish_part().
+ * Part @i's newest output, on view.h's one publication path, as main.c
+ * hands it a sample of skind's shared memory: the same channels
+ * (/skin/PART/values, raw, contacts, state), stamped with the
+ * recording's own time (Foxglove shows when it happened).  The part's
+ * patches count as attached: the recording is all there is.
  */
 static void publish_part(struct view_replay *v, unsigned int i)
 {
 	struct replay_part *p = &v->parts[i];
 	const struct skin_part *mp = &v->r->m->parts[i];
-	const double *val = skin_proc_values(v->r->p, i);
-	const struct skin_contact *c;
-	unsigned int n = skin_proc_contacts(v->r->p, i, &c), k;
-	struct cdr_stamp t;
+	const struct skin_proc *proc = v->r->p;
+	const double *val = skin_proc_values(proc, i);
+	const double *thr = skin_proc_thresholds(proc, i);
+	const uint8_t *touched = skin_proc_touched(proc, i);
+	const uint8_t *faults = skin_proc_faults(proc, i);
+	enum skin_proc_state st = skin_proc_state(proc, i);
+	bool running = st == SKIN_PROC_RUNNING;
+	unsigned int k, nt = 0;
+	int n = running ? copy_contacts(v, i, &nt) : 0;
+	int rc;
 
-	/* the recording's own time: Foxglove shows when it happened */
-	cdr_stamp_from(&t, p->last_ns, 0);
-	for (k = 0; k < mp->n_taxels; k++)
+	for (k = 0; k < mp->n_taxels; k++) {
+		bool tactile = p->flags[k] & SKIN_SHM_TAXEL_TACTILE;
+
 		p->values[k] = (float)val[k];
-	cdr_tactile_state(&v->cdr, &t, p->frame, mp->name, p->values, mp->n_taxels);
-	publish_cdr(v, p->chan[FOX_VALUES], p->last_ns);
-	cdr_tactile_state_raw(&v->cdr, &t, p->frame, mp->name, p->raw, mp->n_taxels);
-	publish_cdr(v, p->chan[FOX_RAW], p->last_ns);
-	if (n || p->last_contacts) {
-		cdr_tactile_contacts(&v->cdr, &t, p->frame, n ? &c[0].r : NULL, n,
-				     sizeof(*c));
-		publish_cdr(v, p->chan[FOX_CONTACTS], p->last_ns);
+		p->flags[k] = (uint8_t)((p->flags[k] & (SKIN_SHM_TAXEL_TACTILE |
+							SKIN_SHM_TAXEL_THERMAL)) |
+					(touched[k] ? SKIN_SHM_TAXEL_TOUCHED : 0) |
+					fault_bits(faults[k]));
+		p->thresholds[k] = running && tactile ? thr[k] : 0;
 	}
-	p->last_contacts = n;
+	if (n < 0) {
+		log_warn("part %s: a sample not served: %s", mp->name, strerror(-n));
+		return;
+	}
+	rc = view_publish_part(v->view, i, &(struct view_sample){
+		.frame_ns = p->last_ns,
+		.recorded = true,
+		.sample = ++p->samples,
+		.state = SKIN_SHM_PART_ATTACHED |
+			 (running ? SKIN_SHM_PART_CALIBRATED | SKIN_SHM_PART_THRESHOLDS : 0) |
+			 (st == SKIN_PROC_CALIBRATING ? SKIN_SHM_PART_CALIBRATING : 0),
+		.raw = p->raw,
+		.values = p->values,
+		.flags = p->flags,
+		.baselines = skin_proc_baselines(proc, i),
+		.thresholds = running ? p->thresholds : NULL,
+		.contacts = p->contacts,
+		.contact_stride = sizeof(*p->contacts),
+		.n_contacts = (unsigned int)n,
+		.contact_taxels = p->contact_taxels,
+		.n_contact_taxels = nt,
+	});
+	if (rc)
+		log_warn("part %s: a sample not served: %s", mp->name, strerror(-rc));
 	p->fresh = false;
 	v->published++;
 }
@@ -528,9 +597,31 @@ static int log_span(struct view_replay *v)
 	return 0;
 }
 
+/* The model's parts on the view, with their layout (one configuration
+ * for the replay's life: generation 1) */
+static int view_parts(struct view_replay *v)
+{
+	const struct skin_model *m = v->r->m;
+	struct view_part_desc *d = calloc(m->n_parts ? m->n_parts : 1, sizeof(*d));
+	unsigned int i;
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < m->n_parts; i++)
+		d[i] = (struct view_part_desc){ m->parts[i].name, m->parts[i].skin_part,
+						m->parts[i].n_taxels };
+	rc = view_set_parts(v->view, d, m->n_parts);
+	free(d);
+	if (rc)
+		return rc;
+	view_set_add_threshold(v->view, v->r->cfg->comp.add_threshold);
+	return view_set_layout(v->view, m, NULL, NULL, 1);
+}
+
 int replay_new(struct view_replay **vp, sd_event *e, struct server *srv,
-	       const char *config, const char *log, char **boards,
-	       unsigned int n_boards)
+	       struct view *view, const char *config, const char *log,
+	       char **boards, unsigned int n_boards)
 {
 	struct view_replay *v = calloc(1, sizeof(*v));
 	char tmp[PATH_MAX];
@@ -542,10 +633,10 @@ int replay_new(struct view_replay **vp, sd_event *e, struct server *srv,
 		return -ENOMEM;
 	v->e = e;
 	v->srv = srv;
+	v->view = view;
 	v->speed = 1.0;
 	v->boards = boards;
 	v->n_boards = n_boards;
-	cdr_init(&v->cdr, 0);
 	snprintf(v->config, sizeof(v->config), "%s", config);
 	snprintf(v->log, sizeof(v->log), "%s", log);
 	snprintf(tmp, sizeof(tmp), "%s", log);
@@ -565,26 +656,28 @@ int replay_new(struct view_replay **vp, sd_event *e, struct server *srv,
 	for (i = 0; i < v->n_parts; i++) {
 		const struct skin_part *mp = &v->r->m->parts[i];
 		struct replay_part *p = &v->parts[i];
-		const char *frame = skin_part_id_frame(mp->skin_part);
+		unsigned int n = mp->n_taxels ? mp->n_taxels : 1;
 
-		/* the ROS 2 bridge's default frame_id, as the live path */
-		snprintf(p->frame, sizeof(p->frame), "%s", frame ? frame : mp->name);
-		p->raw = calloc(mp->n_taxels ? mp->n_taxels : 1, 1);
-		p->values = calloc(mp->n_taxels ? mp->n_taxels : 1, sizeof(float));
-		if (!p->raw || !p->values) {
+		p->raw = calloc(n, 1);
+		p->values = calloc(n, sizeof(*p->values));
+		p->flags = calloc(n, 1);
+		p->thresholds = calloc(n, sizeof(*p->thresholds));
+		p->contact_taxels = calloc(n, sizeof(*p->contact_taxels));
+		if (!p->raw || !p->values || !p->flags || !p->thresholds || !p->contact_taxels) {
 			rc = -ENOMEM;
 			goto fail;
 		}
 		memset(p->raw, v->r->cfg->board.no_load, mp->n_taxels);
-		for (k = 0; k < N_KINDS; k++) {
-			id = server_channel_add(srv, mp->name, (enum fox_kind)k);
-			if (id < 0) {
-				rc = (int)id;
-				goto fail;
-			}
-			p->chan[k] = (uint32_t)id;
+		for (k = 0; k < mp->n_taxels; k++) {
+			enum skin_taxel_kind kind = v->r->m->taxels[mp->first_taxel + k].kind;
+
+			p->flags[k] = kind == SKIN_TAXEL_TACTILE ? SKIN_SHM_TAXEL_TACTILE :
+				      kind == SKIN_TAXEL_THERMAL ? SKIN_SHM_TAXEL_THERMAL : 0;
 		}
 	}
+	rc = view_parts(v);
+	if (rc)
+		goto fail;
 	id = server_channel_add(srv, NULL, FOX_REPLAY);
 	if (id < 0) {
 		rc = (int)id;
@@ -621,11 +714,16 @@ void replay_free(struct view_replay *v)
 	sd_event_source_disable_unref(v->timer);
 	sd_event_source_disable_unref(v->status_timer);
 	for (i = 0; v->parts && i < v->n_parts; i++) {
-		free(v->parts[i].raw);
-		free(v->parts[i].values);
+		struct replay_part *p = &v->parts[i];
+
+		free(p->raw);
+		free(p->values);
+		free(p->flags);
+		free(p->thresholds);
+		free(p->contacts);
+		free(p->contact_taxels);
 	}
 	free(v->parts);
 	skin_replay_close(v->r);
-	cdr_free(&v->cdr);
 	free(v);
 }

@@ -6,9 +6,12 @@
  * skin-eth --replay reads it) runs through skind's processing as `skinctl process`
  * runs it (lib/replay: the driver's assembly core, lib/proc's
  * calibration on the log's start, contacts), and each part's output
- * sample is published on the live channels (/skin/PART/values, raw,
- * contacts: the same encoders) at the recording's pace times the speed,
- * stamped with the recording's time.  Beside them /skin/replay (json
+ * sample is published on the live channels through view.h's one path
+ * (/skin/layout, /skin/PART/values, raw, contacts, state, with the
+ * processor's touch and fault flags, baselines and thresholds) at the
+ * recording's pace times the speed, stamped with the recording's time.
+ * There is no /skin/health: no skind, no driver; a taxel's faults are
+ * its flags in /skin/PART/state.  Beside them /skin/replay (json
  * skin.Replay) says where the replay is, a few times a second and on
  * every change, and the service /skin/replay moves it:
  *
@@ -35,17 +38,20 @@
 
 #include "fox.h"
 #include "server.h"
+#include "view.h"
 
 #define REPLAY_SPEED_MIN	0.1
 #define REPLAY_SPEED_MAX	10.0
 
 struct view_replay;
 
-/* @config: skind.conf; @log: the candump -l log, or with @n_boards ETH
- * boards (skin-eth's --board specs) their capture; playing from its start */
+/* @view: where the parts are published (view.h; its parts and layout
+ * are set here, from @config's model); @config: skind.conf; @log: the
+ * candump -l log, or with @n_boards ETH boards (skin-eth's --board specs)
+ * their capture; playing from its start */
 int replay_new(struct view_replay **r, sd_event *e, struct server *srv,
-	       const char *config, const char *log, char **boards,
-	       unsigned int n_boards);
+	       struct view *view, const char *config, const char *log,
+	       char **boards, unsigned int n_boards);
 void replay_free(struct view_replay *r);
 
 /* The service, for server_set_services(..., replay_call, r) */

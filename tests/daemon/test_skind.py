@@ -2068,8 +2068,9 @@ class Follower:
     """followcheck: a follower of skind printing its events (its header
     says what).  stop() ends it with SIGTERM, so that ASan sees its exit."""
 
-    def __init__(self, sock, part=None, seconds=300):
-        self.p = subprocess.Popen([FOLLOWCHECK, sock, str(seconds)] + ([part] if part else []),
+    def __init__(self, sock, part=None, seconds=300, raw=False):
+        self.p = subprocess.Popen([FOLLOWCHECK, sock, str(seconds)] + ([part] if part else []) +
+                                  (["raw"] if raw else []),
                                   stdout=subprocess.PIPE)
         self.out = Lines(self.p.stdout.fileno())
 
@@ -3647,14 +3648,15 @@ class View:
             f.write("SECRET-NOT-TO-BE-SERVED\n")
         self.port = free_port()
         conf = dict(address="127.0.0.1", port=self.port, data_dir=www,
-                    socket=(daemon or env.daemon).sock)
+                    socket=(daemon or env.daemon).sock,
+                    skind_config=(daemon or env.daemon).config)
         conf.update(keys)
         self.conf = os.path.join(self.dir, "skin-view.conf")
         with open(self.conf, "w") as f:
             f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()))
         self.log_path = os.path.join(self.dir, "skin-view.log")
         self.logf = open(self.log_path, "w")
-        cmd = [SKIN_VIEW, "--view-config", self.conf] + argv if argv else [SKIN_VIEW, "-c", self.conf]
+        cmd = [SKIN_VIEW, "-c", self.conf] + (argv or [])
         self.p = subprocess.Popen(cmd, stdout=self.logf,
                                   stderr=subprocess.STDOUT,
                                   env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1"))
@@ -3812,7 +3814,8 @@ class ViewClient:
 
     def streaming(self, timeout=30):
         """Once its first sample came (its window starts there)"""
-        assert wait_for(lambda: '"ev":"state"' in self.text() or self.p.poll() is not None,
+        assert wait_for(lambda: '"ev":"state"' in self.text() or '"ev":"partstate"' in self.text()
+                        or self.p.poll() is not None,
                         timeout, 0.1), "no sample in %d s: %s" % (timeout, self.text()[-2000:])
 
     def events(self):
@@ -3861,6 +3864,20 @@ class Drain:
         self.done.set()
         self.t.join()
         self.f.stop()
+
+
+def press_pad(env, p):
+    """ViewClient @p's events around a press of pad (from 0.5 s after
+    its stream starts, held 1.5 s), and 0.5 s more for skind's own
+    outputs of the release to be followed"""
+    p.streaming()
+    time.sleep(0.5)
+    env.feed.cmd("press pad 60 5 6")
+    time.sleep(1.5)
+    env.feed.cmd("release pad")
+    evs = p.events()
+    time.sleep(0.5)
+    return evs
 
 
 def close_to(a, b):
@@ -3939,13 +3956,7 @@ def t_view_foxglove(env):
                   "/skin/left_forearm/values"]
         p = ViewClient(v, seconds, topics)
         reader = Drain(f)
-        p.streaming()
-        time.sleep(0.5)
-        env.feed.cmd("press pad 60 5 6")
-        time.sleep(1.5)
-        env.feed.cmd("release pad")
-        evs = p.events()
-        time.sleep(0.5)
+        evs = press_pad(env, p)
         shm = follow_taxels(f, "pad", mark)
 
         info = [e for e in evs if e["ev"] == "serverInfo"]
@@ -3953,12 +3964,21 @@ def t_view_foxglove(env):
         assert info[0]["capabilities"] == [], info
         chans = [c for e in evs if e["ev"] == "advertise" for c in e["channels"]]
         want = {"/skin/%s/%s" % (p_, k) for p_ in ("pad", "left_forearm")
-                for k in ("values", "raw", "contacts")}
+                for k in ("values", "raw", "contacts", "state")}
+        want |= {"/skin/layout", "/skin/health"}
         assert {c["topic"] for c in chans} == want, chans
         for c in chans:
+            if c["topic"] in ("/skin/layout", "/skin/health"):
+                assert c["encoding"] == "json" and c["schemaEncoding"] == "jsonschema", c
+                assert c["schemaName"] == ("skin.Layout" if c["topic"] == "/skin/layout"
+                                           else "skin.Health"), c
+                json.loads(c["schema"])
+                continue
             assert c["encoding"] == "cdr" and c["schemaEncoding"] == "ros2msg", c
             assert c["schemaName"] == ("tactile_msgs/msg/TactileContacts" if
                                        c["topic"].endswith("/contacts") else
+                                       "skin_msgs/msg/PartState" if
+                                       c["topic"].endswith("/state") else
                                        "tactile_msgs/msg/TactileState"), c
         assert not [e for e in evs if e["ev"] in ("error", "status")], \
             [e for e in evs if e["ev"] in ("error", "status")][:5]
@@ -3995,6 +4015,292 @@ def t_view_foxglove(env):
         reader.stop() if reader else f.stop()
         log = v.stop()
     assert "samples sent" in log, log[-2000:]
+
+
+def follow_rest(f, part, since=0):
+    """followcheck's raw, flags, baselines and thresholds lines of @part
+    (Follower(raw=True)), by sample number: {N: {"raw": [...], ...}}"""
+    got = {}
+    for l in f.lines(since):
+        w = l.split(" ", 3)
+        if w[0] in ("raw", "flags", "baselines", "thresholds") and w[1] == part:
+            nums = w[3] if w[0] != "raw" else w[3].split(" ", 1)[1]
+            got.setdefault(int(w[2]), {})[w[0]] = [float(x) for x in nums.strip("()").split()]
+    return got
+
+
+@case("skin-view: /skin/layout places every tactile taxel of every part; /skin/PART/state carries skind's shared memory of the same sample (raw, values, flags, baselines, thresholds, contacts)")
+def t_view_state(env):
+    d = env.daemon
+    v = View(env)
+    f = Follower(d.sock, "pad", raw=True)
+    reader = None
+    try:
+        f.following(d)
+        mark = f.mark()
+        p = ViewClient(v, 5, ["/skin/layout", "/skin/pad/state", "/skin/left_forearm/state"])
+        reader = Drain(f)
+        evs = press_pad(env, p)
+        taxels = follow_taxels(f, "pad", mark)
+        rest = follow_rest(f, "pad", mark)
+        add = float(d.client().command("get add_threshold")[0].split()[2])
+    finally:
+        reader.stop() if reader else f.stop()
+        log = v.stop()
+    assert not [e for e in evs if e["ev"] in ("error", "status")], evs[:5]
+    parts = {p_["name"]: p_ for p_ in d.parts() if p_["type"] == "part"}
+
+    # the layout: one message (no reload), every part of skind's
+    layouts = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/layout"]
+    assert len(layouts) == 1, len(layouts)
+    lay = layouts[0]
+    assert lay["generation"] == d.status()["generation"], lay["generation"]
+    assert [q["name"] for q in lay["parts"]] == list(parts), [q["name"] for q in lay["parts"]]
+    states = [e for e in evs if e["ev"] == "partstate"]
+    for q in lay["parts"]:
+        n = int(parts[q["name"]]["taxels"])
+        assert q["n"] == n and len(q["x"]) == n and len(q["kind"]) == n, (q["name"], q["n"])
+        # the kinds are skind's: its shared memory's taxel flags
+        flags = [s_["flags"] for s_ in states if s_["topic"] == "/skin/%s/state" % q["name"]][-1]
+        for i in range(n):
+            k = "t" if flags[i] & 2 else "h" if flags[i] & 4 else "-"
+            assert q["kind"][i] == k, (q["name"], i, q["kind"][i], flags[i])
+            if k == "t":
+                assert isinstance(q["x"][i], (int, float)) and isinstance(q["y"][i], (int, float)), \
+                    (q["name"], i, q["source"])
+            if k != "-":
+                assert q["triangle"][i] == i % 192 // 12 and q["channel"][i] == i % 12
+        assert q["source"].startswith("flattening: "), q["source"]
+        assert q["unit"] == "m" and q["radius"] > 0 and q["outlines"], q["name"]
+    pad = [q for q in lay["parts"] if q["name"] == "pad"][0]
+    assert [b for b in pad["board"] if b >= 0] and all(b in (-1, 1) for b in pad["board"])
+    assert pad["patches"] == [{"name": "pad", "bus": "can0", "address": 1}], pad["patches"]
+
+    # the states, matched with the shared memory's copies by sample number
+    pads = [s_ for s_ in states if s_["topic"] == "/skin/pad/state"]
+    assert len(pads) >= 20, len(pads)
+    matched = touched = contacts = 0
+    for st in pads:
+        n = int(st["sample"])
+        assert len(st["raw"]) == len(st["values"]) == len(st["flags"]) == pad["n"]
+        if n not in rest or "raw" not in rest[n]:
+            continue
+        shm = rest[n]
+        frame = [k for k, (num, _) in taxels.items() if num == n]
+        assert frame, n
+        assert int(st["stamp"]) == int(st["ts"])
+        assert st["raw"] == [int(x) for x in shm["raw"]], (st["raw"], shm["raw"])
+        assert st["flags"] == [int(x) for x in shm["flags"]], (st["flags"], shm["flags"])
+        for a, b in zip(st["values"], taxels[frame[0]][1]):
+            assert close_to(a, b), (a, b)
+        if "baselines" in shm:
+            for a, b in zip(st["baselines"], shm["baselines"]):
+                assert abs(a - b) <= 1e-5 * abs(b) + 1e-6, (a, b)
+        if "thresholds" in shm:
+            for a, b in zip(st["thresholds"], shm["thresholds"]):
+                assert abs(a - (b + add if b else 0)) <= 1e-5 * abs(b) + 1e-5, (a, b, add)
+        matched += 1
+        touched += any(f_ & 1 for f_ in st["flags"])
+        for c in st["contacts"]:
+            contacts += 1
+            assert c["taxels"] and all(0 <= t < pad["n"] for t in c["taxels"]), c
+            assert all(st["flags"][t] & 1 for t in c["taxels"]), c
+            # cop2d: the centroid of its taxels in the layout, inside it
+            xs = [pad["x"][t] for t in c["taxels"]]
+            ys = [pad["y"][t] for t in c["taxels"]]
+            assert min(xs) - 1e-6 <= c["cop2d"][0] <= max(xs) + 1e-6, (c, xs)
+            assert min(ys) - 1e-6 <= c["cop2d"][1] <= max(ys) + 1e-6, (c, ys)
+    assert matched >= 10, (matched, len(pads), len(rest))
+    assert touched and contacts, (touched, contacts)
+    lf = [s_ for s_ in states if s_["topic"] == "/skin/left_forearm/state"]
+    assert lf and len(lf[-1]["raw"]) == 384
+    enc = re.search(r"encoded (\d+) part samples, ([\d.]+) us each", log)
+    assert enc and int(enc.group(1)) > 0, log[-2000:]
+    print("# skin-view encoded %s part samples, %s us each (four channels, this build)"
+          % enc.groups(), flush=True)
+
+
+ETH_COUNTERS = """\
+capture - packets=50000 udp=50000 other_port=0 to_boards=0 socket_drops=0 outgoing=0 recv_errors=0
+board eb24 addr=10.0.1.24 datagrams=10000 published=10000 frames=27200 lost=3 resets=0 bad_rop_code=1
+board eb10 addr=10.0.1.10 datagrams=9000 published=9000 frames=24000 lost=0 resets=1 bad_rop_code=0
+foreign - datagrams=2 published=0 frames=0 lost=0
+interface eb24can1 board=eb24 bound=1 frames=27200 dropped=0 rebinds=0
+"""
+
+
+@case("skin-view: /skin/health has skind's status, every part and patch with their counters, faults when skind lists them, skin-eth's counters, once a second and on change")
+def t_view_health(env):
+    d = env.daemon
+    eth = os.path.join(env.dir, "eth-counters.%d" % env.next_log())
+    with open(eth, "w") as f:
+        f.write(ETH_COUNTERS)
+    v = View(env, eth_counters=eth)
+    muted = False
+    try:
+        p = ViewClient(v, 7, ["/skin/health", "/skin/pad/state"])
+        p.streaming()
+        time.sleep(1.5)
+        t_mute = time.clock_gettime_ns(time.CLOCK_REALTIME)
+        env.feed.cmd("mute lf1")
+        muted = True
+        time.sleep(3)
+        env.feed.cmd("unmute lf1")
+        muted = False
+        evs = p.events()
+    finally:
+        if muted:
+            env.feed.cmd("unmute lf1")
+        log = v.stop()
+    assert not [e for e in evs if e["ev"] in ("error", "status")], evs[:5]
+    hs = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/health"]
+    # once a second at least (7 s of the client's window, on a loaded machine)
+    assert len(hs) >= 4, len(hs)
+    status = d.status()
+    lines = d.parts()
+    parts = [l for l in lines if l["type"] == "part"]
+    for h in hs:
+        assert h["skind"]["connected"] is True, h["skind"]
+        assert h["skind"]["generation"] == status["generation"]
+        assert h["skind"]["status"]["pid"] == status["pid"], h["skind"]["status"]
+        assert [q["name"] for q in h["parts"]] == [q["name"] for q in parts]
+        for q in h["parts"]:
+            want = [(l["name"], l["bus"], int(l["address"])) for l in lines
+                    if l["type"] == "patch" and l["part"] == q["name"]]
+            assert [(t["name"], t["bus"], t["address"]) for t in q["patches"]] == want, q
+            for t in q["patches"]:
+                assert set(t) >= {"attached", "silent", "listen_only", "frames", "lost",
+                                  "partial", "skipped", "driver"}, t
+                # no driver on this host: skind reads ring files
+                assert t["driver"] is None, t["driver"]
+            if h["skind"]["faults"]:
+                for flt in q["faults"]:
+                    assert 0 <= flt["taxel"] < q["taxels"] and flt["flags"], flt
+            else:
+                assert q["faults"] == [], q
+        e = h["eth"]
+        assert e["file"] == eth and e["age_s"] >= 0, e
+        assert e["capture"]["packets"] == 50000 and e["foreign"]["datagrams"] == 2, e
+        assert [b["name"] for b in e["boards"]] == ["eb24", "eb10"], e["boards"]
+        assert e["boards"][0]["addr"] == "10.0.1.24" and e["boards"][0]["lost"] == 3
+        assert e["interfaces"] == [{"name": "eb24can1", "board": "eb24", "bound": 1, "frames": 27200,
+                                    "dropped": 0, "rebinds": 0}], e["interfaces"]
+    # the silent board: flagged while muted, cleared after
+    def lf1(h):
+        lf = [q for q in h["parts"] if q["name"] == "left_forearm"][0]
+        return [t for t in lf["patches"] if t["name"] == "left_forearm.1"][0]
+    silent = [h for h in hs if lf1(h)["silent"]]
+    assert silent, [lf1(h) for h in hs]
+    assert silent[0]["time_ns"] - t_mute < 4e9, (silent[0]["time_ns"] - t_mute)
+    assert not lf1(hs[-1])["silent"], lf1(hs[-1])
+    # frames of the muted board stood still while it was silent
+    assert len({lf1(h)["frames"] for h in silent}) <= 2, [lf1(h)["frames"] for h in silent]
+    # (the fault list: "skin-view: skinsim's stuck, saturated and dead taxels ...")
+    assert "health: skind's socket" not in log, log[-2000:]
+
+
+VIEW_FAULTS_CONFIG = """\
+[board]
+period_ms = 50
+[skind]
+calibration_s = 0.5
+persist_calibration = false
+stuck_s = 2
+saturated_s = 1
+dead_s = 0.5
+[bus can1]
+[part left_forearm]
+skin_part = left_forearm
+layout = forearm_v2
+geometry = {src}/tests/data/icub/positions/left_forearm_V2.txt
+patches = can1:13 can1:12
+"""
+
+# can1:13 is the forearm's first board: triangle 10 is slots 120..131
+VIEW_FAULTS_SCENARIO = """\
+config {conf}
+seed 3
+duration 40s
+at {t}s fault stuck left_forearm 40 for {d}s
+at {t}s fault saturate left_forearm 60 for {d}s
+at {t}s fault dead can1:13 triangle 10 for {d}s
+"""
+
+
+@case("skin-view: skinsim's stuck, saturated and dead taxels in /skin/health's faults and /skin/PART/state's flags, on the layout's board and triangle")
+def t_view_faults(env):
+    top = os.path.join(env.dir, "view-faults")
+    rings = os.path.join(top, "rings")
+    os.makedirs(rings)
+    conf = os.path.join(top, "skind.conf")
+    scn = os.path.join(top, "faults.scn")
+    t_fault, t_len = 6, 8
+    with open(conf, "w") as f:
+        f.write(VIEW_FAULTS_CONFIG.format(src=SRC))
+    with open(scn, "w") as f:
+        f.write(VIEW_FAULTS_SCENARIO.format(conf=conf, t=t_fault, d=t_len))
+    if not NODE_MODULES:
+        raise Skip("no npm Foxglove client (scripts/node-tree found no node or npm)")
+    t0 = time.monotonic_ns()
+    sim = subprocess.Popen([SKINSIM, "--ring", rings, scn], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    d = v = None
+    try:
+        assert wait_for(lambda: len(os.listdir(rings)) == 2 or sim.poll() is not None, 5), \
+            sim.stderr.read() if sim.poll() is not None else os.listdir(rings)
+        d = Daemon(env, extra=["-r", rings], config=conf, side="view-faults")
+        d.ready(calibrated=1)
+        with d.client() as c:
+            try:
+                c.command("faults")
+            except skin.CommandError as e:
+                raise Skip("skind lists no faulty taxels (%s): /skin/health's fault list "
+                           "is checked against a fake skind (tests/unit/test_view_health.c)" % e)
+        v = View(env, daemon=d)
+        left = t_fault + 4 - (time.monotonic_ns() - t0) / 1e9
+        p = ViewClient(v, max(left, 2), ["/skin/health", "/skin/layout",
+                                         "/skin/left_forearm/state"])
+        evs = p.events()
+    finally:
+        if v:
+            v.stop()
+        if d:
+            d.stop()
+        sim.kill()
+        sim.wait()
+    lay = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/layout"][-1]
+    lf = lay["parts"][0]
+    hs = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/health"]
+    states = [e for e in evs if e["ev"] == "partstate"]
+    h = hs[-1]
+    assert h["skind"]["faults"] is True, h["skind"]
+    faults = {f_["taxel"]: f_ for f_ in h["parts"][0]["faults"]}
+    # which board, which triangle, what is wrong, since when
+    dead = [k for k in range(120, 132) if lf["kind"][k] == "t"]
+    assert faults[40]["flags"] == ["stuck"], faults.get(40)
+    assert "saturated" in faults[60]["flags"] and faults[60]["raw"] == 0, faults.get(60)
+    for k in dead:
+        assert faults[k]["flags"] == ["dead"], faults.get(k)
+        assert lf["board"][k] == 13 and lf["triangle"][k] == 10, (k, lf["board"][k])
+    assert all(t0 < f_["since_ns"] for f_ in faults.values()), faults
+    # the same taxels' fault bits in the PartState (shm 1.4: stuck 3,
+    # saturated 4, dead 5)
+    flags = states[-1]["flags"]
+    assert flags[40] & (1 << 3) and flags[60] & (1 << 4), (flags[40], flags[60])
+    assert all(flags[k] & (1 << 5) for k in dead), [flags[k] for k in dead]
+    assert not [k for k in range(len(flags)) if flags[k] & 0xf8 and k not in faults], \
+        [(k, flags[k]) for k in range(len(flags)) if flags[k] & 0xf8 and k not in faults]
+
+
+def next_layout(ws, after):
+    """The next /skin/layout message of subscription 1 on @ws of a
+    generation past @after (text frames skipped)"""
+    while True:
+        op, p = ws.recv()
+        if op == 2 and p[0] == 1 and struct.unpack("<I", p[1:5])[0] == 1:
+            m = json.loads(p[13:])
+            if m["generation"] > after:
+                return m
 
 
 VIEWCTL = os.path.join(SRC, "tests/daemon/viewctl.cjs")
@@ -4131,12 +4437,13 @@ def press_log(env, name, seconds=11, press=(7, 9)):
 def t_view_replay(env):
     log = press_log(env, "replay")
     conf = os.path.join(SRC, "etc/skind.conf")
-    v = View(env, argv=["--replay", log, "--config", conf], ready="replaying")
+    v = View(env, argv=["--replay", log, "--skind-config", conf], ready="replaying")
     pressed = lambda e: e["ev"] == "state" and e["topic"] == "/skin/left_forearm/values" \
         and e["values"][37] > 0
     try:
         evs = viewctl(v, [
-            {"subscribe": ["/skin/replay", "/skin/left_forearm/values", "/skin/left_hand/values"]},
+            {"subscribe": ["/skin/replay", "/skin/layout", "/skin/left_forearm/values",
+                           "/skin/left_forearm/state", "/skin/left_hand/values"]},
             {"call": "/skin/replay", "request": {"op": "pause"}},
             {"call": "/skin/replay", "request": {"op": "seek", "t_s": 6.5}},
             {"wait": 1},
@@ -4179,6 +4486,21 @@ def t_view_replay(env):
         assert at8 and pressed(at8[-1]) and 7.8 < stamp(at8[-1]) <= 8, at8[-1:]
         hot = [i for i, x in enumerate(at8[-1]["values"]) if x > 0]
         assert 37 in hot and len(hot) < 30, hot
+        # the same sample on /skin/PART/state: touched, in a contact
+        # placed in the layout of the recording's skind.conf
+        st8 = [e for e in evs[marks["after"]:marks["paused"]]
+               if e["ev"] == "partstate" and e["topic"] == "/skin/left_forearm/state"]
+        assert st8 and st8[-1]["stamp"] == at8[-1]["stamp"], (st8[-1:], at8[-1]["stamp"])
+        assert st8[-1]["values"] == at8[-1]["values"] and st8[-1]["state"] & 2, st8[-1]["state"]
+        assert st8[-1]["flags"][37] & 1 and st8[-1]["thresholds"][37] > 0, st8[-1]["flags"][37]
+        lays = [e for e in evs if e["ev"] == "replay" and e["topic"] == "/skin/layout"]
+        assert len(lays) == 1 and lays[0]["generation"] == 1, lays
+        lf = [q for q in lays[0]["parts"] if q["name"] == "left_forearm"][0]
+        assert lf["n"] == len(st8[-1]["raw"]) and lf["kind"][37] == "t", lf["n"]
+        c37 = [c for c in st8[-1]["contacts"] if 37 in c["taxels"]]
+        assert c37 and all(st8[-1]["flags"][t] & 1 for t in c37[0]["taxels"]), st8[-1]["contacts"]
+        assert min(lf["x"][t] for t in c37[0]["taxels"]) - 1e-6 <= c37[0]["cop2d"][0] <= \
+            max(lf["x"][t] for t in c37[0]["taxels"]) + 1e-6, c37[0]
         # paused: nothing new, the replay's own messages say so
         assert not states(marks["paused"], marks["back"]), states(marks["paused"], marks["back"])[:3]
         reps = [e for e in evs[marks["paused"]:marks["back"]] if e["ev"] == "replay"]
@@ -4219,8 +4541,8 @@ def t_view_replay_eth(env):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r
     seen = {}
-    for name, argv in (("log", ["--replay", log, "--config", conf]),
-                       ("capture", ["--replay", cap, "--config", conf] + boards)):
+    for name, argv in (("log", ["--replay", log, "--skind-config", conf]),
+                       ("capture", ["--replay", cap, "--skind-config", conf] + boards)):
         v = View(env, argv=argv, ready="replaying")
         try:
             evs = viewctl(v, [{"call": "/skin/replay", "request": {"op": "pause"}},
@@ -4236,7 +4558,7 @@ def t_view_replay_eth(env):
     assert seen["capture"] == seen["log"], "the capture's values are the log's"
 
 
-@case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones")
+@case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones; the layout follows each generation")
 def t_view_reload(env):
     d = Daemon(env, side="view-reload")
     v = None
@@ -4249,7 +4571,16 @@ def t_view_reload(env):
         assert adv["op"] == "advertise", adv
         ids = {c["topic"]: c["id"] for c in adv["channels"]}
         lf = sorted(i for t, i in ids.items() if t.startswith("/skin/left_forearm/"))
-        assert len(lf) == 3 and len(ids) == 6, ids
+        # four per part, and /skin/layout and /skin/health
+        assert len(lf) == 4 and len(ids) == 10, ids
+        # the layout: a second client, subscribed to it alone
+        wl = WS(v.port)
+        wl.json()
+        wl.json()
+        wl.send(json.dumps({"op": "subscribe", "subscriptions": [
+            {"id": 1, "channelId": ids["/skin/layout"]}]}))
+        lay = next_layout(wl, 0)
+        assert [q["name"] for q in lay["parts"]] == ["pad", "left_forearm"], lay["parts"]
         with open(d.config) as f:
             text = f.read()
         with open(d.config, "w") as f:
@@ -4257,12 +4588,16 @@ def t_view_reload(env):
         d.p.send_signal(signal.SIGHUP)
         m = ws.json()
         assert m == {"op": "unadvertise", "channelIds": [lf[0]]}, m
-        gone = [m["channelIds"][0]] + [ws.json()["channelIds"][0] for _ in range(2)]
+        gone = [m["channelIds"][0]] + [ws.json()["channelIds"][0] for _ in range(3)]
         assert sorted(gone) == lf, (gone, lf)
+        # skind.conf read again: the new generation's parts
+        lay2 = next_layout(wl, lay["generation"])
+        assert [q["name"] for q in lay2["parts"]] == ["pad"], lay2
+        assert lay2["generation"] == skin.parse_event(d.client().command("status")[0])["generation"]
         with open(d.config, "w") as f:
             f.write(text)
         d.p.send_signal(signal.SIGHUP)
-        new = [ws.json() for _ in range(3)]
+        new = [ws.json() for _ in range(4)]
         chans = [c for m in new for c in m["channels"]]
         assert all(m["op"] == "advertise" for m in new), new
         assert sorted(c["topic"] for c in chans) == sorted(t for t in ids if "left_forearm" in t)
@@ -4275,6 +4610,10 @@ def t_view_reload(env):
             op, p = ws.recv()
         assert p[0] == 1 and struct.unpack("<I", p[1:5])[0] == 9
         ws.close()
+        lay3 = next_layout(wl, lay2["generation"])
+        assert [q["name"] for q in lay3["parts"]] == ["pad", "left_forearm"], lay3
+        assert lay3["parts"][1] == dict(lay["parts"][1]), "the same part, drawn the same"
+        wl.close()
     finally:
         if v:
             v.stop()

@@ -2,7 +2,7 @@
 //
 // viewclient - a Foxglove WebSocket client of skin-view, through npm's
 // @foxglove/ws-protocol (its FoxgloveClient, on the ws package's
-// WebSocket) and @foxglove/cdr (its CdrReader decodes what comes), for
+// WebSocket) and foxdecode.cjs (@foxglove/cdr's CdrReader), for
 // the daemon layer (tests/daemon/test_skind.py)
 //
 //	node viewclient.cjs URL SECONDS TOPIC...
@@ -15,6 +15,10 @@
 //	{"ev":"advertise","channels":[{id,topic,encoding,schemaName,schemaEncoding,schema}]}
 //	{"ev":"state","topic":T,"ts":NS,"stamp":NS,"frame":F,"name":N,"values":[...]}
 //	{"ev":"contacts","topic":T,"ts":NS,"stamp":NS|null,"contacts":[{name,frame,position,normal,force,torque}]}
+//	{"ev":"partstate","topic":T,"ts":NS,"stamp":NS,"sample":N,"state":S,"raw":[...],
+//	 "values":[...],"flags":[...],"baselines":[...],"thresholds":[...],
+//	 "contacts":[{id,pressure,cop2d,cop,force,normal,taxels}]}
+//	{"ev":"json","topic":T,"ts":NS,"message":{...}}    (/skin/layout, /skin/health)
 //	{"ev":"status", ...}   {"ev":"close","code":C,"reason":R}
 //
 // and {"ev":"end","counts":{TOPIC:N}} SECONDS after the first message data
@@ -26,7 +30,7 @@ const path = require("path");
 const mods = process.env.SKIN_NODE_MODULES;
 const WebSocket = require(path.join(mods, "ws"));
 const { FoxgloveClient } = require(path.join(mods, "@foxglove/ws-protocol"));
-const { CdrReader } = require(path.join(mods, "@foxglove/cdr"));
+const { decode } = require("./foxdecode.cjs");
 
 const [url, seconds, ...topics] = process.argv.slice(2);
 const out = (o) => process.stdout.write(JSON.stringify(o, (k, v) =>
@@ -38,40 +42,6 @@ const subs = new Map();		// subscription id -> channel
 const counts = {};
 let failed = false;
 let started = false;
-
-function header(r) {
-	const sec = r.int32();
-	const nsec = r.uint32();
-	return { stamp: BigInt(sec) * 1000000000n + BigInt(nsec), frame: r.string() };
-}
-
-function vec(r) {
-	return [r.float64(), r.float64(), r.float64()];
-}
-
-function decode(ch, data, ts) {
-	const r = new CdrReader(data);
-	if (ch.schemaName === "tactile_msgs/msg/TactileState") {
-		const h = header(r);
-		const n = r.sequenceLength();
-		if (n !== 1)
-			throw new Error(`${n} sensors`);
-		const name = r.string();
-		const values = Array.from(r.float32Array());
-		return { ev: "state", topic: ch.topic, ts, stamp: h.stamp, frame: h.frame,
-			 name, values };
-	}
-	const n = r.sequenceLength();
-	const contacts = [];
-	let stamp = null;
-	for (let i = 0; i < n; i++) {
-		const h = header(r);
-		stamp = h.stamp;
-		contacts.push({ frame: h.frame, name: r.string(), position: vec(r),
-				normal: vec(r), force: vec(r), torque: vec(r) });
-	}
-	return { ev: "contacts", topic: ch.topic, ts, stamp, contacts };
-}
 
 client.on("serverInfo", (m) => out({ ev: "serverInfo", ...m }));
 client.on("status", (m) => out({ ev: "status", ...m }));

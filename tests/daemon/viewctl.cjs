@@ -20,8 +20,8 @@
 //	{"ev":"serverInfo", ...}  {"ev":"services","services":[...]}
 //	{"ev":"response","service":NAME,"response":{...}}
 //	{"ev":"failure","service":NAME,"message":M}
-//	{"ev":"state","topic":T,"stamp":NS,"values":[...]}   TactileState
 //	{"ev":"replay","topic":T,...the message}             a json channel
+//	{"ev":"state" | "contacts" | "partstate", ...}       as foxdecode.cjs
 //	{"ev":"mark","label":L}  {"ev":"status",...}  {"ev":"end"}
 //
 // Exit 0, or 1 on a client error or a call not answered in 30 s.
@@ -31,7 +31,7 @@ const path = require("path");
 const mods = process.env.SKIN_NODE_MODULES;
 const WebSocket = require(path.join(mods, "ws"));
 const { FoxgloveClient } = require(path.join(mods, "@foxglove/ws-protocol"));
-const { CdrReader } = require(path.join(mods, "@foxglove/cdr"));
+const { decode } = require("./foxdecode.cjs");
 
 const [url, stepsText] = process.argv.slice(2);
 const steps = JSON.parse(stepsText);
@@ -52,21 +52,13 @@ function fail(message) {
 	process.exit(1);
 }
 
-function decode(ch, data) {
+/* skin-view's json channels spread into the line (/skin/replay's fields
+ * at its top), the others as viewclient.cjs prints them */
+function decodeMessage(ch, data, ts) {
 	if (ch.encoding === "json")
 		return { ev: "replay", topic: ch.topic,
 			 ...JSON.parse(new TextDecoder().decode(data)) };
-	const r = new CdrReader(data);
-	if (ch.schemaName !== "tactile_msgs/msg/TactileState")
-		return { ev: "message", topic: ch.topic };
-	const sec = r.int32();
-	const nsec = r.uint32();
-	r.string();
-	r.sequenceLength();
-	r.string();
-	return { ev: "state", topic: ch.topic,
-		 stamp: BigInt(sec) * 1000000000n + BigInt(nsec),
-		 values: Array.from(r.float32Array()) };
+	return decode(ch, data, ts);
 }
 
 function call(name, request) {
@@ -147,12 +139,12 @@ client.on("serviceCallFailure", (m) => {
 		fail(`a failure of no call: ${m.callId}`);
 	done({ ev: "failure", message: m.message });
 });
-client.on("message", ({ subscriptionId, data }) => {
+client.on("message", ({ subscriptionId, timestamp, data }) => {
 	const ch = subs.get(subscriptionId);
 	if (!ch)
 		return;		// unsubscribed meanwhile
 	try {
-		out(decode(ch, data));
+		out(decodeMessage(ch, data, timestamp));
 	} catch (e) {
 		fail(`${ch.topic}: ${e.message}`);
 	}
