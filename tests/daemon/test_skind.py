@@ -3651,7 +3651,8 @@ def t_view_http(env):
         www = os.path.join(v.dir, "www")
         for path, ctype, name in (("/", "text/html", "index.html"),
                                   ("/index.html", "text/html", "index.html"),
-                                  ("/view.js", "text/javascript", "view.js"),
+                                  ("/page.js", "text/javascript", "page.js"),
+                                  ("/cdr.js", "text/javascript", "cdr.js"),
                                   ("/view.css", "text/css", "view.css")):
             st, h, body = http_get(v.port, path)
             assert st == 200, (path, st, h)
@@ -3663,7 +3664,7 @@ def t_view_http(env):
         st, _, _ = http_get(v.port, "/nosuch.html")
         assert st == 404, st
         for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt",
-                     "/%2e%2e%2fsecret.txt", "/view.js/../../secret.txt",
+                     "/%2e%2e%2fsecret.txt", "/page.js/../../secret.txt",
                      "/./../secret.txt", "/..\\secret.txt", "//../secret.txt",
                      "/" + "../" * 12 + "etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
                      v.dir + "/secret.txt", "/www/../secret.txt"):
@@ -3672,7 +3673,7 @@ def t_view_http(env):
                 (path, st, body[:200])
             assert st != 200, (path, st, h)
         # the page's files still served after all that
-        assert http_get(v.port, "/view.js")[0] == 200
+        assert http_get(v.port, "/page.js")[0] == 200
         # both subprotocols are Foxglove's, the one asked for is chosen
         for proto in ("foxglove.websocket.v1", "foxglove.sdk.v1"):
             ws = WS(v.port, protocol=proto)
@@ -3962,7 +3963,7 @@ def t_view_hostile(env):
 
         def served_again():
             try:
-                return http_get(v.port, "/view.js", src="127.0.0.2")[0] == 200
+                return http_get(v.port, "/page.js", src="127.0.0.2")[0] == 200
             except (OSError, IndexError):
                 return False    # hung up: no reply
         assert wait_for(served_again, 15, 0.5), "127.0.0.2 still refused"
@@ -3997,6 +3998,120 @@ def t_view_hostile(env):
     assert replaced > 0, m.group(0)
     # the 8 quiet clients from 127.0.0.3 subscribed to nothing: idle
     assert idle >= 8, m.group(0)
+
+
+# --- skin-view's page in a browser (headless Chromium, playwright-core) -------
+
+BROWSER = os.path.join(SRC, "tests/daemon/browser.cjs")
+CHROMIUM = os.environ.get("SKIN_CHROMIUM", "/usr/bin/chromium")
+# the page's screenshots in docs/images, written by the cases when set
+SHOTS = os.environ.get("SKIN_VIEW_SHOTS", "")
+
+
+class Browser:
+    """browser.cjs: skin-view's page in headless Chromium, one JSON
+    command a line"""
+
+    def __init__(self, view, hash_="#/"):
+        if not NODE_MODULES or not os.path.isdir(os.path.join(NODE_MODULES, "playwright-core")):
+            raise Skip("no npm playwright-core (scripts/node-tree found no node or npm)")
+        if not os.access(CHROMIUM, os.X_OK):
+            raise Skip("no Chromium at %s (the chromium package)" % CHROMIUM)
+        self.err = os.path.join(view.dir, "browser.%d.err" % time.monotonic_ns())
+        self.p = subprocess.Popen(["node", BROWSER, "http://127.0.0.1:%d/" % view.port],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=open(self.err, "w"), text=True, bufsize=1,
+                                  env=dict(os.environ, SKIN_NODE_MODULES=NODE_MODULES,
+                                           SKIN_CHROMIUM=CHROMIUM))
+        self.goto(hash_)
+
+    def cmd(self, wait_s=60, **c):
+        self.p.stdin.write(json.dumps(c) + "\n")
+        self.p.stdin.flush()
+        r, _, _ = select.select([self.p.stdout], [], [], wait_s)
+        line = self.p.stdout.readline() if r else ""
+        if not line:
+            with open(self.err) as f:
+                raise RuntimeError("browser.cjs: no answer to %s: %s" % (c, f.read()[-2000:]))
+        ans = json.loads(line)
+        if not ans["ok"]:
+            raise AssertionError("browser: %s: %s" % (c, ans["error"]))
+        return ans
+
+    def goto(self, hash_):
+        self.cmd(op="goto", hash=hash_)
+
+    def hash(self, hash_):
+        self.cmd(op="hash", hash=hash_)
+
+    def eval(self, expr):
+        return self.cmd(op="eval", expr=expr).get("value")
+
+    def wait(self, expr, timeout=20):
+        """the value of @expr in the page once it is truthy"""
+        return self.cmd(wait_s=timeout + 30, op="wait", expr=expr, timeout=timeout).get("value")
+
+    def ready(self, timeout=30):
+        return self.wait("window.skinView && window.skinView.ready", timeout)
+
+    def shot(self, path, selector=None, full=False):
+        self.cmd(op="shot", path=path, selector=selector, full=full)
+
+    def problems(self):
+        p = self.cmd(op="problems")
+        return {k: p[k] for k in ("console", "failed", "pageerrors")}
+
+    def close(self):
+        if self.p.poll() is None:
+            try:
+                self.p.stdin.write(json.dumps({"op": "quit"}) + "\n")
+                self.p.stdin.flush()
+                self.p.wait(timeout=20)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                self.p.kill()
+                self.p.wait()
+
+
+def no_problems(b):
+    """nothing went wrong in the page: no console error or warning, no
+    failed request, no exception, no message it could not decode"""
+    p = b.problems()
+    assert p == {"console": [], "failed": [], "pageerrors": []}, p
+    assert b.eval("window.skinView.errors") == 0
+
+
+@case("skin-view: the page in headless Chromium loads with no console error or failed request and draws every part, whole body and each part")
+def t_view_page(env):
+    v = View(env)
+    b = None
+    try:
+        b = Browser(v)
+        b.ready()
+        parts = b.eval("Object.keys(window.skinView.parts)")
+        assert sorted(parts) == ["left_forearm", "pad"], parts
+        # the whole body: a card per part, its canvas drawn from a sample,
+        # and a health badge
+        for name in parts:
+            assert b.wait("document.querySelector('canvas.small[data-part=\"%s\"]')"
+                          ".dataset.sample !== ''" % name)
+            assert b.eval("document.querySelector('[data-part-badge=\"%s\"]').dataset.level"
+                          % name) in ("0", "1", "2")
+        # a click opens the part
+        b.eval("document.querySelector('a.card[data-part=\"pad\"]').click()")
+        b.wait("window.skinView.route.part === 'pad' && window.skinView.ready")
+        assert b.eval("document.getElementById('part-canvas').dataset.part") == "pad"
+        for name in parts:
+            b.goto("#/part/" + name)
+            b.ready()
+            n = b.eval("window.skinView.parts['%s'].layout.n" % name)
+            t = b.eval("window.skinView.taxelAt('%s', 0)" % name)
+            assert t["id"] == 0 and t["port"] == 1 and t["raw"] is not None, t
+            assert n == {"pad": 192, "left_forearm": 384}[name], n
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        v.stop()
 
 
 def main():
