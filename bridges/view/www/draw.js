@@ -233,8 +233,9 @@ export function scene(lp, st, o) {
 			for (const [v, y] of [[hi, y0], [(lo + hi) / 2, (y0 + y1) / 2], [lo, y1]])
 				prims.push({ t: "text", x: x + bw + 4, y, size: 11, fill: "#222222", text: fmt(v) });
 		}
-		prims.push({ t: "text", x: x - 6, y: 10, size: 11, fill: "#222222",
-			text: o.mode + (o.mode === "binarized" ? "" : o.auto ? " (auto)" : "") });
+		prims.push({ t: "text", x: 8, y: 12, size: 12, fill: "#222222",
+			text: `${o.mode}${o.mode === "binarized" ? "" : o.auto ? ", auto range" : ", fixed range"}` +
+				(o.title ? ` · ${o.title}` : "") });
 	}
 	return { prims, T, range: [lo, hi], r };
 }

@@ -121,7 +121,7 @@ export function fillTable(tb, rows, only, onPick) {
 			r.triangle === null || r.triangle < 0 ? (r.kind === "board" ? "all" : "–") : String(r.triangle),
 			r.taxel === null ? "–" : `${r.taxel} (port ${r.taxel + 1})`,
 			r.what,
-			`${new Date(r.since).toLocaleTimeString()} (${age(r.since)})`];
+			`${new Date(r.since).toTimeString().slice(0, 8)} (${age(r.since)})`];
 		for (const c of cells)
 			tr.insertCell().textContent = c;
 		const sw = document.createElement("span");

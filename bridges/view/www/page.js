@@ -115,7 +115,7 @@ function sceneOf(name, width, height, small) {
 	const d = view.dig.parts.get(name);
 	const st = view.states.get(name) || null;
 	const usable = st && st.raw.length === lp.n ? st : null;
-	return scene(lp, usable, { ...view.opts, width, height, small,
+	return scene(lp, usable, { ...view.opts, width, height, small, title: small ? "" : name,
 		faults: d?.faults, silent: d?.silent, hover: small ? -1 : view.hover,
 		forceScale: view.forceMax > 0 ? height / 4 / view.forceMax : 1 });
 }
@@ -529,6 +529,7 @@ function controls() {
 	$("act-calibrate").addEventListener("click", () => act("/skin/calibrate", { part: view.route.part || "all" }));
 	$("act-calibrate-all").addEventListener("click", () => act("/skin/calibrate", { part: "all" }));
 	$("act-set-go").addEventListener("click", () => act("/skin/set", { param: $("act-param").value, value: $("act-value").value }));
+	$("act-form").addEventListener("submit", (ev) => ev.preventDefault());
 	window.addEventListener("hashchange", route);
 	// a health table "since" reads as an age: keep it true
 	setInterval(healthView, 5000);
@@ -558,7 +559,16 @@ window.skinView = {
 		$("max").value = max;
 		$("auto").dispatchEvent(new Event("input"));
 	},
-	hover(i) { view.hover = i; view.dirty.add(view.route.part); },
+	// where taxel @i of the shown part is on its canvas (CSS pixels from
+	// its top left corner), for a test to point at it
+	pixelOf(i) {
+		const part = view.route.part, lp = view.lparts.get(part), sc = view.scenes.get(part);
+		if (!lp || !sc || lp.x[i] === null)
+			return null;
+		const c = $("part-canvas"), r = c.getBoundingClientRect();
+		const [X, Y] = sc.T.px(lp.x[i], lp.y[i]);
+		return { x: X * r.width / c.width, y: Y * r.height / c.height };
+	},
 	taxelAt,
 	exportPNG,
 	exportSVG,
