@@ -3414,7 +3414,7 @@ class View:
     """skin-view on the suite's skind, serving a copy of the page's files
     (env.dir/www: a file beside it must never be served)."""
 
-    def __init__(self, env, daemon=None, **keys):
+    def __init__(self, env, daemon=None, extra="", **keys):
         self.dir = os.path.join(env.dir, "view%d" % env.next_log())
         www = os.path.join(self.dir, "www")
         shutil.copytree(os.path.join(SRC, "bridges/view/www"), www)
@@ -3426,7 +3426,7 @@ class View:
         conf.update(keys)
         self.conf = os.path.join(self.dir, "skin-view.conf")
         with open(self.conf, "w") as f:
-            f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()))
+            f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()) + extra)
         self.log_path = os.path.join(self.dir, "skin-view.log")
         self.logf = open(self.log_path, "w")
         self.p = subprocess.Popen([SKIN_VIEW, "-c", self.conf], stdout=self.logf,
@@ -4112,6 +4112,145 @@ def t_view_page(env):
         if b:
             b.close()
         v.stop()
+
+
+def layout_sections():
+    """the [layout PART] sections of the tree's skin-view.conf, their
+    files made absolute (relative ones are under /etc/skin, which is etc/
+    here); none when this skin-view.conf names no layout file"""
+    with open(os.path.join(SRC, "bridges/view/skin-view.conf")) as f:
+        text = f.read()
+    out, keep = [], False
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            keep = s.startswith("[layout ")
+        if not keep:
+            continue
+        m = re.match(r"^(\s*file\s*=\s*)(\S.*)$", line)
+        if m and not m.group(2).startswith("/"):
+            line = m.group(1) + os.path.join(SRC, "etc", m.group(2))
+        out.append(line)
+    return "\n".join(out) + "\n" if out else ""
+
+
+class SimRobot:
+    """The full body of etc/skind.conf simulated: skinsim writing ring
+    files (its scenario @scenario), a skind of its own on them (a short
+    calibration, fault limits of seconds), and skin-view on that skind
+    with the package's layouts.  t0: when skinsim started (its scenario's
+    clock, near enough)."""
+
+    def __init__(self, env, scenario, truth=False, **skind_keys):
+        self.dir = tempfile.mkdtemp(prefix="sim-", dir=env.dir)
+        for sub in ("rings", "run", "state"):
+            os.mkdir(os.path.join(self.dir, sub))
+        with open(os.path.join(SRC, "etc/skind.conf")) as f:
+            conf = f.read()
+        conf = re.sub(r"(?m)^geometry = (?!/)", "geometry = %s/etc/" % SRC, conf)
+        keys = dict(calibration_s=1, stuck_s=2, saturated_s=2, dead_s=1)
+        keys.update(skind_keys)
+        for k, v in keys.items():
+            conf = re.sub(r"(?m)^%s\s*=.*\n" % k, "", conf)
+        conf = conf.replace("[skind]\n", "[skind]\n" + "".join("%s = %s\n" % kv for kv in keys.items()), 1)
+        self.config = os.path.join(self.dir, "skind.conf")
+        with open(self.config, "w") as f:
+            f.write(conf)
+        scn = os.path.join(self.dir, "scenario.scn")
+        with open(scn, "w") as f:
+            f.write(scenario)
+        self.truth = os.path.join(self.dir, "truth.txt") if truth else None
+        self.procs = []
+        self.sim_err = open(os.path.join(self.dir, "skinsim.err"), "w")
+        self.t0 = time.monotonic()
+        self.sim = subprocess.Popen([SKINSIM, "-c", self.config, "--ring", os.path.join(self.dir, "rings")] +
+                                    (["--truth", self.truth] if truth else []) + [scn],
+                                    stdout=subprocess.DEVNULL, stderr=self.sim_err)
+        self.procs.append(self.sim)
+        self.sock = os.path.join(self.dir, "run", "skind.sock")
+        self.log_path = os.path.join(self.dir, "skind.log")
+        self.logf = open(self.log_path, "w")
+        # (skind waits for the ring files skinsim creates)
+        assert wait_for(lambda: len(os.listdir(os.path.join(self.dir, "rings"))) >= 18 or
+                        self.sim.poll() is not None, 20), self.sim_log()
+        assert self.sim.poll() is None, self.sim_log()
+        self.skind = subprocess.Popen([SKIND, "-c", self.config, "-r", os.path.join(self.dir, "rings"),
+                                       "-s", self.sock, "--shm", os.path.join(self.dir, "run", "skind.shm"),
+                                       "--state-dir", os.path.join(self.dir, "state"),
+                                       "--no-create-patches", "--no-evdev"],
+                                      stdout=self.logf, stderr=subprocess.STDOUT,
+                                      env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"))
+        self.procs.append(self.skind)
+        assert wait_for(lambda: os.path.exists(self.sock) or self.skind.poll() is not None, 20), self.log()
+        assert self.skind.poll() is None, self.log()
+        self.view = None
+        self.view = View(env, daemon=self, extra=layout_sections())
+
+    def sim_log(self):
+        self.sim_err.flush()
+        with open(self.sim_err.name) as f:
+            return f.read()[-2000:]
+
+    def log(self):
+        self.logf.flush()
+        with open(self.log_path) as f:
+            return f.read()[-3000:]
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def stop(self):
+        log = self.view.stop() if self.view else ""
+        for p in (self.skind, self.sim):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        self.logf.close()
+        self.sim_err.close()
+        return log
+
+
+# every part of etc/skind.conf
+FULL_BODY = ["left_forearm", "left_hand", "left_upper_arm", "right_forearm", "right_hand",
+             "right_upper_arm", "torso"]
+
+
+def shot(b, name, selector=None, full=False):
+    """a screenshot for docs/images when SKIN_VIEW_SHOTS names a directory"""
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        b.shot(os.path.join(SHOTS, name), selector, full)
+
+
+@case("skin-view: the page shows the whole simulated body, every part drawn and a health badge each, and opens a part")
+def t_view_page_body(env):
+    r = SimRobot(env, "seed 3\nduration 120s\n")
+    b = None
+    try:
+        b = Browser(r.view)
+        b.ready(60)
+        parts = b.eval("Object.keys(window.skinView.parts).sort()")
+        assert parts == FULL_BODY, parts
+        for name in parts:
+            # drawn from a sample of its own, with its layout's taxels
+            assert b.wait("document.querySelector('canvas.small[data-part=\"%s\"]')"
+                          ".dataset.sample !== ''" % name)
+            lp = b.eval("(() => { const l = window.skinView.parts['%s'].layout; "
+                        "return { n: l.n, placed: l.x.filter((x) => x !== null).length, "
+                        "outlines: l.outlines.length }; })()" % name)
+            assert lp["placed"] > 0 and lp["outlines"] > 0, (name, lp)
+            assert b.wait("document.querySelector('[data-part-badge=\"%s\"]').dataset.level >= 0"
+                          % name)
+        shot(b, "view-body.png", full=True)
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        r.stop()
 
 
 def main():
