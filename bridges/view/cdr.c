@@ -73,6 +73,17 @@ static void u32(struct cdr *c, uint32_t v)
 	put(c, b, 4);
 }
 
+static void u64(struct cdr *c, uint64_t v)
+{
+	uint8_t b[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	align(c, 8);
+	put(c, b, 8);
+}
+
 static void f32(struct cdr *c, float f)
 {
 	uint32_t v;
@@ -84,14 +95,9 @@ static void f32(struct cdr *c, float f)
 static void f64(struct cdr *c, double d)
 {
 	uint64_t v;
-	uint8_t b[8];
-	int i;
 
 	memcpy(&v, &d, 8);
-	for (i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	align(c, 8);
-	put(c, b, 8);
+	u64(c, v);
 }
 
 static void string(struct cdr *c, const char *s)
@@ -190,5 +196,67 @@ void cdr_tactile_contacts(struct cdr *c, const struct cdr_stamp *t,
 		vec3(c, r->normal);
 		vec3(c, r->force);	/* wrench */
 		vec3(c, r->moment);
+	}
+}
+
+static void u8s(struct cdr *c, const uint8_t *v, unsigned int n)
+{
+	u32(c, n);
+	put(c, v, n);
+}
+
+/* float32[] of doubles; NULL: zeros.  @add is added to each that is not 0 */
+static void f32s_of(struct cdr *c, const double *v, unsigned int n, double add)
+{
+	uint8_t *p;
+	unsigned int i;
+
+	u32(c, n);
+	p = room(c, (size_t)n * 4);
+	if (!p)
+		return;
+	for (i = 0; i < n; i++) {
+		float f = v && v[i] != 0 ? (float)(v[i] + add) : 0.0f;
+		uint32_t b;
+
+		memcpy(&b, &f, 4);
+		p[4 * i] = (uint8_t)b;
+		p[4 * i + 1] = (uint8_t)(b >> 8);
+		p[4 * i + 2] = (uint8_t)(b >> 16);
+		p[4 * i + 3] = (uint8_t)(b >> 24);
+	}
+	c->len += (size_t)n * 4;
+}
+
+void cdr_part_state(struct cdr *c, const struct cdr_part_state *s)
+{
+	unsigned int i, k;
+
+	cdr_reset(c);
+	u32(c, (uint32_t)s->stamp.sec);
+	u32(c, s->stamp.nanosec);
+	u64(c, s->sample);
+	u32(c, s->state);
+	u8s(c, s->raw, s->n);
+	u32(c, s->n);
+	for (i = 0; i < s->n; i++)
+		f32(c, s->values[i]);
+	u8s(c, s->flags, s->n);
+	f32s_of(c, s->baselines, s->n, 0);
+	f32s_of(c, s->thresholds, s->n, s->add_threshold);
+	u32(c, s->n_contacts);
+	for (i = 0; i < s->n_contacts; i++) {
+		const struct cdr_part_contact *k0 = &s->contacts[i];
+
+		u32(c, (uint32_t)k0->id);
+		f32(c, k0->pressure);
+		f32(c, k0->cop2d[0]);
+		f32(c, k0->cop2d[1]);
+		vec3(c, k0->cop);
+		vec3(c, k0->force);
+		vec3(c, k0->normal);
+		u32(c, k0->n_taxels);
+		for (k = 0; k < k0->n_taxels; k++)
+			u32(c, k0->taxels[k]);
 	}
 }

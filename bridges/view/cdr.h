@@ -71,4 +71,54 @@ void cdr_tactile_contacts(struct cdr *c, const struct cdr_stamp *t,
 			  const struct skin_contact_record *k, unsigned int n,
 			  size_t stride);
 
+/*
+ * skin_msgs/msg/PartState (skin-view's own, docs/VIEW.md): a part's whole
+ * publication in one message, for the page and Foxglove:
+ *
+ *	builtin_interfaces/Time stamp
+ *	uint64 sample
+ *	uint32 state			SKIN_SHM_PART_*
+ *	uint8[] raw
+ *	float32[] values
+ *	uint8[] flags			SKIN_SHM_TAXEL_*
+ *	float32[] baselines
+ *	float32[] thresholds		incl. add_threshold; 0: none
+ *	PartContact[] contacts
+ *
+ * skin_msgs/msg/PartContact:
+ *
+ *	uint32 id
+ *	float32 pressure
+ *	float32[2] cop2d		in the part's layout; NaN: none
+ *	float64[3] cop			link frame, m; NaN: none
+ *	float64[3] force
+ *	float64[3] normal
+ *	uint32[] taxels
+ */
+struct cdr_part_contact {
+	uint64_t id;			/* the wire's uint32: its low bits */
+	float pressure;
+	float cop2d[2];
+	const double *cop, *force, *normal;	/* 3 each */
+	const uint32_t *taxels;
+	unsigned int n_taxels;
+};
+
+struct cdr_part_state {
+	struct cdr_stamp stamp;
+	uint64_t sample;
+	uint32_t state;
+	unsigned int n;			/* slots */
+	const uint8_t *raw;
+	const float *values;
+	const uint8_t *flags;
+	const double *baselines;	/* NULL: 0 each */
+	const double *thresholds;	/* NULL: 0 each */
+	double add_threshold;		/* added to every threshold that is not 0 */
+	const struct cdr_part_contact *contacts;
+	unsigned int n_contacts;
+};
+
+void cdr_part_state(struct cdr *c, const struct cdr_part_state *s);
+
 #endif /* VIEW_CDR_H */

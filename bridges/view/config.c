@@ -20,6 +20,13 @@
 
 #define VC(f) offsetof(struct view_config, f)
 
+/* What the parser carries between lines */
+struct parse_state {
+	struct view_config *c;
+	struct view_config_layout *layout;	/* the [layout PART] we are in */
+	const char *name;			/* the file, for FILE:LINE */
+};
+
 static int parse_address(const struct conf_key *k, void *base, const char *v)
 {
 	struct view_config *c = base;
@@ -75,6 +82,27 @@ static int parse_data_dir(const struct conf_key *k, void *base, const char *v)
 	return parse_text(c->data_dir, sizeof(c->data_dir), v, false);
 }
 
+static int parse_path(char *dst, size_t room, const char *v)
+{
+	return parse_text(dst, room, v, false);
+}
+
+static int parse_skind_config(const struct conf_key *k, void *base, const char *v)
+{
+	struct view_config *c = base;
+
+	(void)k;
+	return parse_path(c->skind_config, sizeof(c->skind_config), v);
+}
+
+static int parse_eth_counters(const struct conf_key *k, void *base, const char *v)
+{
+	struct view_config *c = base;
+
+	(void)k;
+	return parse_path(c->eth_counters, sizeof(c->eth_counters), v);
+}
+
 /* [view]: lib/conf's table, the one source of each key's default, range
  * and man page line (man/skin-view.8). */
 static const struct conf_key view_keys[] = {
@@ -119,6 +147,15 @@ static const struct conf_key view_keys[] = {
 	{ .name = "data_dir", .type = CONF_CUSTOM, .parse = parse_data_dir,
 	  .expected = "an absolute path of at most 255 characters",
 	  .doc = "the page's files (none: the installed ones, PREFIX/share/skin/view); nothing outside it is served" },
+	{ .name = "skind_config", .type = CONF_CUSTOM, .parse = parse_skind_config,
+	  .def_text = "/etc/skin/skind.conf",
+	  .expected = "a path of at most 255 characters",
+	  .doc = "skind's configuration, read again at each of skind's reloads: the parts' slots, boards and triangles, and their flattening where no [layout PART] names a file" },
+	/* what skin-eth.service's --counters writes */
+	{ .name = "eth_counters", .type = CONF_CUSTOM, .parse = parse_eth_counters,
+	  .def_text = "/run/skin-eth/counters",
+	  .expected = "a path of at most 255 characters",
+	  .doc = "skin-eth's counters file, shown in /skin/health (absent: no ETH input)" },
 };
 
 const struct conf_key *view_config_keys(size_t *n)
@@ -137,21 +174,106 @@ void view_config_init(struct view_config *c)
 	snprintf(c->data_dir, sizeof(c->data_dir), "%s", SKIN_VIEW_DATADIR);
 }
 
+const struct view_config_layout *view_config_layout(const struct view_config *c,
+						    const char *part)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_layouts; i++)
+		if (!strcmp(c->layouts[i].part, part))
+			return &c->layouts[i];
+	return NULL;
+}
+
+/* A part's name as skind.conf takes it (docs/MODEL.md) */
+static bool part_name_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n > SKIN_PART_NAME_MAX || s[0] == '.' || !strcmp(s, "all"))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return false;
+	return true;
+}
+
 static int section(struct conf_parser *cp, char *s)
 {
+	struct parse_state *ps = cp->user;
+	struct view_config *c = ps->c;
+	struct view_config_layout *l;
+	const char *part;
+
+	ps->layout = NULL;
 	if (!strcmp(s, "view"))
 		return 0;
-	conf_error(cp, s - 1, "unknown section [%.40s]: expected [view]", s);
-	return -1;
+	if (strncmp(s, "layout ", 7)) {
+		conf_error(cp, s - 1, "unknown section [%.40s]: expected [view] or [layout PART]", s);
+		return -1;
+	}
+	part = s + 7;
+	while (*part == ' ' || *part == '\t')
+		part++;
+	if (!part_name_ok(part)) {
+		conf_error(cp, part, "[layout PART]: '%.40s' is no part name (1 to %d of A-Z a-z 0-9 _ . -)",
+			   part, SKIN_PART_NAME_MAX);
+		return -1;
+	}
+	if (view_config_layout(c, part)) {
+		conf_error(cp, part, "[layout %s] given twice", part);
+		return -1;
+	}
+	if (c->n_layouts == VIEW_CONFIG_MAX_LAYOUTS) {
+		conf_error(cp, s - 1, "more than %d [layout PART] sections", VIEW_CONFIG_MAX_LAYOUTS);
+		return -1;
+	}
+	l = &c->layouts[c->n_layouts++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->part, sizeof(l->part), "%s", part);
+	ps->layout = l;
+	return 0;
+}
+
+/* [layout PART] file = PATH, relative to the configuration's directory */
+static int layout_key(struct conf_parser *cp, struct parse_state *ps,
+		      char *k, char *v)
+{
+	struct view_config_layout *l = ps->layout;
+	const char *slash = strrchr(ps->name, '/');
+	int n;
+
+	if (strcmp(k, "file")) {
+		conf_error(cp, k, "unknown key '%s' in [layout %s]: expected file", k, l->part);
+		return -1;
+	}
+	if (!*v) {
+		conf_error(cp, v, "file: expected a path");
+		return -1;
+	}
+	if (v[0] == '/' || !slash)
+		n = snprintf(l->file, sizeof(l->file), "%s", v);
+	else
+		n = snprintf(l->file, sizeof(l->file), "%.*s/%s",
+			     (int)(slash - ps->name), ps->name, v);
+	if (n < 0 || (size_t)n >= sizeof(l->file)) {
+		conf_error(cp, v, "file: a path of at most %zu characters", sizeof(l->file) - 1);
+		return -1;
+	}
+	snprintf(l->where, sizeof(l->where), "%s:%u", cp->file, cp->line);
+	return 0;
 }
 
 static int key(struct conf_parser *cp, char *k, char *v)
 {
-	struct view_config *c = cp->user;
+	struct parse_state *ps = cp->user;
+	struct view_config *c = ps->c;
 	const struct conf_key *t, *ck;
 	char why[512];
 	size_t n;
 
+	if (ps->layout)
+		return layout_key(cp, ps, k, v);
 	t = view_config_keys(&n);
 	ck = conf_key_find(t, n, k);
 	if (!ck) {
@@ -169,16 +291,24 @@ int view_config_parse(struct view_config *c, const char *buf,
 		      const char *name, struct skin_error *err)
 {
 	static const struct conf_syntax syntax = {
-		.sections = "[view]",
+		.sections = "[view] or [layout PART]",
 		.line_max = 4094,
 	};
+	struct parse_state ps = { .c = c, .name = name ? name : "(config)" };
 	struct conf_parser cp = {
 		.syntax = &syntax, .file = name ? name : "(config)", .err = err,
-		.user = c, .section = section, .key = key,
+		.user = &ps, .section = section, .key = key,
 	};
+	unsigned int i;
 
 	if (conf_parse(&cp, buf, strlen(buf)))
 		return -EINVAL;
+	for (i = 0; i < c->n_layouts; i++)
+		if (!c->layouts[i].file[0]) {
+			skin_error_set(err, name ? name : "(config)", 0, 0,
+				       "[layout %s] has no file", c->layouts[i].part);
+			return -EINVAL;
+		}
 	if (c->max_connections_per_address > c->max_connections) {
 		skin_error_set(err, name ? name : "(config)", 0, 0,
 			       "max_connections_per_address (%u) above max_connections (%u)",

@@ -15,6 +15,13 @@
  *	token = ...             what an action needs (none: no actions)
  *	socket = PATH           skind's socket
  *	data_dir = PATH         the page's files
+ *	skind_config = PATH     skind's configuration: the parts' model
+ *	eth_counters = PATH     skin-eth's counters file (docs/ETH.md)
+ *
+ *	[layout PART]           how part PART is drawn (/skin/layout)
+ *	file = PATH             a skinGui .ini (any geometry file with one
+ *	                        part of PART's size); relative to this
+ *	                        file's directory
  *
  * lib/conf's syntax (conf.h); every error names FILE:LINE:COL.
  */
@@ -30,6 +37,14 @@
 #define VIEW_CONFIG_PATH_LEN	256
 #define VIEW_CONFIG_TOKEN_LEN	128
 #define VIEW_CONFIG_SOCK_LEN	108	/* sun_path */
+#define VIEW_CONFIG_MAX_LAYOUTS	64	/* [layout PART] sections */
+
+/* [layout PART]: where PART's drawing comes from */
+struct view_config_layout {
+	char part[SKIN_PART_NAME_MAX + 1];
+	char file[VIEW_CONFIG_PATH_LEN];	/* resolved; "": none given */
+	char where[VIEW_CONFIG_PATH_LEN + 16];	/* FILE:LINE of its file = */
+};
 
 struct view_config {
 	char address[VIEW_CONFIG_ADDR_LEN];
@@ -44,7 +59,15 @@ struct view_config {
 	char token[VIEW_CONFIG_TOKEN_LEN];	/* "": no actions */
 	char socket[VIEW_CONFIG_SOCK_LEN];	/* "": skind's default */
 	char data_dir[VIEW_CONFIG_PATH_LEN];
+	char skind_config[VIEW_CONFIG_PATH_LEN];
+	char eth_counters[VIEW_CONFIG_PATH_LEN];
+	struct view_config_layout layouts[VIEW_CONFIG_MAX_LAYOUTS];
+	unsigned int n_layouts;
 };
+
+/* The [layout PART] of @part, or NULL */
+const struct view_config_layout *view_config_layout(const struct view_config *c,
+						    const char *part);
 
 void view_config_init(struct view_config *c);
 struct conf_key;

@@ -55,15 +55,102 @@ static const char contacts_schema[] =
 	"geometry_msgs/Vector3 force\n"
 	"geometry_msgs/Vector3 torque\n";
 
+/* skin-view's own message (cdr.h): a part's whole publication */
+static const char part_state_schema[] =
+	"builtin_interfaces/Time stamp\n"
+	"uint64 sample\n"
+	"uint32 state\n"
+	"uint8[] raw\n"
+	"float32[] values\n"
+	"uint8[] flags\n"
+	"float32[] baselines\n"
+	"float32[] thresholds\n"
+	"skin_msgs/PartContact[] contacts\n"
+	SEP "MSG: builtin_interfaces/Time\n"
+	"int32 sec\n"
+	"uint32 nanosec\n"
+	SEP "MSG: skin_msgs/PartContact\n"
+	"uint32 id\n"
+	"float32 pressure\n"
+	"float32[2] cop2d\n"
+	"float64[3] cop\n"
+	"float64[3] force\n"
+	"float64[3] normal\n"
+	"uint32[] taxels\n";
+
+/* The JSON channels' schemas (JSON Schema 2020-12): what a message has
+ * (docs/VIEW.md gives each field's meaning) */
+static const char layout_schema[] =
+	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"\"title\":\"skin.Layout\","
+	"\"description\":\"How each of skind's parts is drawn (skin-view, docs/VIEW.md): per slot of the part's vector (the taxel id, 0-based) its 2D position, kind (t tactile, h thermal, - none), board, triangle and channel; an outline per triangle\","
+	"\"type\":\"object\",\"required\":[\"generation\",\"parts\"],"
+	"\"properties\":{\"generation\":{\"type\":\"integer\"},"
+	"\"parts\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	"\"required\":[\"name\",\"n\",\"x\",\"y\",\"kind\",\"board\",\"triangle\",\"channel\",\"outlines\",\"radius\"],"
+	"\"properties\":{\"name\":{\"type\":\"string\"},\"skin_part\":{\"type\":\"string\"},"
+	"\"n\":{\"type\":\"integer\"},\"source\":{\"type\":\"string\"},"
+	"\"unit\":{\"type\":[\"string\",\"null\"]},"
+	"\"x\":{\"type\":\"array\",\"items\":{\"type\":[\"number\",\"null\"]}},"
+	"\"y\":{\"type\":\"array\",\"items\":{\"type\":[\"number\",\"null\"]}},"
+	"\"kind\":{\"type\":\"string\"},"
+	"\"board\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"triangle\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"channel\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"outlines\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"number\"}}}},"
+	"\"outline_slots\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+	"\"patches\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+	"\"radius\":{\"type\":\"number\"}}}}}}";
+
+static const char health_schema[] =
+	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"\"title\":\"skin.Health\","
+	"\"description\":\"skind's status, its parts and patches with their counters and faulty taxels, the driver's per-patch counters, skin-eth's counters (skin-view, docs/VIEW.md)\","
+	"\"type\":\"object\",\"required\":[\"time_ns\",\"skind\",\"parts\",\"eth\"],"
+	"\"properties\":{\"time_ns\":{\"type\":\"integer\"},"
+	"\"skind\":{\"type\":\"object\",\"properties\":{\"connected\":{\"type\":\"boolean\"},"
+	"\"generation\":{\"type\":[\"integer\",\"null\"]},\"status\":{\"type\":[\"object\",\"null\"]},"
+	"\"faults\":{\"type\":\"boolean\"}}},"
+	"\"parts\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+	"\"name\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
+	"\"samples\":{\"type\":\"integer\"},\"lost\":{\"type\":\"integer\"},"
+	"\"patches\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+	"\"faults\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+	"\"taxel\":{\"type\":\"integer\"},\"flags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+	"\"since_ns\":{\"type\":\"integer\"},\"raw\":{\"type\":[\"number\",\"null\"]},"
+	"\"baseline\":{\"type\":[\"number\",\"null\"]}}}}}}},"
+	"\"eth\":{\"type\":[\"object\",\"null\"]}}}";
+
 const char *fox_schema_name(enum fox_kind k)
 {
-	return k == FOX_CONTACTS ? "tactile_msgs/msg/TactileContacts" :
-				   "tactile_msgs/msg/TactileState";
+	switch (k) {
+	case FOX_CONTACTS: return "tactile_msgs/msg/TactileContacts";
+	case FOX_STATE: return "skin_msgs/msg/PartState";
+	case FOX_LAYOUT: return "skin.Layout";
+	case FOX_HEALTH: return "skin.Health";
+	default: return "tactile_msgs/msg/TactileState";
+	}
 }
 
 const char *fox_schema(enum fox_kind k)
 {
-	return k == FOX_CONTACTS ? contacts_schema : state_schema;
+	switch (k) {
+	case FOX_CONTACTS: return contacts_schema;
+	case FOX_STATE: return part_state_schema;
+	case FOX_LAYOUT: return layout_schema;
+	case FOX_HEALTH: return health_schema;
+	default: return state_schema;
+	}
+}
+
+const char *fox_encoding(enum fox_kind k)
+{
+	return k == FOX_LAYOUT || k == FOX_HEALTH ? "json" : "cdr";
+}
+
+const char *fox_schema_encoding(enum fox_kind k)
+{
+	return k == FOX_LAYOUT || k == FOX_HEALTH ? "jsonschema" : "ros2msg";
 }
 
 const char *fox_leaf(enum fox_kind k)
@@ -72,6 +159,10 @@ const char *fox_leaf(enum fox_kind k)
 	case FOX_VALUES: return "values";
 	case FOX_RAW: return "raw";
 	case FOX_CONTACTS: return "contacts";
+	case FOX_STATE: return "state";
+	case FOX_LAYOUT: return "layout";
+	case FOX_HEALTH: return "health";
+	case FOX_KINDS: break;
 	}
 	return "?";
 }
@@ -122,13 +213,14 @@ char *fox_advertise(const struct fox_channel *const *ch, unsigned int n)
 			break;
 		json_object_object_add(c, "id", json_object_new_int64(ch[i]->id));
 		json_object_object_add(c, "topic", json_object_new_string(ch[i]->topic));
-		json_object_object_add(c, "encoding", json_object_new_string("cdr"));
+		json_object_object_add(c, "encoding",
+				       json_object_new_string(fox_encoding(ch[i]->kind)));
 		json_object_object_add(c, "schemaName",
 				       json_object_new_string(fox_schema_name(ch[i]->kind)));
 		json_object_object_add(c, "schema",
 				       json_object_new_string(fox_schema(ch[i]->kind)));
 		json_object_object_add(c, "schemaEncoding",
-				       json_object_new_string("ros2msg"));
+				       json_object_new_string(fox_schema_encoding(ch[i]->kind)));
 		json_object_array_add(a, c);
 	}
 	json_object_object_add(o, "channels", a);

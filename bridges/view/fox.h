@@ -12,7 +12,8 @@
  * subscription id, a timestamp) is FOX_DATA_HEADER bytes.
  *
  * The channels' schemas are tactile_msgs' .msg files with their
- * dependencies, as ROS 2 and Foxglove's ros2msg parser read them.
+ * dependencies, as ROS 2 and Foxglove's ros2msg parser read them, and
+ * skin_msgs/PartState's (cdr.h); the JSON channels' are JSON Schemas.
  *
  * Ownership: every returned string is malloc'ed, the caller frees it.
  * Errors: NULL for out of memory.  Threads: any.
@@ -32,7 +33,15 @@ enum fox_kind {
 	FOX_VALUES,		/* TactileState of the compensated values */
 	FOX_RAW,		/* TactileState of the raw values */
 	FOX_CONTACTS,		/* TactileContacts */
+	FOX_STATE,		/* skin_msgs/PartState: the whole publication */
+	/* skin-view's own, of no part (/skin/LEAF), JSON: */
+	FOX_LAYOUT,		/* skin.Layout: how each part is drawn */
+	FOX_HEALTH,		/* skin.Health: skind's, the driver's, skin-eth's */
+	FOX_KINDS
 };
+
+/* The kinds a part has a channel of (/skin/PART/LEAF) */
+#define FOX_PART_KINDS	(FOX_STATE + 1)
 
 struct fox_channel {
 	uint32_t id;
@@ -42,6 +51,9 @@ struct fox_channel {
 
 const char *fox_schema_name(enum fox_kind k);
 const char *fox_schema(enum fox_kind k);
+/* "cdr" or "json", and the schema's: "ros2msg" or "jsonschema" */
+const char *fox_encoding(enum fox_kind k);
+const char *fox_schema_encoding(enum fox_kind k);
 /* The topic's leaf: values, raw, contacts */
 const char *fox_leaf(enum fox_kind k);
 

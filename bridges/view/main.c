@@ -27,198 +27,164 @@
 #include <skin/follow.h>
 #include <skin/model.h>
 
-#include "cdr.h"
 #include "config.h"
 #include "follow_source.h"
 #include "log.h"
 #include "server.h"
 #include "service.h"
 #include "skin_clock.h"
+#include "view.h"
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-view.conf"
-#define N_KINDS		3
 
-struct view_part {
-	char name[SKIN_SHM_NAME_LEN];
-	char frame[128];
-	unsigned int n_taxels;
-	uint32_t chan[N_KINDS];		/* enum fox_kind's order */
-	unsigned int last_contacts;
-	bool live;
+struct app {
+	struct view *view;
+	const struct view_config *cfg;
+	const char *skind_config;
+	uint64_t instance, generation;	/* the object the layout is of */
+	bool have_layout;
 };
 
-struct view {
-	struct server *srv;
-	struct cdr cdr;
-	struct view_part *parts;
-	unsigned int n_parts;
-	struct view_part **by_index;	/* the object's part i */
-	unsigned int n_index;
-};
-
-static void part_close(struct view *v, struct view_part *p)
+/* skind.conf's model: the parts' slots, wiring and flattening.  NULL with
+ * @why when it cannot be read. */
+static struct skin_model *skind_model(const char *path, double *add_threshold,
+				      char *why, size_t why_len)
 {
-	unsigned int k;
+	struct skin_config *c;
+	struct skin_model *m = NULL;
+	struct skin_error err;
 
-	for (k = 0; k < N_KINDS; k++)
-		server_channel_remove(v->srv, p->chan[k]);
-}
-
-static int part_open(struct view *v, struct view_part *p,
-		     const struct skin_shm_part_desc *d)
-{
-	const char *frame = skin_part_id_frame((enum skin_part_id)d->skin_part);
-	unsigned int k;
-
-	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "%s", d->name);
-	/* the ROS 2 bridge's default frame_id, so the bytes are its bytes */
-	snprintf(p->frame, sizeof(p->frame), "%s", frame ? frame : d->name);
-	p->n_taxels = d->n_taxels;
-	for (k = 0; k < N_KINDS; k++) {
-		int64_t id = server_channel_add(v->srv, d->name, (enum fox_kind)k);
-
-		if (id < 0) {
-			while (k--)
-				server_channel_remove(v->srv, p->chan[k]);
-			return (int)id;
-		}
-		p->chan[k] = (uint32_t)id;
+	c = skin_config_load(path, &err);
+	if (c) {
+		*add_threshold = c->comp.add_threshold;
+		m = skin_config_build_model(c, &err);
 	}
-	return 0;
+	if (!m)
+		snprintf(why, why_len, "skind's configuration: %s", err.text);
+	skin_config_free(c);
+	return m;
 }
 
-static struct view_part *find(struct view *v, const char *name)
+/* The layout of the object just attached, when it is a new one (a
+ * reload's generation, or another skind) */
+static void layout_of(struct app *a, const struct skin_follow_sample *s)
 {
-	unsigned int i;
+	const struct skin_shm_map *m = s->map;
+	unsigned int n = skin_shm_n_parts(m), i;
+	const uint8_t **flags;
+	void **blocks;
+	struct skin_model *model;
+	double add = 0;
+	char why[1300];
 
-	for (i = 0; i < v->n_parts; i++)
-		if (!strcmp(v->parts[i].name, name))
-			return &v->parts[i];
-	return NULL;
+	if (a->have_layout && a->instance == m->hdr->instance &&
+	    a->generation == m->hdr->generation)
+		return;
+	flags = calloc(n ? n : 1, sizeof(*flags));
+	blocks = calloc(n ? n : 1, sizeof(*blocks));
+	if (!flags || !blocks) {
+		log_err("layout: out of memory");
+		free(flags);
+		free(blocks);
+		return;
+	}
+	/* the kinds of a part skind.conf lacks: its taxel flags, from a
+	 * copy of its block (none of the follower's has come yet) */
+	for (i = 0; i < n; i++) {
+		blocks[i] = malloc(skin_shm_part(m, i)->size);
+		if (blocks[i] && !skin_shm_read_part(m, i, blocks[i], 100))
+			flags[i] = skin_shm_flags(m, i, blocks[i]);
+	}
+	model = skind_model(a->skind_config, &add, why, sizeof(why));
+	if (!model)
+		log_warn("%s: the parts are drawn without positions", why);
+	else
+		view_set_add_threshold(a->view, add);
+	if (!view_set_layout(a->view, model, why, flags, m->hdr->generation)) {
+		a->have_layout = true;
+		a->instance = m->hdr->instance;
+		a->generation = m->hdr->generation;
+	}
+	skin_model_free(model);
+	for (i = 0; i < n; i++)
+		free(blocks[i]);
+	free(blocks);
+	free(flags);
 }
 
-static void attach(struct view *v, const struct skin_shm_map *m)
+static void attach(struct app *a, const struct skin_follow_sample *s)
 {
-	unsigned int n = skin_shm_n_parts(m), i, k;
-	struct view_part *np;
+	const struct skin_shm_map *m = s->map;
+	unsigned int n = skin_shm_n_parts(m), i;
+	struct view_part_desc *d = calloc(n ? n : 1, sizeof(*d));
 
-	free(v->by_index);
-	v->n_index = 0;
-	v->by_index = calloc(n ? n : 1, sizeof(*v->by_index));
-	np = realloc(v->parts, (v->n_parts + n + 1) * sizeof(*np));
-	if (np)
-		v->parts = np;
-	if (!v->by_index || !np) {
+	if (!d) {
 		log_err("out of memory: nothing served until skind's next object");
 		return;
 	}
-	for (i = 0; i < v->n_parts; i++)
-		v->parts[i].live = false;
 	for (i = 0; i < n; i++) {
-		const struct skin_shm_part_desc *d = skin_shm_part(m, i);
-		struct view_part *p = find(v, d->name);
+		const struct skin_shm_part_desc *pd = skin_shm_part(m, i);
 
-		if (p && p->n_taxels != d->n_taxels) {
-			part_close(v, p);
-			*p = v->parts[--v->n_parts];
-			p = NULL;
-		}
-		if (!p) {
-			p = &v->parts[v->n_parts];
-			if (part_open(v, p, d)) {
-				log_err("part %s: no channels (out of memory)", d->name);
-				continue;
-			}
-			v->n_parts++;
-		}
-		p->live = true;
+		d[i] = (struct view_part_desc){ pd->name, (enum skin_part_id)pd->skin_part,
+						pd->n_taxels };
 	}
-	for (i = 0; i < v->n_parts; ) {
-		if (v->parts[i].live) {
-			i++;
-			continue;
-		}
-		log_info("part %s: gone from skind, its channels removed",
-			 v->parts[i].name);
-		part_close(v, &v->parts[i]);
-		v->parts[i] = v->parts[--v->n_parts];
-	}
-	/* the array moved: index it now */
-	for (i = 0; i < n; i++)
-		v->by_index[i] = find(v, skin_shm_part(m, i)->name);
-	v->n_index = n;
-	k = 0;
-	for (i = 0; i < n; i++)
-		k += v->by_index[i] != NULL;
-	log_info("attached to skind (pid %u, generation %llu): %u parts served",
-		 m->hdr->pid, (unsigned long long)m->hdr->generation, k);
-}
-
-static void publish(struct view *v, uint32_t chan, uint64_t ns)
-{
-	int rc;
-
-	if (v->cdr.err) {
-		log_warn("a sample not encoded: out of memory");
+	if (view_set_parts(a->view, d, n) < 0) {
+		free(d);
+		log_err("out of memory: nothing served until skind's next object");
 		return;
 	}
-	rc = server_publish(v->srv, chan, cdr_data(&v->cdr), v->cdr.len, ns);
-	if (rc)
-		log_warn("a sample not served: %s", strerror(-rc));
+	free(d);
+	log_info("attached to skind (pid %u, generation %llu): %u parts served",
+		 m->hdr->pid, (unsigned long long)m->hdr->generation, n);
+	layout_of(a, s);
 }
 
-static void sample(struct view *v, const struct skin_follow_sample *s)
+/* A sample of skind's shared memory, to view_publish_part() */
+static void sample(struct app *a, const struct skin_follow_sample *s)
 {
 	const struct skin_shm_map *m = s->map;
-	struct view_part *p = s->part < v->n_index ? v->by_index[s->part] : NULL;
 	const struct skin_shm_part *head = skin_shm_head(s->block);
-	const struct skin_contact_record *c0;
-	struct cdr_stamp t;
-	uint64_t ns;
-	unsigned int n;
+	const struct skin_shm_part_desc *d = skin_shm_part(m, s->part);
+	struct view_sample vs = {
+		.frame_ns = head->frame_ts_ns ? head->frame_ts_ns : head->publish_ns,
+		.sample = head->samples,
+		.state = head->state,
+		.raw = skin_shm_raw(m, s->part, s->block),
+		.values = skin_shm_values(m, s->part, s->block),
+		.flags = skin_shm_flags(m, s->part, s->block),
+		.baselines = skin_shm_baselines(m, s->part, s->block),
+		.thresholds = skin_shm_thresholds(m, s->part, s->block),
+		.contacts = skin_shm_contact(m, s->part, s->block, 0),
+		.contact_stride = m->contact_size,
+		.n_contacts = head->n_contacts,
+		.contact_taxels = skin_shm_contact_taxels(m, s->part, s->block),
+		.n_contact_taxels = head->n_contact_taxels,
+	};
+	int rc;
 
-	if (!p)
-		return;
-	cdr_stamp_from(&t, head->frame_ts_ns ? head->frame_ts_ns : head->publish_ns,
-		       clock_mono_to_real_ns());
-	ns = (uint64_t)t.sec * 1000000000ull + t.nanosec;
-	cdr_tactile_state(&v->cdr, &t, p->frame, p->name,
-			  skin_shm_values(m, s->part, s->block), p->n_taxels);
-	publish(v, p->chan[FOX_VALUES], ns);
-	cdr_tactile_state_raw(&v->cdr, &t, p->frame, p->name,
-			      skin_shm_raw(m, s->part, s->block), p->n_taxels);
-	publish(v, p->chan[FOX_RAW], ns);
-	n = head->n_contacts;
-	c0 = skin_shm_contact(m, s->part, s->block, 0);
-	if (!c0)
-		n = 0;
-	if (n > skin_shm_part(m, s->part)->max_contacts)
-		n = skin_shm_part(m, s->part)->max_contacts;
-	/* a release once, then nothing until the next contact */
-	if (n || p->last_contacts) {
-		cdr_tactile_contacts(&v->cdr, &t, p->frame, c0, n, m->contact_size);
-		publish(v, p->chan[FOX_CONTACTS], ns);
-	}
-	p->last_contacts = n;
+	if (vs.n_contacts > d->max_contacts)
+		vs.n_contacts = d->max_contacts;
+	rc = view_publish_part(a->view, s->part, &vs);
+	if (rc && rc != -ENOENT)
+		log_warn("part %s: a sample not served: %s", d->name, strerror(-rc));
 }
 
 static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 		     const struct skin_follow_sample *s, void *data)
 {
-	struct view *v = data;
+	struct app *a = data;
 
 	(void)f;
 	switch (ev) {
 	case SKIN_FOLLOW_ATTACHED:
-		attach(v, s->map);
+		attach(a, s);
 		break;
 	case SKIN_FOLLOW_SAMPLE:
-		sample(v, s);
+		sample(a, s);
 		break;
 	case SKIN_FOLLOW_DETACHED:
 		/* the channels stay: skind is expected back */
-		v->n_index = 0;
+		view_detach(a->view);
 		log_info("skind went away (%s): waiting for it",
 			 strerror(-s->reason));
 		break;
@@ -247,6 +213,8 @@ static void usage(FILE *f)
 		"  -c, --config FILE  configuration (default " DEFAULT_CONFIG ",\n"
 		"                     defaults when that file does not exist)\n"
 		"  -s, --socket PATH  skind's socket (overrides the configuration)\n"
+		"      --skind-config FILE  skind's configuration, for the parts' layout\n"
+		"                     (overrides skind_config; default /etc/skin/skind.conf)\n"
 		"      --check        check the configuration and exit\n"
 		"  -h, --help         this text, then exit\n"
 		"      --version      \"skin-view VERSION\", then exit\n");
@@ -257,17 +225,19 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "skind-config", required_argument, NULL, 'K' },
 		{ "check", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *socket_path = NULL;
+	const char *config = NULL, *socket_path = NULL, *skind_config = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
+	struct server *srv = NULL;
 	struct view_config cfg;
 	struct skin_error err;
-	struct view v;
+	struct app a;
 	sd_event *e = NULL;
 	bool check = false;
 	int o, rc;
@@ -277,6 +247,7 @@ int main(int argc, char **argv)
 		switch (o) {
 		case 'c': config = optarg; break;
 		case 's': socket_path = optarg; break;
+		case 'K': skind_config = optarg; break;
 		case 'k': check = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': puts("skin-view " SKIN_VERSION); return 0;
@@ -293,27 +264,34 @@ int main(int argc, char **argv)
 		log_err("%s", err.text);
 		return 1;
 	}
+	if (skind_config)
+		snprintf(cfg.skind_config, sizeof(cfg.skind_config), "%s", skind_config);
 	if (check) {
-		printf("%s: http://%s:%u/ (data %s), %u clients, %u per address, actions %s\n",
+		printf("%s: http://%s:%u/ (data %s), %u clients, %u per address, actions %s; parts from %s, %u [layout] files\n",
 		       config ? config : DEFAULT_CONFIG, cfg.address, cfg.port,
 		       cfg.data_dir, cfg.max_clients, cfg.max_per_address,
-		       cfg.token[0] ? "with the token" : "none");
+		       cfg.token[0] ? "with the token" : "none", cfg.skind_config,
+		       cfg.n_layouts);
 		return 0;
 	}
 
-	memset(&v, 0, sizeof(v));
-	cdr_init(&v.cdr, 0);
+	memset(&a, 0, sizeof(a));
+	a.cfg = &cfg;
+	a.skind_config = cfg.skind_config;
 	raise_nofile(cfg.max_connections + 64);
 	rc = service_init(&e);
 	if (rc < 0) {
 		log_err("sd-event: %s", strerror(-rc));
 		return 1;
 	}
-	rc = server_new(&v.srv, e, &cfg);
+	rc = server_new(&srv, e, &cfg);
+	if (rc)
+		goto out;
+	rc = view_new(&a.view, srv, &cfg);
 	if (rc)
 		goto out;
 	fo.socket = socket_path ? socket_path : cfg.socket[0] ? cfg.socket : NULL;
-	rc = follow_source_new(&fs, e, &fo, on_event, &v);
+	rc = follow_source_new(&fs, e, &fo, on_event, &a);
 	if (rc) {
 		log_err("following skind: %s", strerror(-rc));
 		goto out;
@@ -322,11 +300,15 @@ int main(int argc, char **argv)
 		 strchr(cfg.address, ':') ? "[" : "", cfg.address,
 		 strchr(cfg.address, ':') ? "]" : "", cfg.port, cfg.data_dir);
 	service_ready(NULL);
-	rc = service_run_beside(e, server_wait, v.srv);
+	rc = service_run_beside(e, server_wait, srv);
 	{
 		struct server_stats st;
+		uint64_t enc_n, enc_ns;
 
-		server_stats(v.srv, &st);
+		server_stats(srv, &st);
+		view_encode_cost(a.view, &enc_n, &enc_ns);
+		log_info("encoded %llu part samples, %.1f us each (the four channels of a part, handed to the server)",
+			 (unsigned long long)enc_n, enc_n ? enc_ns / 1e3 / enc_n : 0.0);
 		log_info("served %llu clients (%llu refused over a cap), %llu samples sent, %llu replaced unsent; closed: %llu idle, %llu stalled, %llu malformed, %llu oversized, %llu queue full; %llu connections hung up over the cap per address",
 			 (unsigned long long)st.accepted, (unsigned long long)st.refused_cap,
 			 (unsigned long long)st.frames, (unsigned long long)st.replaced,
@@ -338,10 +320,8 @@ int main(int argc, char **argv)
 	}
 out:
 	follow_source_free(fs);
-	server_free(v.srv);
+	view_free(a.view);
+	server_free(srv);
 	sd_event_unref(e);
-	cdr_free(&v.cdr);
-	free(v.parts);
-	free(v.by_index);
 	return rc ? 1 : 0;
 }

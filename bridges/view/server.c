@@ -842,8 +842,11 @@ int64_t server_channel_add(struct server *s, const char *part,
 	fc = &ch->fc;
 	fc->id = s->next_id++;
 	fc->kind = kind;
-	snprintf(fc->topic, sizeof(fc->topic), TOPIC_PREFIX "/%s/%s", part,
-		 fox_leaf(kind));
+	if (part)
+		snprintf(fc->topic, sizeof(fc->topic), TOPIC_PREFIX "/%s/%s", part,
+			 fox_leaf(kind));
+	else
+		snprintf(fc->topic, sizeof(fc->topic), TOPIC_PREFIX "/%s", fox_leaf(kind));
 	ch->used = true;
 	one = fc;
 	for (c = s->clients; c; c = c->next)

@@ -60,14 +60,17 @@ void server_free(struct server *s);
  * the sd-event loop's descriptor): service_run_beside()'s @wait */
 int server_wait(void *s);
 
-/* A new channel PREFIX/PART/LEAF, advertised to every client: its id
- * (ids are never reused), or -errno */
+/* A new channel PREFIX/PART/LEAF (PREFIX/LEAF: @part NULL, the
+ * channels of no part), advertised to every client: its id (ids are
+ * never reused), or -errno */
 int64_t server_channel_add(struct server *s, const char *part,
 			   enum fox_kind kind);
 /* Unadvertised, its subscriptions ended */
 void server_channel_remove(struct server *s, uint32_t id);
-/* A sample of channel @id: @len bytes of CDR at @cdr, received at @ns
- * (ns since the epoch: the Message Data timestamp) */
+/* A sample of channel @id: @len bytes of its encoding at @cdr (CDR or
+ * JSON), received at @ns (ns since the epoch: the Message Data
+ * timestamp).  It replaces the channel's newest, which a new subscriber
+ * gets at once, and each subscription's unsent one (newest wins). */
 int server_publish(struct server *s, uint32_t id, const uint8_t *cdr,
 		   size_t len, uint64_t ns);
 

@@ -3,7 +3,7 @@
  * followcheck - a follower of skind (skin/follow.h) that says what it
  * sees, for the daemon layer to compare with skind's socket
  *
- *	followcheck SOCKET SECONDS [PART]
+ *	followcheck SOCKET SECONDS [PART [raw]]
  *
  * Polls the follower as its header says and prints, flushed at once:
  *
@@ -18,6 +18,14 @@
  *
  *	taxels PART SAMPLES FRAME_TS_NS PUBLISH_NS (V0 ... Vn-1) (TOUCHED ...)
  *	contacts PART SAMPLES (TAXEL ...) (TAXEL ...) ...
+ *
+ * and with "raw", the rest of the publication (skin-view's PartState
+ * carries it all; the thresholds without add_threshold, %.9g):
+ *
+ *	raw PART SAMPLES FRAME_TS_NS (R0 ... Rn-1)
+ *	flags PART SAMPLES (F0 ... Fn-1)
+ *	baselines PART SAMPLES (B0 ... Bn-1)           (when published)
+ *	thresholds PART SAMPLES (T0 ... Tn-1)          (when published)
  *
  * "end samples N" after SECONDS or at SIGTERM.  What breaks the header's contract (an
  * event out of order, a SAMPLE with no copy, a SAMPLE whose sample count
@@ -39,6 +47,7 @@
 
 struct watch {
 	const char *part;		/* printed in full, or NULL */
+	bool raw;			/* ... with raw, flags, baselines */
 	bool attached;
 	uint64_t *last;			/* per part: samples last seen */
 	uint64_t instance;		/* of the object @last is about */
@@ -102,6 +111,43 @@ static void print_attached(struct watch *w, const struct skin_shm_map *m)
 	for (i = 0; i < n; i++)
 		printf("%s%s", i ? "," : "", skin_shm_part(m, i)->name);
 	printf("\n");
+}
+
+static void print_doubles(const char *what, const char *part, uint64_t samples,
+			  const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	if (!v)
+		return;
+	printf("%s %s %llu (", what, part, (unsigned long long)samples);
+	for (i = 0; i < n; i++)
+		printf(i ? " %.9g" : "%.9g", v[i]);
+	printf(")\n");
+}
+
+/* The rest of the publication: raw values, flags, baselines, thresholds */
+static void print_rest(const struct skin_shm_map *m, unsigned int part,
+		       const void *block)
+{
+	const struct skin_shm_part_desc *d = skin_shm_part(m, part);
+	const struct skin_shm_part *h = skin_shm_head(block);
+	const uint8_t *raw = skin_shm_raw(m, part, block);
+	const uint8_t *fl = skin_shm_flags(m, part, block);
+	unsigned int i;
+
+	printf("raw %s %llu %llu (", d->name, (unsigned long long)h->samples,
+	       (unsigned long long)h->frame_ts_ns);
+	for (i = 0; i < d->n_taxels; i++)
+		printf(i ? " %u" : "%u", raw[i]);
+	printf(")\nflags %s %llu (", d->name, (unsigned long long)h->samples);
+	for (i = 0; i < d->n_taxels; i++)
+		printf(i ? " %u" : "%u", fl[i]);
+	printf(")\n");
+	print_doubles("baselines", d->name, h->samples,
+		      skin_shm_baselines(m, part, block), d->n_taxels);
+	print_doubles("thresholds", d->name, h->samples,
+		      skin_shm_thresholds(m, part, block), d->n_taxels);
 }
 
 /* The copy in the words of skind's `taxels` and `contacts` lines. */
@@ -212,8 +258,11 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 		printf("sample %s %llu %llu %llu\n", skin_shm_part(s->map, s->part)->name,
 		       (unsigned long long)h->samples, (unsigned long long)h->frame_ts_ns,
 		       (unsigned long long)h->publish_ns);
-		if (w->part && !strcmp(w->part, skin_shm_part(s->map, s->part)->name))
+		if (w->part && !strcmp(w->part, skin_shm_part(s->map, s->part)->name)) {
 			print_copy(w, s->map, s->part, s->block);
+			if (w->raw)
+				print_rest(s->map, s->part, s->block);
+		}
 		break;
 	}
 }
@@ -227,8 +276,8 @@ int main(int argc, char **argv)
 	double end;
 	int r;
 
-	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: followcheck SOCKET SECONDS [PART]\n");
+	if (argc < 3 || argc > 5 || (argc == 5 && strcmp(argv[4], "raw"))) {
+		fprintf(stderr, "usage: followcheck SOCKET SECONDS [PART [raw]]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -236,6 +285,7 @@ int main(int argc, char **argv)
 	o.socket = argv[1];
 	o.retry_ms = 100;
 	w.part = argc > 3 ? argv[3] : NULL;
+	w.raw = argc > 4;
 	r = skin_follow_new(&f, &o);
 	if (r < 0) {
 		fprintf(stderr, "followcheck: %s\n", strerror(-r));

@@ -1843,8 +1843,9 @@ class Follower:
     """followcheck: a follower of skind printing its events (its header
     says what).  stop() ends it with SIGTERM, so that ASan sees its exit."""
 
-    def __init__(self, sock, part=None, seconds=300):
-        self.p = subprocess.Popen([FOLLOWCHECK, sock, str(seconds)] + ([part] if part else []),
+    def __init__(self, sock, part=None, seconds=300, raw=False):
+        self.p = subprocess.Popen([FOLLOWCHECK, sock, str(seconds)] + ([part] if part else []) +
+                                  (["raw"] if raw else []),
                                   stdout=subprocess.PIPE)
         self.out = Lines(self.p.stdout.fileno())
 
@@ -3422,7 +3423,8 @@ class View:
             f.write("SECRET-NOT-TO-BE-SERVED\n")
         self.port = free_port()
         conf = dict(address="127.0.0.1", port=self.port, data_dir=www,
-                    socket=(daemon or env.daemon).sock)
+                    socket=(daemon or env.daemon).sock,
+                    skind_config=(daemon or env.daemon).config)
         conf.update(keys)
         self.conf = os.path.join(self.dir, "skin-view.conf")
         with open(self.conf, "w") as f:
@@ -3586,7 +3588,8 @@ class ViewClient:
 
     def streaming(self, timeout=30):
         """Once its first sample came (its window starts there)"""
-        assert wait_for(lambda: '"ev":"state"' in self.text() or self.p.poll() is not None,
+        assert wait_for(lambda: '"ev":"state"' in self.text() or '"ev":"partstate"' in self.text()
+                        or self.p.poll() is not None,
                         timeout, 0.1), "no sample in %d s: %s" % (timeout, self.text()[-2000:])
 
     def events(self):
@@ -3728,12 +3731,21 @@ def t_view_foxglove(env):
         assert info[0]["capabilities"] == [], info
         chans = [c for e in evs if e["ev"] == "advertise" for c in e["channels"]]
         want = {"/skin/%s/%s" % (p_, k) for p_ in ("pad", "left_forearm")
-                for k in ("values", "raw", "contacts")}
+                for k in ("values", "raw", "contacts", "state")}
+        want |= {"/skin/layout"}
         assert {c["topic"] for c in chans} == want, chans
         for c in chans:
+            if c["topic"] in ("/skin/layout", "/skin/health"):
+                assert c["encoding"] == "json" and c["schemaEncoding"] == "jsonschema", c
+                assert c["schemaName"] == ("skin.Layout" if c["topic"] == "/skin/layout"
+                                           else "skin.Health"), c
+                json.loads(c["schema"])
+                continue
             assert c["encoding"] == "cdr" and c["schemaEncoding"] == "ros2msg", c
             assert c["schemaName"] == ("tactile_msgs/msg/TactileContacts" if
                                        c["topic"].endswith("/contacts") else
+                                       "skin_msgs/msg/PartState" if
+                                       c["topic"].endswith("/state") else
                                        "tactile_msgs/msg/TactileState"), c
         assert not [e for e in evs if e["ev"] in ("error", "status")], \
             [e for e in evs if e["ev"] in ("error", "status")][:5]
@@ -3772,6 +3784,112 @@ def t_view_foxglove(env):
     assert "samples sent" in log, log[-2000:]
 
 
+def follow_rest(f, part, since=0):
+    """followcheck's raw, flags, baselines and thresholds lines of @part
+    (Follower(raw=True)), by sample number: {N: {"raw": [...], ...}}"""
+    got = {}
+    for l in f.lines(since):
+        w = l.split(" ", 3)
+        if w[0] in ("raw", "flags", "baselines", "thresholds") and w[1] == part:
+            nums = w[3] if w[0] != "raw" else w[3].split(" ", 1)[1]
+            got.setdefault(int(w[2]), {})[w[0]] = [float(x) for x in nums.strip("()").split()]
+    return got
+
+
+@case("skin-view: /skin/layout places every tactile taxel of every part; /skin/PART/state carries skind's shared memory of the same sample (raw, values, flags, baselines, thresholds, contacts)")
+def t_view_state(env):
+    d = env.daemon
+    v = View(env)
+    f = Follower(d.sock, "pad", raw=True)
+    reader = None
+    try:
+        f.following(d)
+        mark = f.mark()
+        p = ViewClient(v, 5, ["/skin/layout", "/skin/pad/state", "/skin/left_forearm/state"])
+        reader = Drain(f)
+        p.streaming()
+        time.sleep(0.5)
+        env.feed.cmd("press pad 60 5 6")
+        time.sleep(1.5)
+        env.feed.cmd("release pad")
+        evs = p.events()
+        time.sleep(0.5)
+        taxels = follow_taxels(f, "pad", mark)
+        rest = follow_rest(f, "pad", mark)
+        add = float(d.client().command("get add_threshold")[0].split()[2])
+    finally:
+        reader.stop() if reader else f.stop()
+        log = v.stop()
+    assert not [e for e in evs if e["ev"] in ("error", "status")], evs[:5]
+    parts = {p_["name"]: p_ for p_ in d.parts() if p_["type"] == "part"}
+
+    # the layout: one message (no reload), every part of skind's
+    layouts = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/layout"]
+    assert len(layouts) == 1, len(layouts)
+    lay = layouts[0]
+    assert lay["generation"] == d.status()["generation"], lay["generation"]
+    assert [q["name"] for q in lay["parts"]] == list(parts), [q["name"] for q in lay["parts"]]
+    states = [e for e in evs if e["ev"] == "partstate"]
+    for q in lay["parts"]:
+        n = int(parts[q["name"]]["taxels"])
+        assert q["n"] == n and len(q["x"]) == n and len(q["kind"]) == n, (q["name"], q["n"])
+        # the kinds are skind's: its shared memory's taxel flags
+        flags = [s_["flags"] for s_ in states if s_["topic"] == "/skin/%s/state" % q["name"]][-1]
+        for i in range(n):
+            k = "t" if flags[i] & 2 else "h" if flags[i] & 4 else "-"
+            assert q["kind"][i] == k, (q["name"], i, q["kind"][i], flags[i])
+            if k == "t":
+                assert isinstance(q["x"][i], (int, float)) and isinstance(q["y"][i], (int, float)), \
+                    (q["name"], i, q["source"])
+            if k != "-":
+                assert q["triangle"][i] == i % 192 // 12 and q["channel"][i] == i % 12
+        assert q["source"].startswith("flattening: "), q["source"]
+        assert q["unit"] == "m" and q["radius"] > 0 and q["outlines"], q["name"]
+    pad = [q for q in lay["parts"] if q["name"] == "pad"][0]
+    assert [b for b in pad["board"] if b >= 0] and all(b in (-1, 1) for b in pad["board"])
+    assert pad["patches"] == [{"name": "pad", "bus": "can0", "address": 1}], pad["patches"]
+
+    # the states, matched with the shared memory's copies by sample number
+    pads = [s_ for s_ in states if s_["topic"] == "/skin/pad/state"]
+    assert len(pads) >= 20, len(pads)
+    matched = touched = contacts = 0
+    for st in pads:
+        n = int(st["sample"])
+        assert len(st["raw"]) == len(st["values"]) == len(st["flags"]) == pad["n"]
+        if n not in rest or "raw" not in rest[n]:
+            continue
+        shm = rest[n]
+        frame = [k for k, (num, _) in taxels.items() if num == n]
+        assert frame, n
+        assert int(st["stamp"]) == int(st["ts"])
+        assert st["raw"] == [int(x) for x in shm["raw"]], (st["raw"], shm["raw"])
+        assert st["flags"] == [int(x) for x in shm["flags"]], (st["flags"], shm["flags"])
+        for a, b in zip(st["values"], taxels[frame[0]][1]):
+            assert close_to(a, b), (a, b)
+        if "baselines" in shm:
+            for a, b in zip(st["baselines"], shm["baselines"]):
+                assert abs(a - b) <= 1e-5 * abs(b) + 1e-6, (a, b)
+        if "thresholds" in shm:
+            for a, b in zip(st["thresholds"], shm["thresholds"]):
+                assert abs(a - (b + add if b else 0)) <= 1e-5 * abs(b) + 1e-5, (a, b, add)
+        matched += 1
+        touched += any(f_ & 1 for f_ in st["flags"])
+        for c in st["contacts"]:
+            contacts += 1
+            assert c["taxels"] and all(0 <= t < pad["n"] for t in c["taxels"]), c
+            assert all(st["flags"][t] & 1 for t in c["taxels"]), c
+            # cop2d: the centroid of its taxels in the layout, inside it
+            xs = [pad["x"][t] for t in c["taxels"]]
+            ys = [pad["y"][t] for t in c["taxels"]]
+            assert min(xs) - 1e-6 <= c["cop2d"][0] <= max(xs) + 1e-6, (c, xs)
+            assert min(ys) - 1e-6 <= c["cop2d"][1] <= max(ys) + 1e-6, (c, ys)
+    assert matched >= 10, (matched, len(pads), len(rest))
+    assert touched and contacts, (touched, contacts)
+    lf = [s_ for s_ in states if s_["topic"] == "/skin/left_forearm/state"]
+    assert lf and len(lf[-1]["raw"]) == 384
+    assert "encoded" in log and "us each" in log, log[-2000:]
+
+
 @case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones")
 def t_view_reload(env):
     d = Daemon(env, side="view-reload")
@@ -3785,7 +3903,8 @@ def t_view_reload(env):
         assert adv["op"] == "advertise", adv
         ids = {c["topic"]: c["id"] for c in adv["channels"]}
         lf = sorted(i for t, i in ids.items() if t.startswith("/skin/left_forearm/"))
-        assert len(lf) == 3 and len(ids) == 6, ids
+        # four per part, and /skin/layout
+        assert len(lf) == 4 and len(ids) == 9, ids
         with open(d.config) as f:
             text = f.read()
         with open(d.config, "w") as f:
@@ -3793,12 +3912,12 @@ def t_view_reload(env):
         d.p.send_signal(signal.SIGHUP)
         m = ws.json()
         assert m == {"op": "unadvertise", "channelIds": [lf[0]]}, m
-        gone = [m["channelIds"][0]] + [ws.json()["channelIds"][0] for _ in range(2)]
+        gone = [m["channelIds"][0]] + [ws.json()["channelIds"][0] for _ in range(3)]
         assert sorted(gone) == lf, (gone, lf)
         with open(d.config, "w") as f:
             f.write(text)
         d.p.send_signal(signal.SIGHUP)
-        new = [ws.json() for _ in range(3)]
+        new = [ws.json() for _ in range(4)]
         chans = [c for m in new for c in m["channels"]]
         assert all(m["op"] == "advertise" for m in new), new
         assert sorted(c["topic"] for c in chans) == sorted(t for t in ids if "left_forearm" in t)

@@ -15,6 +15,10 @@
 //	{"ev":"advertise","channels":[{id,topic,encoding,schemaName,schemaEncoding,schema}]}
 //	{"ev":"state","topic":T,"ts":NS,"stamp":NS,"frame":F,"name":N,"values":[...]}
 //	{"ev":"contacts","topic":T,"ts":NS,"stamp":NS|null,"contacts":[{name,frame,position,normal,force,torque}]}
+//	{"ev":"partstate","topic":T,"ts":NS,"stamp":NS,"sample":N,"state":S,"raw":[...],
+//	 "values":[...],"flags":[...],"baselines":[...],"thresholds":[...],
+//	 "contacts":[{id,pressure,cop2d,cop,force,normal,taxels}]}
+//	{"ev":"json","topic":T,"ts":NS,"message":{...}}    (/skin/layout, /skin/health)
 //	{"ev":"status", ...}   {"ev":"close","code":C,"reason":R}
 //
 // and {"ev":"end","counts":{TOPIC:N}} SECONDS after the first message data
@@ -50,7 +54,33 @@ function vec(r) {
 }
 
 function decode(ch, data, ts) {
+	if (ch.encoding === "json")
+		return { ev: "json", topic: ch.topic, ts,
+			 message: JSON.parse(new TextDecoder().decode(data)) };
 	const r = new CdrReader(data);
+	if (ch.schemaName === "skin_msgs/msg/PartState") {
+		const sec = r.int32();
+		const nsec = r.uint32();
+		const m = { ev: "partstate", topic: ch.topic, ts,
+			    stamp: BigInt(sec) * 1000000000n + BigInt(nsec) };
+		m.sample = r.uint64();
+		m.state = r.uint32();
+		m.raw = Array.from(r.uint8Array());
+		m.values = Array.from(r.float32Array());
+		m.flags = Array.from(r.uint8Array());
+		m.baselines = Array.from(r.float32Array());
+		m.thresholds = Array.from(r.float32Array());
+		const n = r.sequenceLength();
+		m.contacts = [];
+		for (let i = 0; i < n; i++)
+			m.contacts.push({ id: r.uint32(), pressure: r.float32(),
+					  cop2d: [r.float32(), r.float32()],
+					  cop: vec(r), force: vec(r), normal: vec(r),
+					  taxels: Array.from(r.uint32Array()) });
+		if (r.offset !== r.byteLength)
+			throw new Error(`${r.byteLength - r.offset} bytes after the message`);
+		return m;
+	}
 	if (ch.schemaName === "tactile_msgs/msg/TactileState") {
 		const h = header(r);
 		const n = r.sequenceLength();
