@@ -92,6 +92,53 @@ static void f32(struct cdr *c, float f)
 	u32(c, v);
 }
 
+/* A float32 at @p, little endian */
+static inline void put_f32(uint8_t *p, float f)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &f, 4);
+#else
+	uint32_t b;
+
+	memcpy(&b, &f, 4);
+	p[0] = (uint8_t)b;
+	p[1] = (uint8_t)(b >> 8);
+	p[2] = (uint8_t)(b >> 16);
+	p[3] = (uint8_t)(b >> 24);
+#endif
+}
+
+/* @n float32 little endian, in one piece (aligned: 4-byte elements after
+ * their 4-byte count) */
+static void f32_array(struct cdr *c, const float *v, unsigned int n)
+{
+	uint8_t *p;
+	unsigned int i;
+
+	align(c, 4);
+	p = room(c, (size_t)n * 4);
+	if (!p)
+		return;
+	for (i = 0; i < n; i++)
+		put_f32(p + 4 * i, v[i]);
+	c->len += (size_t)n * 4;
+}
+
+/* @n bytes as float32 (raw values), in one piece */
+static void f32_array_u8(struct cdr *c, const uint8_t *v, unsigned int n)
+{
+	uint8_t *p;
+	unsigned int i;
+
+	align(c, 4);
+	p = room(c, (size_t)n * 4);
+	if (!p)
+		return;
+	for (i = 0; i < n; i++)
+		put_f32(p + 4 * i, v[i]);
+	c->len += (size_t)n * 4;
+}
+
 static void f64(struct cdr *c, double d)
 {
 	uint64_t v;
@@ -150,22 +197,16 @@ void cdr_tactile_state(struct cdr *c, const struct cdr_stamp *t,
 		       const char *frame_id, const char *sensor,
 		       const float *values, unsigned int n)
 {
-	unsigned int i;
-
 	state_head(c, t, frame_id, sensor, n);
-	for (i = 0; i < n; i++)
-		f32(c, values[i]);
+	f32_array(c, values, n);
 }
 
 void cdr_tactile_state_raw(struct cdr *c, const struct cdr_stamp *t,
 			   const char *frame_id, const char *sensor,
 			   const uint8_t *raw, unsigned int n)
 {
-	unsigned int i;
-
 	state_head(c, t, frame_id, sensor, n);
-	for (i = 0; i < n; i++)
-		f32(c, raw[i]);
+	f32_array_u8(c, raw, n);
 }
 
 static void vec3(struct cdr *c, const double v[3])
@@ -215,16 +256,8 @@ static void f32s_of(struct cdr *c, const double *v, unsigned int n, double add)
 	p = room(c, (size_t)n * 4);
 	if (!p)
 		return;
-	for (i = 0; i < n; i++) {
-		float f = v && v[i] != 0 ? (float)(v[i] + add) : 0.0f;
-		uint32_t b;
-
-		memcpy(&b, &f, 4);
-		p[4 * i] = (uint8_t)b;
-		p[4 * i + 1] = (uint8_t)(b >> 8);
-		p[4 * i + 2] = (uint8_t)(b >> 16);
-		p[4 * i + 3] = (uint8_t)(b >> 24);
-	}
+	for (i = 0; i < n; i++)
+		put_f32(p + 4 * i, v && v[i] != 0 ? (float)(v[i] + add) : 0.0f);
 	c->len += (size_t)n * 4;
 }
 
@@ -239,8 +272,7 @@ void cdr_part_state(struct cdr *c, const struct cdr_part_state *s)
 	u32(c, s->state);
 	u8s(c, s->raw, s->n);
 	u32(c, s->n);
-	for (i = 0; i < s->n; i++)
-		f32(c, s->values[i]);
+	f32_array(c, s->values, s->n);
 	u8s(c, s->flags, s->n);
 	f32s_of(c, s->baselines, s->n, 0);
 	f32s_of(c, s->thresholds, s->n, s->add_threshold);

@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "follow_source.h"
+#include "health.h"
 #include "log.h"
 #include "server.h"
 #include "service.h"
@@ -37,8 +38,14 @@
 
 #define DEFAULT_CONFIG	"/etc/skin/skin-view.conf"
 
+/* The taxel flags that say a fault (include/skin/shm.h, 1.4): bits 3..7 */
+#define FAULT_FLAGS	0xf8u
+
 struct app {
 	struct view *view;
+	struct health *health;
+	unsigned int *faulty;		/* per part: taxels with a fault flag */
+	unsigned int n_faulty;
 	const struct view_config *cfg;
 	const char *skind_config;
 	uint64_t instance, generation;	/* the object the layout is of */
@@ -134,6 +141,10 @@ static void attach(struct app *a, const struct skin_follow_sample *s)
 		return;
 	}
 	free(d);
+	free(a->faulty);
+	a->faulty = calloc(n ? n : 1, sizeof(*a->faulty));
+	a->n_faulty = a->faulty ? n : 0;
+	health_poke(a->health);
 	log_info("attached to skind (pid %u, generation %llu): %u parts served",
 		 m->hdr->pid, (unsigned long long)m->hdr->generation, n);
 	layout_of(a, s);
@@ -162,9 +173,18 @@ static void sample(struct app *a, const struct skin_follow_sample *s)
 	};
 	int rc;
 
+	unsigned int i, faulty = 0;
+
 	if (vs.n_contacts > d->max_contacts)
 		vs.n_contacts = d->max_contacts;
 	rc = view_publish_part(a->view, s->part, &vs);
+	/* a taxel that became faulty or healthy: /skin/health soon */
+	for (i = 0; i < d->n_taxels; i++)
+		faulty += (vs.flags[i] & FAULT_FLAGS) != 0;
+	if (s->part < a->n_faulty && a->faulty[s->part] != faulty) {
+		a->faulty[s->part] = faulty;
+		health_poke(a->health);
+	}
 	if (rc && rc != -ENOENT)
 		log_warn("part %s: a sample not served: %s", d->name, strerror(-rc));
 }
@@ -185,10 +205,13 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 	case SKIN_FOLLOW_DETACHED:
 		/* the channels stay: skind is expected back */
 		view_detach(a->view);
+		health_poke(a->health);
 		log_info("skind went away (%s): waiting for it",
 			 strerror(-s->reason));
 		break;
 	case SKIN_FOLLOW_STATE:
+		/* a patch attached or left, a calibration: the parts' lines */
+		health_poke(a->health);
 		break;
 	}
 }
@@ -291,6 +314,9 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	fo.socket = socket_path ? socket_path : cfg.socket[0] ? cfg.socket : NULL;
+	rc = health_new(&a.health, e, srv, &cfg, fo.socket, a.view);
+	if (rc)
+		goto out;
 	rc = follow_source_new(&fs, e, &fo, on_event, &a);
 	if (rc) {
 		log_err("following skind: %s", strerror(-rc));
@@ -320,7 +346,9 @@ int main(int argc, char **argv)
 	}
 out:
 	follow_source_free(fs);
+	health_free(a.health);
 	view_free(a.view);
+	free(a.faulty);
 	server_free(srv);
 	sd_event_unref(e);
 	return rc ? 1 : 0;

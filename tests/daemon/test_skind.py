@@ -3732,7 +3732,7 @@ def t_view_foxglove(env):
         chans = [c for e in evs if e["ev"] == "advertise" for c in e["channels"]]
         want = {"/skin/%s/%s" % (p_, k) for p_ in ("pad", "left_forearm")
                 for k in ("values", "raw", "contacts", "state")}
-        want |= {"/skin/layout"}
+        want |= {"/skin/layout", "/skin/health"}
         assert {c["topic"] for c in chans} == want, chans
         for c in chans:
             if c["topic"] in ("/skin/layout", "/skin/health"):
@@ -3890,6 +3890,84 @@ def t_view_state(env):
     assert "encoded" in log and "us each" in log, log[-2000:]
 
 
+ETH_COUNTERS = """\
+capture - packets=50000 udp=50000 other_port=0 to_boards=0 socket_drops=0 outgoing=0 recv_errors=0
+board eb24 addr=10.0.1.24 datagrams=10000 published=10000 frames=27200 lost=3 resets=0 bad_rop_code=1
+board eb10 addr=10.0.1.10 datagrams=9000 published=9000 frames=24000 lost=0 resets=1 bad_rop_code=0
+foreign - datagrams=2 published=0 frames=0 lost=0
+interface eb24can1 board=eb24 bound=1 frames=27200 dropped=0 rebinds=0
+"""
+
+
+@case("skin-view: /skin/health has skind's status, every part and patch with their counters, faults when skind lists them, skin-eth's counters, once a second and on change")
+def t_view_health(env):
+    d = env.daemon
+    eth = os.path.join(env.dir, "eth-counters.%d" % env.next_log())
+    with open(eth, "w") as f:
+        f.write(ETH_COUNTERS)
+    v = View(env, eth_counters=eth)
+    muted = False
+    try:
+        p = ViewClient(v, 7, ["/skin/health", "/skin/pad/state"])
+        p.streaming()
+        time.sleep(1.5)
+        t_mute = time.clock_gettime_ns(time.CLOCK_REALTIME)
+        env.feed.cmd("mute lf1")
+        muted = True
+        time.sleep(3)
+        env.feed.cmd("unmute lf1")
+        muted = False
+        evs = p.events()
+    finally:
+        if muted:
+            env.feed.cmd("unmute lf1")
+        log = v.stop()
+    assert not [e for e in evs if e["ev"] in ("error", "status")], evs[:5]
+    hs = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/health"]
+    # once a second at least (7 s of the client's window, on a loaded machine)
+    assert len(hs) >= 4, len(hs)
+    status = d.status()
+    lines = d.parts()
+    parts = [l for l in lines if l["type"] == "part"]
+    for h in hs:
+        assert h["skind"]["connected"] is True, h["skind"]
+        assert h["skind"]["generation"] == status["generation"]
+        assert h["skind"]["status"]["pid"] == status["pid"], h["skind"]["status"]
+        assert [q["name"] for q in h["parts"]] == [q["name"] for q in parts]
+        for q in h["parts"]:
+            want = [(l["name"], l["bus"], int(l["address"])) for l in lines
+                    if l["type"] == "patch" and l["part"] == q["name"]]
+            assert [(t["name"], t["bus"], t["address"]) for t in q["patches"]] == want, q
+            for t in q["patches"]:
+                assert set(t) >= {"attached", "silent", "listen_only", "frames", "lost",
+                                  "partial", "skipped", "driver"}, t
+                # no driver on this host: skind reads ring files
+                assert t["driver"] is None, t["driver"]
+            if h["skind"]["faults"]:
+                for flt in q["faults"]:
+                    assert 0 <= flt["taxel"] < q["taxels"] and flt["flags"], flt
+            else:
+                assert q["faults"] == [], q
+        e = h["eth"]
+        assert e["file"] == eth and e["age_s"] >= 0, e
+        assert e["capture"]["packets"] == 50000 and e["foreign"]["datagrams"] == 2, e
+        assert [b["name"] for b in e["boards"]] == ["eb24", "eb10"], e["boards"]
+        assert e["boards"][0]["addr"] == "10.0.1.24" and e["boards"][0]["lost"] == 3
+        assert e["interfaces"] == [{"name": "eb24can1", "board": "eb24", "bound": 1, "frames": 27200,
+                                    "dropped": 0, "rebinds": 0}], e["interfaces"]
+    # the silent board: flagged while muted, cleared after
+    def lf1(h):
+        lf = [q for q in h["parts"] if q["name"] == "left_forearm"][0]
+        return [t for t in lf["patches"] if t["name"] == "left_forearm.1"][0]
+    silent = [h for h in hs if lf1(h)["silent"]]
+    assert silent, [lf1(h) for h in hs]
+    assert silent[0]["time_ns"] - t_mute < 4e9, (silent[0]["time_ns"] - t_mute)
+    assert not lf1(hs[-1])["silent"], lf1(hs[-1])
+    # frames of the muted board stood still while it was silent
+    assert len({lf1(h)["frames"] for h in silent}) <= 2, [lf1(h)["frames"] for h in silent]
+    assert "health: skind's socket" not in log, log[-2000:]
+
+
 @case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones")
 def t_view_reload(env):
     d = Daemon(env, side="view-reload")
@@ -3903,8 +3981,8 @@ def t_view_reload(env):
         assert adv["op"] == "advertise", adv
         ids = {c["topic"]: c["id"] for c in adv["channels"]}
         lf = sorted(i for t, i in ids.items() if t.startswith("/skin/left_forearm/"))
-        # four per part, and /skin/layout
-        assert len(lf) == 4 and len(ids) == 9, ids
+        # four per part, and /skin/layout and /skin/health
+        assert len(lf) == 4 and len(ids) == 10, ids
         with open(d.config) as f:
             text = f.read()
         with open(d.config, "w") as f:
