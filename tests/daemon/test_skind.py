@@ -4450,6 +4450,254 @@ def t_view_page_body(env):
         r.stop()
 
 
+def png_size(data):
+    """(width, height) of PNG @data, checked: its signature, its IHDR
+    first, and every chunk's CRC"""
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:16]
+    at, size, chunks = 8, None, []
+    while at < len(data):
+        n, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + n]
+        crc, = struct.unpack(">I", data[at + 8 + n:at + 12 + n])
+        assert zlib.crc32(kind + body) == crc, kind
+        if not chunks:
+            assert kind == b"IHDR", kind
+            size = struct.unpack(">II", body[:8])
+        chunks.append(kind)
+        at += 12 + n
+    assert chunks[-1] == b"IEND" and b"IDAT" in chunks, chunks
+    # the pixels inflate to the size IHDR says (8-bit RGBA or RGB)
+    raw = zlib.decompress(b"".join(data[a + 8:a + 8 + struct.unpack(">I", data[a:a + 4])[0]]
+                                   for a in png_chunks(data, b"IDAT")))
+    assert len(raw) in (size[1] * (1 + 4 * size[0]), size[1] * (1 + 3 * size[0])), (len(raw), size)
+    return size
+
+
+def png_chunks(data, kind):
+    at = 8
+    while at < len(data):
+        n, k = struct.unpack(">I4s", data[at:at + 8])
+        if k == kind:
+            yield at
+        at += 12 + n
+
+
+def data_url(url, mime):
+    import base64
+    head, _, b64 = url.partition(",")
+    assert head == "data:%s;base64" % mime, head
+    return base64.b64decode(b64)
+
+
+@case("skin-view: the page's PNG and SVG export of a part is the drawing at the layout canvas's size, one shape per drawn taxel")
+def t_view_page_export(env):
+    r = SimRobot(env, "seed 4\nduration 300s\n")
+    b = None
+    try:
+        b = Browser(r.view, "#/part/left_hand")
+        b.ready(60)
+        size = b.eval("[document.getElementById('part-canvas').width, "
+                      "document.getElementById('part-canvas').height]")
+        w, h = png_size(data_url(b.eval("window.skinView.exportPNG()"), "image/png"))
+        assert [w, h] == size, (w, h, size)
+        placed = b.eval("window.skinView.parts.left_hand.layout.x.filter((x) => x !== null).length")
+        svg = ET.fromstring(b.eval("window.skinView.exportSVG()"))
+        assert svg.tag == "{http://www.w3.org/2000/svg}svg", svg.tag
+        assert [int(svg.get("width")), int(svg.get("height"))] == size, svg.attrib
+        taxels = {int(e.get("data-taxel")) for e in svg.iter() if e.get("data-taxel") is not None}
+        assert len(taxels) == placed, (len(taxels), placed)
+        # the whole body: one image of every part's drawing
+        b.hash("#/")
+        b.ready(60)
+        w, h = png_size(data_url(b.eval("window.skinView.exportPNG()"), "image/png"))
+        assert w >= 4 * 260 and h >= 2 * 190, (w, h)
+        svg = ET.fromstring(b.eval("window.skinView.exportSVG()"))
+        placed = b.eval("Object.values(window.skinView.parts).reduce((a, p) => "
+                        "a + p.layout.x.filter((x) => x !== null).length, 0)")
+        assert len([e for e in svg.iter() if e.get("data-taxel") is not None]) == placed, placed
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        r.stop()
+
+
+def truth_pressed(path, part):
+    """the taxels of @part skinsim pressed at some time (its ground truth)"""
+    patches, got = set(), set()
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "patch" and w[4] == part:
+                patches.add(w[1])
+            elif w and w[0] == "taxel" and w[1] in patches and float(w[4]) > 0:
+                got.add(int(w[3]))
+    return got
+
+
+# every taxel of the shown part as the page has it: [touched, compensated, color]
+ALL_TAXELS = """(() => { const p = '%s', n = window.skinView.parts[p].layout.n, o = {};
+    for (let i = 0; i < n; i++) { const t = window.skinView.taxelAt(p, i);
+      if (t.x !== null) o[i] = [t.touched, t.compensated, t.color]; }
+    return o; })()"""
+
+
+@case("skin-view: a press skinsim makes appears in the page on the taxels it pressed and no other; the taxel under the pointer and its last 30 s")
+def t_view_page_press(env):
+    press_s = 25
+    r = SimRobot(env, "seed 3\nduration 300s\n"
+                 "at %ds press left_forearm taxel 37 radius 12mm force 80 name finger\n"
+                 "at 120s release finger\n" % press_s, truth=True)
+    b = None
+    try:
+        b = Browser(r.view, "#/part/left_forearm")
+        b.ready(60)
+        # a fixed range: a colour says a value
+        b.eval("window.skinView.setMode('compensated', false, 0, 100)")
+        time.sleep(0.5)
+        if r.elapsed() > press_s - 2:
+            raise AssertionError("the page was ready only %.1f s into the scenario, after its press"
+                                 % r.elapsed())
+        before = b.eval(ALL_TAXELS % "left_forearm")
+        assert not [i for i, t in before.items() if t[0]], "touched before the press"
+        b.wait("window.skinView.taxelAt('left_forearm', 37).touched", press_s + 30)
+        time.sleep(1.5)
+        after = b.eval(ALL_TAXELS % "left_forearm")
+        pressed = truth_pressed(r.truth, "left_forearm")
+        touched = {int(i) for i, t in after.items() if t[0]}
+        assert 37 in touched and touched <= pressed, (sorted(touched), sorted(pressed))
+        changed = {int(i) for i in after if after[i][2] != before[i][2]}
+        assert touched <= changed, (sorted(touched), sorted(changed))
+        # every taxel skinsim did not press keeps its colour
+        assert changed <= pressed, (sorted(changed - pressed), sorted(pressed))
+        print("# pressed %d taxels (truth %d): %s" % (len(touched), len(pressed), sorted(touched)),
+              flush=True)
+        # the taxel under the pointer
+        at = b.eval("window.skinView.pixelOf(37)")
+        b.cmd(op="hover", selector="#part-canvas", x=at["x"], y=at["y"])
+        b.wait("document.getElementById('taxel').dataset.taxel === '37'", 10)
+        text = b.eval("document.getElementById('taxel-text').textContent")
+        assert "37 (port position 38)" in text, text
+        lp = b.eval("window.skinView.taxelAt('left_forearm', 37)")
+        for k in ("board", "triangle", "channel"):
+            assert ("%s%d" % (k, lp[k])) in text, (k, lp, text)
+        # its last 30 s: the CSV of the ring, before and during the press
+        csv = b.eval("window.skinView.exportCSV('left_forearm')").splitlines()
+        head = csv[0].split(",")
+        assert head[0] == "time_s" and "taxel_37" in head, head[:5]
+        col = head.index("taxel_37")
+        rows = [l.split(",") for l in csv[1:]]
+        assert len(rows) > 100, len(rows)
+        times = [float(x[0]) for x in rows]
+        assert times == sorted(times) and times[-1] - times[0] > 3, (times[0], times[-1])
+        vals = [float(x[col]) for x in rows]
+        assert min(vals) < 1 and max(vals) > 50, (min(vals), max(vals))
+        for i in set(range(1, len(head))) - {head.index("taxel_%d" % k) for k in pressed
+                                             if "taxel_%d" % k in head}:
+            assert all(float(x[i]) < 50 for x in rows), head[i]
+        shot(b, "view-part-press.png", full=True)
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        r.stop()
+
+
+def flagged(b):
+    """what the page flags: the health table's rows and the layout's faulty
+    taxels, per part"""
+    return b.eval("""(() => {
+        const rows = [...document.querySelectorAll('#health-table tbody tr[data-part]')].map((tr) =>
+            ({ part: tr.dataset.part, taxel: tr.dataset.taxel === undefined ? null : Number(tr.dataset.taxel),
+               board: tr.dataset.board === undefined ? null : tr.dataset.board, fault: tr.dataset.fault }));
+        const drawn = {};
+        for (const [name, p] of Object.entries(window.skinView.parts)) {
+            drawn[name] = { silent: p.silent, taxels: {} };
+            for (let i = 0; i < p.layout.n; i++) {
+                const t = window.skinView.taxelAt(name, i);
+                if (t.fault || (p.silent.length && p.silent.includes(t.board) && t.x !== null))
+                    drawn[name].taxels[i] = { fault: t.fault, outline: t.outline, color: t.color,
+                                              board: t.board, triangle: t.triangle };
+            }
+        }
+        return { rows, drawn };
+    })()""")
+
+
+FAULT_COLORS = {"dead": "#111111", "saturated": "#e6194b", "stuck": "#b04cff", "noisy": "#ff8c00"}
+
+
+@case("skin-view: the taxels skinsim makes stuck, saturated, dead and noisy, and the board it silences, are flagged in the page's table and on its layout within seconds")
+def t_view_page_faults(env):
+    fault_s = 12
+    r = SimRobot(env, "seed 5\nduration 300s\n"
+                 "at 10s press left_forearm taxel 37 radius 12mm force 80 name finger\n"
+                 "at {t}s fault stuck left_forearm 40 value 200\n"
+                 "at {t}s fault saturate left_forearm 44\n"
+                 "at {t}s fault dead can0:12 triangle 3\n"
+                 "at {t}s fault noisy left_hand 110 amplitude 40\n"
+                 "at {t}s fault drop 1 board can1:14\n".format(t=fault_s))
+    b = None
+    try:
+        b = Browser(r.view, "#/")
+        b.ready(60)
+        lf = b.eval("window.skinView.parts.left_forearm.layout")
+        dead = {i for i in range(lf["n"]) if lf["board"][i] == 12 and lf["triangle"][i] == 3
+                and lf["kind"][i] == "t"}
+        # (its thermal pads may be flagged dead too)
+        dead_all = {i for i in range(lf["n"]) if lf["board"][i] == 12 and lf["triangle"][i] == 3}
+        assert dead, "no taxel of board 12 triangle 3 in the layout"
+        want = {("left_forearm", 40): "stuck", ("left_forearm", 44): "saturated",
+                ("left_hand", 110): "noisy"}
+        want.update({("left_forearm", i): "dead" for i in dead})
+        seen = {}
+        silent_at = None
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            f = flagged(b)
+            now = r.elapsed() - fault_s
+            rows = {(x["part"], x["taxel"]): x["fault"] for x in f["rows"] if x["taxel"] is not None}
+            for k, fault in want.items():
+                t = f["drawn"][k[0]]["taxels"].get(str(k[1]))
+                if k not in seen and rows.get(k) == fault and t and t["fault"] == fault:
+                    assert t["outline"] == FAULT_COLORS[fault], (k, t)
+                    seen[k] = now
+            silent = [x for x in f["rows"] if x["part"] == "right_hand" and x["fault"] == "silent"]
+            if silent_at is None and silent and 14 in f["drawn"]["right_hand"]["silent"]:
+                greyed = f["drawn"]["right_hand"]["taxels"]
+                assert greyed and all(t["color"] == "#9a9a9a" for t in greyed.values()), greyed
+                silent_at = now
+            if len(seen) == len(want) and silent_at is not None:
+                break
+            time.sleep(0.5)
+        missing = sorted(set(want) - set(seen))
+        assert not missing and silent_at is not None, \
+            ("not flagged in 60 s", [(k, want[k]) for k in missing], silent_at, f["rows"])
+        # nothing else is flagged: no taxel of another part or board
+        extra = [x for x in f["rows"] if x["taxel"] is not None and
+                 (x["part"], x["taxel"]) not in want and
+                 not (x["part"] == "left_forearm" and x["taxel"] in dead_all)]
+        assert not extra, extra
+        print("# flagged after the fault: %s; the silent board after %.1f s"
+              % (", ".join("%s %.1f s" % (want[k], t) for k, t in sorted(seen.items())
+                           if k[1] not in dead or k[1] == min(dead)), silent_at), flush=True)
+        # the seconds they took: the limits set (stuck_s, saturated_s 2,
+        # dead_s 1; noisy_s skind's) plus the page's second of health
+        assert max(seen.values()) < 30 and silent_at < 30, (seen, silent_at)
+        shot(b, "view-body-faults.png", full=True)
+        b.hash("#/part/left_forearm")
+        b.ready(30)
+        time.sleep(1)
+        shot(b, "view-part-faults.png", full=True)
+        shot(b, "view-health.png", selector="#health")
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        r.stop()
+
+
 def main():
     glob = sys.argv[1] if len(sys.argv) > 1 else "*"
     cases = [(n, f) for n, f in CASES if fnmatch.fnmatch(n, glob) or fnmatch.fnmatch(f.__name__, glob)]

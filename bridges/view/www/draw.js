@@ -211,7 +211,7 @@ export function scene(lp, st, o) {
 			prims.push({ t: "circle", x: X, y: Y, r: small ? 3 : 6, fill: "#ffffff", stroke: "#d00000", width: 2 });
 			prims.push({ t: "circle", x: X, y: Y, r: small ? 1 : 2, fill: "#d00000" });
 			if (fmag > 0 && isFinite(fmag))
-				arrow(prims, X, Y, 0, -Math.min(o.height / 3, fmag * (o.forceScale || 1)), "#d00000", small ? 1.5 : 2.5);
+				arrow(prims, X, Y, 0, -Math.min(o.height / 4, Y - 4, fmag * (o.forceScale || 1)), "#d00000", small ? 1.5 : 2.5);
 			if (!small)
 				prims.push({ t: "text", x: X + 9, y: Y + 12, size: 11, fill: "#d00000",
 					text: `#${c.id} p ${fmt(c.pressure)}${isFinite(fmag) ? ` |F| ${fmt(fmag)} N` : ""}` });

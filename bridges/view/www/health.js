@@ -35,7 +35,7 @@ export function digest(health, layout) {
 	const lp = new Map((layout?.parts || []).map((p) => [p.name, p]));
 	const seen = new Set();
 	const row = (r) => {
-		r.key = [r.part, r.board, r.triangle, r.taxel, r.what].join("|");
+		r.key = [r.part, r.board, r.triangle, r.taxel, r.fault].join("|");
 		r.since = sinceMs(r.key, r.since_ns);
 		seen.add(r.key);
 		rows.push(r);
@@ -57,6 +57,13 @@ export function digest(health, layout) {
 				what: f.flags.join(", ") + (f.raw !== undefined ? ` (raw ${f.raw}, baseline ${f.baseline})` : ""),
 				since_ns: f.since_ns, color: worst ? worst.color : "#444444", fault: worst ? worst.name : f.flags[0] });
 		}
+		if (hp.faults_more > 0) {
+			d.count += hp.faults_more;
+			d.level = 2;
+		}
+		if (hp.faults_more > 0)
+			row({ part: hp.name, kind: "taxel", taxel: null, board: null, triangle: null,
+				what: `${hp.faults_more} more faulty taxels (skind lists so many)`, color: "#444444", fault: "more" });
 		for (const p of hp.patches || []) {
 			const where = { part: hp.name, kind: "board", board: p.address, bus: p.bus, patch: p.name, triangle: null, taxel: null };
 			if (p.silent || p.attached === false) {

@@ -542,7 +542,8 @@ window.skinView = {
 		for (const [name, lp] of view.lparts) {
 			const st = view.states.get(name);
 			o[name] = { layout: lp, sample: st ? st.sample : null, stamp_ns: st ? st.stamp_ns : null,
-				state: st ? st.state : null, contacts: st ? st.contacts : [],
+				state: st ? st.state : null,
+				contacts: st ? st.contacts.map((c) => ({ ...c, taxels: [...c.taxels] })) : [],
 				faults: [...(view.dig.parts.get(name)?.faults.keys() || [])],
 				silent: [...(view.dig.parts.get(name)?.silent || [])] };
 		}
