@@ -286,7 +286,8 @@ function taxelInfo() {
 	const rows = [
 		["taxel", `${t.id} (port position ${t.port})`], ["kind", t.kind],
 		["board", t.board < 0 ? "–" : t.board], ["triangle", t.triangle < 0 ? "–" : t.triangle],
-		["channel", t.channel < 0 ? "–" : t.channel], ["raw", fix(t.raw, 0)],
+		["channel", t.channel < 0 ? "–" : t.channel],
+		["raw", t.raw === null ? "–" : `${t.raw} (255 − raw: ${255 - t.raw})`],
 		["baseline", fix(t.baseline, 2)], ["threshold", t.threshold ? fix(t.threshold, 2) : "none yet"],
 		["compensated", fix(t.compensated, 2)], ["touched", t.touched ? "yes" : "no"],
 		["fault", t.fault ? [t.fault, ...t.faults.filter((n) => n !== t.fault)].join(", ") : "none"],
