@@ -3415,7 +3415,7 @@ class View:
     """skin-view on the suite's skind, serving a copy of the page's files
     (env.dir/www: a file beside it must never be served)."""
 
-    def __init__(self, env, daemon=None, extra="", **keys):
+    def __init__(self, env, daemon=None, argv=None, ready="parts served", extra="", **keys):
         self.dir = os.path.join(env.dir, "view%d" % env.next_log())
         www = os.path.join(self.dir, "www")
         shutil.copytree(os.path.join(SRC, "bridges/view/www"), www)
@@ -3431,10 +3431,13 @@ class View:
             f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()) + extra)
         self.log_path = os.path.join(self.dir, "skin-view.log")
         self.logf = open(self.log_path, "w")
-        self.p = subprocess.Popen([SKIN_VIEW, "-c", self.conf], stdout=self.logf,
+        # argv: a replay's (skin-view --replay LOG --config skind.conf,
+        # its own file then --view-config)
+        cmd = [SKIN_VIEW, "--view-config", self.conf] + argv if argv else [SKIN_VIEW, "-c", self.conf]
+        self.p = subprocess.Popen(cmd, stdout=self.logf,
                                   stderr=subprocess.STDOUT,
                                   env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1"))
-        if not wait_for(lambda: "parts served" in self.log() or self.p.poll() is not None, 15):
+        if not wait_for(lambda: ready in self.log() or self.p.poll() is not None, 15):
             raise RuntimeError("skin-view did not attach: " + self.log())
         assert self.p.poll() is None, self.log()
 
@@ -4696,6 +4699,61 @@ def t_view_page_faults(env):
         if b:
             b.close()
         r.stop()
+
+
+@case("skin-view: the page's replay timeline plays, pauses, seeks and sets the speed of a recorded press (skin-view --replay)")
+def t_view_page_replay(env):
+    # skinsim's candump log of the full body: rest, a press of
+    # left_forearm's taxel 37 from 7 to 9 s, rest (spec C: the recording
+    # served through the same stack as skind, with /skin/replay)
+    d = tempfile.mkdtemp(prefix="replay-", dir=env.dir)
+    scn, log = os.path.join(d, "press.scn"), os.path.join(d, "press.log")
+    conf = os.path.join(SRC, "etc/skind.conf")
+    with open(scn, "w") as f:
+        f.write("config %s\nseed 1\nduration 11s\nat 7s press left_forearm taxel 37 radius 12mm "
+                "force 80 name finger\nat 9s release finger\n" % conf)
+    r = subprocess.run([SKINSIM, "--log", log, "--fast", "--epoch", "1700000000", scn],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    v = View(env, argv=["--replay", log, "--config", conf], ready="replaying",
+             extra=layout_sections(), skind_config=conf)
+    b = None
+    try:
+        b = Browser(v, "#/part/left_forearm")
+        b.ready(60)
+        # the timeline, shown because the server advertises /skin/replay
+        b.wait("!document.getElementById('replay').hidden && window.skinView.replay")
+        rep = b.eval("window.skinView.replay")
+        assert 10 <= rep["duration_s"] <= 12 and rep["file"], rep
+        touched = "window.skinView.taxelAt('left_forearm', 37).touched"
+        # pause, with the button
+        if b.eval("window.skinView.replay.playing"):
+            b.eval("document.getElementById('replay-play').click()")
+        b.wait("window.skinView.replay && !window.skinView.replay.playing", 10)
+        # seek into the press, then before it, with the slider
+        seek = ("(() => { const s = document.getElementById('replay-seek'); s.value = %g; "
+                "s.dispatchEvent(new Event('change')); return true; })()")
+        b.eval(seek % 8)
+        b.wait("Math.abs(window.skinView.replay.t_s - 8) < 0.5", 10)
+        b.wait(touched, 10)
+        assert not b.eval("window.skinView.replay.playing")
+        shot(b, "view-replay.png", selector="body")
+        b.eval(seek % 4)
+        b.wait("Math.abs(window.skinView.replay.t_s - 4) < 0.5", 10)
+        b.wait("!" + touched, 10)
+        # the speed, with its list; then play again
+        b.eval("(() => { const s = document.getElementById('replay-speed'); s.value = '2'; "
+               "s.dispatchEvent(new Event('change')); return true; })()")
+        b.wait("window.skinView.replay.speed === 2", 10)
+        b.eval("document.getElementById('replay-play').click()")
+        b.wait("window.skinView.replay.playing && window.skinView.replay.t_s > 4.5", 10)
+        # it plays on into the press
+        b.wait(touched, 20)
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        v.stop()
 
 
 def main():

@@ -459,6 +459,19 @@ function actionsBar() {
 	$("act-calibrate").hidden = !cal;
 	$("act-calibrate-all").hidden = !cal;
 	$("act-set").hidden = !set;
+	paramValue();
+}
+
+// the chosen parameter's value now, when the server can say (no token)
+function paramValue() {
+	if (!fox.services.has("/skin/get"))
+		return;
+	const param = $("act-param").value;
+	fox.call("/skin/get", { param }).then((r) => {
+		const v = r.params?.[param];
+		if (v !== undefined && $("act-param").value === param && document.activeElement !== $("act-value"))
+			$("act-value").value = v;
+	}).catch((e) => { $("act-msg").textContent = e.message; });
 }
 
 async function act(name, req) {
@@ -467,7 +480,8 @@ async function act(name, req) {
 	out.className = "";
 	try {
 		const r = await fox.call(name, { token: $("act-token").value, ...req });
-		out.textContent = r.ok === false ? `refused: ${r.error || JSON.stringify(r)}` : "done";
+		out.textContent = r.ok === false ? `refused: ${r.error || JSON.stringify(r)}` :
+			r.message || (r.param ? `${r.param} = ${r.value}` : "done");
 		out.className = r.ok === false ? "bad" : "ok";
 	} catch (e) {
 		out.textContent = e.message;
@@ -531,6 +545,7 @@ function controls() {
 	$("act-calibrate-all").addEventListener("click", () => act("/skin/calibrate", { part: "all" }));
 	$("act-set-go").addEventListener("click", () => act("/skin/set", { param: $("act-param").value, value: $("act-value").value }));
 	$("act-form").addEventListener("submit", (ev) => ev.preventDefault());
+	$("act-param").addEventListener("change", paramValue);
 	window.addEventListener("hashchange", route);
 	// a health table "since" reads as an age: keep it true
 	setInterval(healthView, 5000);
