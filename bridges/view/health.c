@@ -24,7 +24,6 @@
 #include "health.h"
 #include "log.h"
 #include "skin_clock.h"
-#include "view.h"
 
 #define TICK_NS		(250 * 1000000ull)	/* the timer */
 #define ROUND_NS	(1000 * 1000000ull)	/* a round a second */
@@ -70,11 +69,10 @@ struct h_part {
 
 struct health {
 	sd_event *e;
-	struct server *srv;
 	const struct view_config *cfg;
-	struct view *view;
+	struct health_ops ops;
+	void *data;
 	char socket[VIEW_CONFIG_SOCK_LEN];	/* "": the default */
-	uint32_t chan;
 	sd_event_source *timer, *io;
 	struct skin_client *c;
 	enum cmd expect[8];
@@ -86,6 +84,7 @@ struct health {
 	unsigned int n_parts;
 	char *last_body;		/* the last message but its time */
 	size_t last_len;
+	uint64_t published;
 };
 
 static uint64_t now_real_ns(void)
@@ -464,10 +463,10 @@ static void on_line(struct health *h, const char *line)
 		char *end;
 		double x;
 
-		if (v && !strcmp(str_of(o, "name", ""), "add_threshold") && h->view) {
+		if (v && !strcmp(str_of(o, "name", ""), "add_threshold") && h->ops.add_threshold) {
 			x = strtod(v, &end);
 			if (end != v && !*end)
-				view_set_add_threshold(h->view, x);
+				h->ops.add_threshold(h->data, x);
 		}
 	} else if (!strcmp(type, "reload")) {
 		h->poked = true;
@@ -737,13 +736,22 @@ static void publish(struct health *h, bool force)
 	if (msg) {
 		memcpy(msg, head, hl);
 		memcpy(msg + hl, b + 1, len - 1);
-		server_publish(h->srv, h->chan, (const uint8_t *)msg, hl + len - 1, real);
+		msg[hl + len - 1] = 0;
+		if (h->ops.publish)
+			h->ops.publish(h->data, msg, hl + len - 1, real);
 		free(msg);
 	}
+	h->published++;
 	free(h->last_body);
 	h->last_body = b;
 	h->last_len = len;
 	h->last_pub_ns = now;
+}
+
+const char *health_last(const struct health *h, uint64_t *published)
+{
+	*published = h->published;
+	return h->last_body;
 }
 
 void health_poke(struct health *h)
@@ -752,12 +760,10 @@ void health_poke(struct health *h)
 		h->poked = true;
 }
 
-int health_new(struct health **hp, sd_event *e, struct server *srv,
-	       const struct view_config *cfg, const char *socket,
-	       struct view *view)
+int health_new(struct health **hp, sd_event *e, const struct view_config *cfg,
+	       const char *socket, const struct health_ops *ops, void *data)
 {
 	struct health *h = calloc(1, sizeof(*h));
-	int64_t id;
 	int r;
 
 	if (!h)
@@ -768,17 +774,12 @@ int health_new(struct health **hp, sd_event *e, struct server *srv,
 		return -ENOMEM;
 	}
 	h->e = e;
-	h->srv = srv;
 	h->cfg = cfg;
-	h->view = view;
+	if (ops)
+		h->ops = *ops;
+	h->data = data;
 	if (socket)
 		snprintf(h->socket, sizeof(h->socket), "%s", socket);
-	id = server_channel_add(srv, NULL, FOX_HEALTH);
-	if (id < 0) {
-		health_free(h);
-		return (int)id;
-	}
-	h->chan = (uint32_t)id;
 	r = sd_event_add_time_relative(e, &h->timer, CLOCK_MONOTONIC, 0, 10000, on_tick, h);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(h->timer, SD_EVENT_ON);
@@ -801,7 +802,5 @@ void health_free(struct health *h)
 	parts_clear(h);
 	free(h->parts);
 	free(h->last_body);
-	if (h->chan)
-		server_channel_remove(h->srv, h->chan);
 	free(h);
 }

@@ -27,7 +27,8 @@
  * "faults_more"), MAX_STATS driver files per patch, MAX_ETH lines of the
  * counters file (64 KiB at most); the message at most HEALTH_MAX bytes.
  *
- * Ownership: the health owns its connection and its channel.  Errors:
+ * Ownership: the health owns its connection; its messages go to its
+ * caller (health_ops: skin-view's /skin/health channel).  Errors:
  * negative errno.  Threads: the loop's thread.
  */
 #ifndef VIEW_HEALTH_H
@@ -39,22 +40,32 @@
 
 #include "config.h"
 #include "jsonw.h"
-#include "server.h"
 
 struct health;
-struct view;
 
-/* @socket: skind's (NULL: the default); @view: told skind's
- * add_threshold (NULL: nobody) */
-int health_new(struct health **h, sd_event *e, struct server *srv,
-	       const struct view_config *cfg, const char *socket,
-	       struct view *view);
+/* Where what it learns goes (each may be NULL) */
+struct health_ops {
+	/* a message: @len bytes of JSON (and a NUL), built at @real_ns
+	 * (CLOCK_REALTIME) */
+	void (*publish)(void *data, const char *json, size_t len, uint64_t real_ns);
+	/* skind's add_threshold, at each round */
+	void (*add_threshold)(void *data, double value);
+};
+
+/* @socket: skind's (NULL: the default); @cfg: eth_counters; the health
+ * keeps @cfg and @data */
+int health_new(struct health **h, sd_event *e, const struct view_config *cfg,
+	       const char *socket, const struct health_ops *ops, void *data);
 void health_free(struct health *h);
 
 /* Something changed: a round soon */
 void health_poke(struct health *h);
 
 /* --- the parts the tests check on their own --------------------------- */
+
+/* The last message built, without its time_ns ({"skind":...}), and how
+ * many were published; NULL before the first */
+const char *health_last(const struct health *h, uint64_t *published);
 
 /* Patch @name's driver counters under @root (/sys/class/skin): an
  * object of every file of NAME/stats ({"frames": 120, ...}; a value

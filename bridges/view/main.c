@@ -43,7 +43,9 @@
 
 struct app {
 	struct view *view;
+	struct server *srv;
 	struct health *health;
+	uint32_t health_chan;
 	unsigned int *faulty;		/* per part: taxels with a fault flag */
 	unsigned int n_faulty;
 	const struct view_config *cfg;
@@ -72,6 +74,40 @@ static struct skin_model *skind_model(const char *path, double *add_threshold,
 	return m;
 }
 
+/* --check: how skind.conf's parts would be drawn.  What cannot be used
+ * is said (the journal's warnings at run time), not fatal: skin-view
+ * draws those parts from the flattening. */
+static void check_layouts(const struct view_config *cfg)
+{
+	struct view_layout_want *want;
+	struct skin_model *m;
+	struct view_layout l;
+	double add;
+	char why[1300];
+	unsigned int i;
+
+	m = skind_model(cfg->skind_config, &add, why, sizeof(why));
+	if (!m) {
+		printf("layouts: %s\n", why);
+		return;
+	}
+	want = calloc(m->n_parts ? m->n_parts : 1, sizeof(*want));
+	if (want) {
+		for (i = 0; i < m->n_parts; i++)
+			want[i] = (struct view_layout_want){ m->parts[i].name,
+							     m->parts[i].skin_part,
+							     m->parts[i].n_taxels, NULL };
+		if (!view_layout_build(&l, m, NULL, cfg, want, m->n_parts, 0)) {
+			for (i = 0; i < l.n_parts; i++)
+				printf("part %s: %u of %u slots placed: %s\n", l.parts[i].name,
+				       l.parts[i].n_placed, l.parts[i].n, l.parts[i].source);
+			view_layout_free(&l);
+		}
+	}
+	free(want);
+	skin_model_free(m);
+}
+
 /* The layout of the object just attached, when it is a new one (a
  * reload's generation, or another skind) */
 static void layout_of(struct app *a, const struct skin_follow_sample *s)
@@ -83,6 +119,7 @@ static void layout_of(struct app *a, const struct skin_follow_sample *s)
 	struct skin_model *model;
 	double add = 0;
 	char why[1300];
+	uint64_t t0;
 
 	if (a->have_layout && a->instance == m->hdr->instance &&
 	    a->generation == m->hdr->generation)
@@ -102,6 +139,9 @@ static void layout_of(struct app *a, const struct skin_follow_sample *s)
 		if (blocks[i] && !skin_shm_read_part(m, i, blocks[i], 100))
 			flags[i] = skin_shm_flags(m, i, blocks[i]);
 	}
+	/* once per configuration, in the loop: 0.1 s for the full body's
+	 * files (the clients wait that long once per reload) */
+	t0 = clock_monotonic_ns();
 	model = skind_model(a->skind_config, &add, why, sizeof(why));
 	if (!model)
 		log_warn("%s: the parts are drawn without positions", why);
@@ -111,6 +151,8 @@ static void layout_of(struct app *a, const struct skin_follow_sample *s)
 		a->have_layout = true;
 		a->instance = m->hdr->instance;
 		a->generation = m->hdr->generation;
+		log_info("layout built from %s in %.0f ms", a->skind_config,
+			 (clock_monotonic_ns() - t0) / 1e6);
 	}
 	skin_model_free(model);
 	for (i = 0; i < n; i++)
@@ -216,6 +258,20 @@ static void on_event(struct skin_follow *f, enum skin_follow_event ev,
 	}
 }
 
+static void health_publish(void *data, const char *json, size_t len, uint64_t real_ns)
+{
+	struct app *a = data;
+
+	server_publish(a->srv, a->health_chan, (const uint8_t *)json, len, real_ns);
+}
+
+static void health_add_threshold(void *data, double value)
+{
+	struct app *a = data;
+
+	view_set_add_threshold(a->view, value);
+}
+
 /* Room for max_connections descriptors, as far as the hard limit goes */
 static void raise_nofile(unsigned int want)
 {
@@ -257,8 +313,12 @@ int main(int argc, char **argv)
 	const char *config = NULL, *socket_path = NULL, *skind_config = NULL;
 	struct skin_follow_options fo = { 0 };
 	struct follow_source *fs = NULL;
+	static const struct health_ops health_ops = {
+		.publish = health_publish, .add_threshold = health_add_threshold,
+	};
 	struct server *srv = NULL;
 	struct view_config cfg;
+	int64_t id;
 	struct skin_error err;
 	struct app a;
 	sd_event *e = NULL;
@@ -290,11 +350,11 @@ int main(int argc, char **argv)
 	if (skind_config)
 		snprintf(cfg.skind_config, sizeof(cfg.skind_config), "%s", skind_config);
 	if (check) {
-		printf("%s: http://%s:%u/ (data %s), %u clients, %u per address, actions %s; parts from %s, %u [layout] files\n",
+		printf("%s: http://%s:%u/ (data %s), %u clients, %u per address, actions %s\n",
 		       config ? config : DEFAULT_CONFIG, cfg.address, cfg.port,
 		       cfg.data_dir, cfg.max_clients, cfg.max_per_address,
-		       cfg.token[0] ? "with the token" : "none", cfg.skind_config,
-		       cfg.n_layouts);
+		       cfg.token[0] ? "with the token" : "none");
+		check_layouts(&cfg);
 		return 0;
 	}
 
@@ -314,9 +374,12 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	fo.socket = socket_path ? socket_path : cfg.socket[0] ? cfg.socket : NULL;
-	rc = health_new(&a.health, e, srv, &cfg, fo.socket, a.view);
+	id = server_channel_add(srv, NULL, FOX_HEALTH);
+	rc = id < 0 ? (int)id : health_new(&a.health, e, &cfg, fo.socket, &health_ops, &a);
 	if (rc)
 		goto out;
+	a.srv = srv;
+	a.health_chan = (uint32_t)id;
 	rc = follow_source_new(&fs, e, &fo, on_event, &a);
 	if (rc) {
 		log_err("following skind: %s", strerror(-rc));

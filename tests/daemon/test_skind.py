@@ -3971,7 +3971,18 @@ def t_view_health(env):
     assert "health: skind's socket" not in log, log[-2000:]
 
 
-@case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones")
+def next_layout(ws, after):
+    """The next /skin/layout message of subscription 1 on @ws of a
+    generation past @after (text frames skipped)"""
+    while True:
+        op, p = ws.recv()
+        if op == 2 and p[0] == 1 and struct.unpack("<I", p[1:5])[0] == 1:
+            m = json.loads(p[13:])
+            if m["generation"] > after:
+                return m
+
+
+@case("skin-view: a reload that removes a part unadvertises its channels, one that brings it back advertises new ones; the layout follows each generation")
 def t_view_reload(env):
     d = Daemon(env, side="view-reload")
     v = None
@@ -3986,6 +3997,14 @@ def t_view_reload(env):
         lf = sorted(i for t, i in ids.items() if t.startswith("/skin/left_forearm/"))
         # four per part, and /skin/layout and /skin/health
         assert len(lf) == 4 and len(ids) == 10, ids
+        # the layout: a second client, subscribed to it alone
+        wl = WS(v.port)
+        wl.json()
+        wl.json()
+        wl.send(json.dumps({"op": "subscribe", "subscriptions": [
+            {"id": 1, "channelId": ids["/skin/layout"]}]}))
+        lay = next_layout(wl, 0)
+        assert [q["name"] for q in lay["parts"]] == ["pad", "left_forearm"], lay["parts"]
         with open(d.config) as f:
             text = f.read()
         with open(d.config, "w") as f:
@@ -3995,6 +4014,10 @@ def t_view_reload(env):
         assert m == {"op": "unadvertise", "channelIds": [lf[0]]}, m
         gone = [m["channelIds"][0]] + [ws.json()["channelIds"][0] for _ in range(3)]
         assert sorted(gone) == lf, (gone, lf)
+        # skind.conf read again: the new generation's parts
+        lay2 = next_layout(wl, lay["generation"])
+        assert [q["name"] for q in lay2["parts"]] == ["pad"], lay2
+        assert lay2["generation"] == skin.parse_event(d.client().command("status")[0])["generation"]
         with open(d.config, "w") as f:
             f.write(text)
         d.p.send_signal(signal.SIGHUP)
@@ -4011,6 +4034,10 @@ def t_view_reload(env):
             op, p = ws.recv()
         assert p[0] == 1 and struct.unpack("<I", p[1:5])[0] == 9
         ws.close()
+        lay3 = next_layout(wl, lay2["generation"])
+        assert [q["name"] for q in lay3["parts"]] == ["pad", "left_forearm"], lay3
+        assert lay3["parts"][1] == dict(lay["parts"][1]), "the same part, drawn the same"
+        wl.close()
     finally:
         if v:
             v.stop()

@@ -96,7 +96,9 @@ static json_object *field(json_object *o, const char *k)
 	return f;
 }
 
-/* The message as a client reads it */
+/* The message as a client reads it (its size in last_size) */
+static size_t last_size;
+
 static json_object *message(const struct view_layout *l)
 {
 	size_t len;
@@ -108,6 +110,7 @@ static json_object *message(const struct view_layout *l)
 	assert_non_null(text);
 	assert_int_equal(err, 0);
 	assert_int_equal(strlen(text), len);
+	last_size = len;
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	assert_non_null(o);
 	assert_int_equal(json_tokener_get_parse_end(tok), len);
@@ -153,7 +156,7 @@ static void check_part(json_object *jp, const struct skin_model *m, unsigned int
 			assert_int_equal(json_object_get_int(json_object_array_get_idx(board, i)), -1);
 			continue;
 		}
-		/* value[192 * patch + 12 * triangle + channel] (REFERENCE.md 2) */
+		/* value[192 * patch + 12 * triangle + channel] (docs/ICUB.md) */
 		assert_int_equal(json_object_get_int(json_object_array_get_idx(board, i)),
 				 pp->address);
 		assert_int_equal(json_object_get_int(json_object_array_get_idx(tri, i)),
@@ -206,6 +209,7 @@ static void test_shipped_layouts(void **state)
 	assert_int_equal(m->n_parts, 7);
 	build(&l, m, &vc);
 	o = message(&l);
+	printf("# etc/skind.conf's layout: %zu bytes of JSON\n", last_size);
 	assert_int_equal(json_object_get_int(field(o, "generation")), 3);
 	parts = field(o, "parts");
 	assert_int_equal(json_object_array_length(parts), m->n_parts);
@@ -243,6 +247,7 @@ static void test_shipped_full_body(void **state)
 	assert_int_equal(m->n_parts, 13);
 	build(&l, m, &vc);
 	o = message(&l);
+	printf("# the full body's layout: %zu bytes of JSON\n", last_size);
 	parts = field(o, "parts");
 	for (i = 0; i < m->n_parts; i++) {
 		json_object *jp = json_object_array_get_idx(parts, i);
