@@ -82,6 +82,10 @@ export function digest(health, layout) {
 			}
 		}
 	}
+	if (health?.eth && health.eth.age_s > 5)
+		row({ part: "ETH", kind: "eth", board: null, triangle: null, taxel: null,
+			what: `skin-eth's counters are ${Number(health.eth.age_s).toFixed(0)} s old: skin-eth stopped?`,
+			color: "#c08000", fault: "eth" });
 	for (const b of health?.eth?.boards || []) {
 		const bad = nonZero(b, ETH_WORK);
 		if (bad.length)

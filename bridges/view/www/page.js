@@ -236,10 +236,12 @@ function healthView() {
 		view.dirty.add(part);
 	});
 	const s = view.health?.skind;
-	$("skind").textContent = !view.health ? "" : s?.connected ? `skind: generation ${s.generation}` : "skind: not connected";
+	$("skind").textContent = !view.health ? "" : !s?.connected ? "skind: not connected" :
+		`skind: generation ${s.generation}` + (s.faults === false ? " (it lists no faulty taxels: a skind without the faults command)" : "");
 	$("skind").className = s && !s.connected ? "bad" : "";
 	const e = view.health?.eth;
-	$("eth").textContent = e ? `ETH counters ${e.file}, ${Number(e.age_s).toFixed(0)} s old` : "";
+	$("eth").textContent = !e ? "" : e.error ? `ETH counters ${e.file}: ${e.error}` :
+		`ETH counters ${e.file}, ${Number(e.age_s).toFixed(0)} s old`;
 }
 
 // --- the taxel under the pointer -----------------------------------------
