@@ -4441,45 +4441,6 @@ class SimRobot:
         return log
 
 
-# every part of etc/skind.conf
-FULL_BODY = ["left_forearm", "left_hand", "left_upper_arm", "right_forearm", "right_hand",
-             "right_upper_arm", "torso"]
-
-
-def shot(b, name, selector=None, full=False):
-    """a screenshot for docs/images when SKIN_VIEW_SHOTS names a directory"""
-    if SHOTS:
-        os.makedirs(SHOTS, exist_ok=True)
-        b.shot(os.path.join(SHOTS, name), selector, full)
-
-
-@case("skin-view: the page shows the whole simulated body, every part drawn and a health badge each, and opens a part")
-def t_view_page_body(env):
-    r = SimRobot(env, "seed 3\nduration 120s\n")
-    b = None
-    try:
-        b = Browser(r.view)
-        b.ready(60)
-        parts = b.eval("Object.keys(window.skinView.parts).sort()")
-        assert parts == FULL_BODY, parts
-        for name in parts:
-            # drawn from a sample of its own, with its layout's taxels
-            assert b.wait("document.querySelector('canvas.small[data-part=\"%s\"]')"
-                          ".dataset.sample !== ''" % name)
-            lp = b.eval("(() => { const l = window.skinView.parts['%s'].layout; "
-                        "return { n: l.n, placed: l.x.filter((x) => x !== null).length, "
-                        "outlines: l.outlines.length }; })()" % name)
-            assert lp["placed"] > 0 and lp["outlines"] > 0, (name, lp)
-            assert b.wait("document.querySelector('[data-part-badge=\"%s\"]').dataset.level >= 0"
-                          % name)
-        shot(b, "view-body.png", full=True)
-        no_problems(b)
-    finally:
-        if b:
-            b.close()
-        r.stop()
-
-
 def png_size(data):
     """(width, height) of PNG @data, checked: its signature, its IHDR
     first, and every chunk's CRC"""
@@ -4520,13 +4481,49 @@ def data_url(url, mime):
     return base64.b64decode(b64)
 
 
-@case("skin-view: the page's PNG and SVG export of a part is the drawing at the layout canvas's size, one shape per drawn taxel")
-def t_view_page_export(env):
-    r = SimRobot(env, "seed 4\nduration 300s\n")
+# every part of etc/skind.conf
+FULL_BODY = ["left_forearm", "left_hand", "left_upper_arm", "right_forearm", "right_hand",
+             "right_upper_arm", "torso"]
+
+
+def shot(b, name, selector=None, full=False):
+    """a screenshot for docs/images when SKIN_VIEW_SHOTS names a directory"""
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        b.shot(os.path.join(SHOTS, name), selector, full)
+
+
+@case("skin-view: the page shows the whole simulated body, every part drawn and a health badge each, opens a part; its PNG and SVG export are the drawing")
+def t_view_page_body(env):
+    r = SimRobot(env, "seed 3\nduration 120s\n")
     b = None
     try:
-        b = Browser(r.view, "#/part/left_hand")
+        b = Browser(r.view)
         b.ready(60)
+        parts = b.eval("Object.keys(window.skinView.parts).sort()")
+        assert parts == FULL_BODY, parts
+        for name in parts:
+            # drawn from a sample of its own, with its layout's taxels
+            assert b.wait("document.querySelector('canvas.small[data-part=\"%s\"]')"
+                          ".dataset.sample !== ''" % name)
+            lp = b.eval("(() => { const l = window.skinView.parts['%s'].layout; "
+                        "return { n: l.n, placed: l.x.filter((x) => x !== null).length, "
+                        "outlines: l.outlines.length }; })()" % name)
+            assert lp["placed"] > 0 and lp["outlines"] > 0, (name, lp)
+            assert b.wait("document.querySelector('[data-part-badge=\"%s\"]').dataset.level >= 0"
+                          % name)
+        shot(b, "view-body.png", selector="#body-view")
+        # the whole body's PNG and SVG: every part's drawing
+        w, h = png_size(data_url(b.eval("window.skinView.exportPNG()"), "image/png"))
+        assert w >= 4 * 260 and h >= 2 * 190, (w, h)
+        placed = b.eval("Object.values(window.skinView.parts).reduce((a, p) => "
+                        "a + p.layout.x.filter((x) => x !== null).length, 0)")
+        svg = ET.fromstring(b.eval("window.skinView.exportSVG()"))
+        assert len([e for e in svg.iter() if e.get("data-taxel") is not None]) == placed, placed
+        # a click opens a part; its PNG is the canvas, its SVG one shape
+        # per drawn taxel
+        b.eval("document.querySelector('a.card[data-part=\"left_hand\"]').click()")
+        b.wait("window.skinView.route.part === 'left_hand' && window.skinView.ready")
         size = b.eval("[document.getElementById('part-canvas').width, "
                       "document.getElementById('part-canvas').height]")
         w, h = png_size(data_url(b.eval("window.skinView.exportPNG()"), "image/png"))
@@ -4537,15 +4534,6 @@ def t_view_page_export(env):
         assert [int(svg.get("width")), int(svg.get("height"))] == size, svg.attrib
         taxels = {int(e.get("data-taxel")) for e in svg.iter() if e.get("data-taxel") is not None}
         assert len(taxels) == placed, (len(taxels), placed)
-        # the whole body: one image of every part's drawing
-        b.hash("#/")
-        b.ready(60)
-        w, h = png_size(data_url(b.eval("window.skinView.exportPNG()"), "image/png"))
-        assert w >= 4 * 260 and h >= 2 * 190, (w, h)
-        svg = ET.fromstring(b.eval("window.skinView.exportSVG()"))
-        placed = b.eval("Object.values(window.skinView.parts).reduce((a, p) => "
-                        "a + p.layout.x.filter((x) => x !== null).length, 0)")
-        assert len([e for e in svg.iter() if e.get("data-taxel") is not None]) == placed, placed
         no_problems(b)
     finally:
         if b:
@@ -4626,7 +4614,7 @@ def t_view_page_press(env):
         for i in set(range(1, len(head))) - {head.index("taxel_%d" % k) for k in pressed
                                              if "taxel_%d" % k in head}:
             assert all(float(x[i]) < 50 for x in rows), head[i]
-        shot(b, "view-part-press.png", full=True)
+        shot(b, "view-part-press.png", selector="#part-view")
         no_problems(b)
     finally:
         if b:
@@ -4715,11 +4703,11 @@ def t_view_page_faults(env):
         # the seconds they took: the limits set (stuck_s, saturated_s 2,
         # dead_s 1; noisy_s skind's) plus the page's second of health
         assert max(seen.values()) < 30 and silent_at < 30, (seen, silent_at)
-        shot(b, "view-body-faults.png", full=True)
+        shot(b, "view-body-faults.png", selector="#body-view")
         b.hash("#/part/left_forearm")
         b.ready(30)
         time.sleep(1)
-        shot(b, "view-part-faults.png", full=True)
+        shot(b, "view-part-faults.png", selector="#part-view")
         shot(b, "view-health.png", selector="#health")
         no_problems(b)
     finally:
