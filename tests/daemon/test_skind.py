@@ -4490,7 +4490,13 @@ def shot(b, name, selector=None, full=False):
     """a screenshot for docs/images when SKIN_VIEW_SHOTS names a directory"""
     if SHOTS:
         os.makedirs(SHOTS, exist_ok=True)
-        b.shot(os.path.join(SHOTS, name), selector, full)
+        path = os.path.join(SHOTS, name)
+        b.shot(path, selector, full)
+        try:    # small for the repository: a palette of 128 colours
+            from PIL import Image
+            Image.open(path).convert("RGB").quantize(128).save(path, optimize=True)
+        except ImportError:
+            pass
 
 
 @case("skin-view: the page shows the whole simulated body, every part drawn and a health badge each, opens a part; its PNG and SVG export are the drawing")
