@@ -296,12 +296,12 @@ const n2 = (v) => Math.round(v * 100) / 100;
 
 // the scene as a standalone SVG document (data-taxel/data-fault on the
 // taxels, data-board/data-triangle on the outlines)
-export function svg(sc, width, height, title) {
+export function svg(sc, width, height, title, id = "hatch") {
 	const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
 		`<title>${esc(title)}</title>`,
-		`<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#e4e4e4"/><path d="M0 8L8 0M-2 2L2 -2M6 10L10 6" stroke="${SILENT_COLOR}" stroke-width="1.5"/></pattern></defs>`];
+		`<defs><pattern id="${id}" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#e4e4e4"/><path d="M0 8L8 0M-2 2L2 -2M6 10L10 6" stroke="${SILENT_COLOR}" stroke-width="1.5"/></pattern></defs>`];
 	for (const p of sc.prims) {
-		const fill = p.fill ? (p.fill === "hatch" ? "url(#hatch)" : p.fill) : "none";
+		const fill = p.fill ? (p.fill === "hatch" ? `url(#${id})` : p.fill) : "none";
 		const stroke = p.stroke ? ` stroke="${p.stroke}" stroke-width="${p.width || 1}"` : "";
 		let data = "";
 		if (p.taxel !== undefined)

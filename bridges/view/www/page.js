@@ -147,8 +147,11 @@ function frame() {
 
 function readiness() {
 	const names = shownParts();
+	// (a part skind does not run, all its boards gone say, may never
+	// send a sample: its health says so)
+	const quiet = (n) => { const s = view.dig.parts.get(n)?.state; return s && s !== "running"; };
 	const ok = !!view.layout && names.length > 0 &&
-		names.every((n) => view.lparts.has(n) && view.states.has(n) && view.scenes.has(n));
+		names.every((n) => view.lparts.has(n) && view.scenes.has(n) && (view.states.has(n) || quiet(n)));
 	skinView.ready = ok;
 	document.body.dataset.ready = ok ? "1" : "0";
 }
@@ -373,7 +376,7 @@ function exportSVG() {
 	const c = bodyComposite();
 	const parts = c.names.map((name, k) => {
 		const x = (k % c.cols) * c.w, y = Math.floor(k / c.cols) * (c.h + c.head);
-		const inner = svg(sceneOf(name, c.w, c.h, true), c.w, c.h, name);
+		const inner = svg(sceneOf(name, c.w, c.h, true), c.w, c.h, name, `hatch-${k}`);
 		return `<g transform="translate(${x} ${y})"><text x="6" y="${c.head / 2}" font-family="sans-serif" font-size="13" dominant-baseline="middle">${name.replace(/[<&]/g, "")}</text>` +
 			`<g transform="translate(0 ${c.head})">${inner.replace(/^<svg[^>]*>/, "<svg>").replace(/<svg>/, `<svg width="${c.w}" height="${c.h}">`)}</g></g>`;
 	});
