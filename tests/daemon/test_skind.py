@@ -4777,6 +4777,45 @@ def t_view_page_replay(env):
         v.stop()
 
 
+@case("skin-view: the page's actions, with the token only: a wrong one refused, calibrate and set add_threshold reach skind")
+def t_view_page_actions(env):
+    d = env.daemon
+    v = View(env, token="page-test-token")
+    b = None
+    try:
+        b = Browser(v, "#/part/pad")
+        b.ready()
+        # shown because the server advertises the services; the value of
+        # the parameter is skind's (get, no token)
+        b.wait("!document.getElementById('actions').hidden", 10)
+        assert b.wait("document.getElementById('act-value').value", 10) in ("7", "7.0")
+        act = ("(() => { document.getElementById('act-token').value = '%s'; "
+               "document.getElementById('%s').click(); return true; })()")
+        msg = "document.getElementById('act-msg').textContent"
+        b.eval(act % ("wrong", "act-calibrate"))
+        assert "not authorised" in b.wait("/not authorised|done|calibrat/.test(%s) && %s" % (msg, msg))
+        b.eval(act % ("page-test-token", "act-calibrate"))
+        assert "calibrat" in b.wait("/calibrat|done/.test(%s) && %s" % (msg, msg)), msg
+        d.ready()
+        b.eval("document.getElementById('act-value').value = '9'")
+        b.eval(act % ("page-test-token", "act-set-go"))
+        b.wait("/add_threshold = 9(\\.0)?$/.test(%s)" % msg)
+        with d.client() as c:
+            assert c.command("get add_threshold")[0].split()[2] in ("9", "9.0")
+        b.eval("document.getElementById('act-value').value = '7'")
+        b.eval(act % ("page-test-token", "act-set-go"))
+        b.wait("/add_threshold = 7(\\.0)?$/.test(%s)" % msg)
+        # the refusal is the server's answer, not a page error
+        p = b.problems()
+        assert p["failed"] == [] and p["pageerrors"] == [], p
+    finally:
+        if b:
+            b.close()
+        v.stop()
+        with d.client() as c:
+            c.command("set add_threshold 7")
+
+
 def main():
     glob = sys.argv[1] if len(sys.argv) > 1 else "*"
     cases = [(n, f) for n, f in CASES if fnmatch.fnmatch(n, glob) or fnmatch.fnmatch(f.__name__, glob)]
