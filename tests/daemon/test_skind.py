@@ -4492,9 +4492,9 @@ def shot(b, name, selector=None, full=False):
         os.makedirs(SHOTS, exist_ok=True)
         path = os.path.join(SHOTS, name)
         b.shot(path, selector, full)
-        try:    # small for the repository: a palette of 128 colours
+        try:    # small for the repository: a palette of 256 colours
             from PIL import Image
-            Image.open(path).convert("RGB").quantize(128).save(path, optimize=True)
+            Image.open(path).convert("RGB").quantize(256, method=2).save(path, optimize=True)
         except ImportError:
             pass
 

@@ -20,7 +20,7 @@ export const FAULTS = [
 	{ name: "saturated", bit: 1 << 4, color: "#e6194b", what: "at the end of its range" },
 	{ name: "stuck", bit: 1 << 3, color: "#b04cff", what: "does not change" },
 	{ name: "noisy", bit: 1 << 6, color: "#ff8c00", what: "moves too much untouched" },
-	{ name: "diag", bit: 1 << 7, color: "#f032e6", what: "the board's diagnostics" },
+	{ name: "diagnostics", bit: 1 << 7, color: "#f032e6", what: "the board's diagnostics" },
 	{ name: "calibration", bit: 0, color: "#1e90ff", what: "its baseline is out of range" },
 ];
 export const SILENT_COLOR = "#9a9a9a";
