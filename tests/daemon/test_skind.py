@@ -4710,11 +4710,11 @@ def t_view_page_faults(env):
         # dead_s 1; noisy_s skind's) plus the page's second of health
         assert max(seen.values()) < 30 and silent_at < 30, (seen, silent_at)
         shot(b, "view-body-faults.png", selector="#body-view")
+        shot(b, "view-health.png", selector="#health")
         b.hash("#/part/left_forearm")
         b.ready(30)
         time.sleep(1)
         shot(b, "view-part-faults.png", selector="#part-view")
-        shot(b, "view-health.png", selector="#health")
         no_problems(b)
     finally:
         if b:
