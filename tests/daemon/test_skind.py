@@ -4634,6 +4634,7 @@ def flagged(b):
     return b.eval("""(() => {
         const rows = [...document.querySelectorAll('#health-table tbody tr[data-part]')].map((tr) =>
             ({ part: tr.dataset.part, taxel: tr.dataset.taxel === undefined ? null : Number(tr.dataset.taxel),
+               taxels: (tr.dataset.taxels || '').split(' ').filter((x) => x).map(Number),
                board: tr.dataset.board === undefined ? null : tr.dataset.board, fault: tr.dataset.fault }));
         const drawn = {};
         for (const [name, p] of Object.entries(window.skinView.parts)) {
@@ -4681,7 +4682,8 @@ def t_view_page_faults(env):
         while time.monotonic() < end:
             f = flagged(b)
             now = r.elapsed() - fault_s
-            rows = {(x["part"], x["taxel"]): x["fault"] for x in f["rows"] if x["taxel"] is not None}
+            # (a row per board, triangle and faults: its taxels listed)
+            rows = {(x["part"], t): x["fault"] for x in f["rows"] for t in x["taxels"]}
             for k, fault in want.items():
                 t = f["drawn"][k[0]]["taxels"].get(str(k[1]))
                 if k not in seen and rows.get(k) == fault and t and t["fault"] == fault:
@@ -4699,9 +4701,9 @@ def t_view_page_faults(env):
         assert not missing and silent_at is not None, \
             ("not flagged in 60 s", [(k, want[k]) for k in missing], silent_at, f["rows"])
         # nothing else is flagged: no taxel of another part or board
-        extra = [x for x in f["rows"] if x["taxel"] is not None and
-                 (x["part"], x["taxel"]) not in want and
-                 not (x["part"] == "left_forearm" and x["taxel"] in dead_all)]
+        extra = [(x["part"], t) for x in f["rows"] for t in x["taxels"]
+                 if (x["part"], t) not in want and
+                 not (x["part"] == "left_forearm" and t in dead_all)]
         assert not extra, extra
         print("# flagged after the fault: %s; the silent board after %.1f s"
               % (", ".join("%s %.1f s" % (want[k], t) for k, t in sorted(seen.items())

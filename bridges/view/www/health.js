@@ -46,16 +46,30 @@ export function digest(health, layout) {
 		parts.set(hp.name, d);
 		if (hp.state && hp.state !== "running")
 			d.level = Math.max(d.level, 1);
+		// one row per board, triangle and set of faults: a dead triangle
+		// is one row of its taxels, not twelve
+		const groups = new Map();
 		for (const f of hp.faults || []) {
 			d.faults.set(f.taxel, f.flags);
 			d.count++;
 			d.level = 2;
-			const worst = FAULTS.find((x) => f.flags.includes(x.name));
-			row({ part: hp.name, kind: "taxel", taxel: f.taxel,
-				board: l ? l.board[f.taxel] : null, triangle: l ? l.triangle[f.taxel] : null,
-				channel: l ? l.channel[f.taxel] : null,
-				what: f.flags.join(", ") + (f.raw !== undefined ? ` (raw ${f.raw}, baseline ${f.baseline})` : ""),
-				since_ns: f.since_ns, color: worst ? worst.color : "#444444", fault: worst ? worst.name : f.flags[0] });
+			const board = l ? l.board[f.taxel] : null, triangle = l ? l.triangle[f.taxel] : null;
+			const key = `${board}|${triangle}|${f.flags.join(",")}`;
+			if (!groups.has(key))
+				groups.set(key, { board, triangle, flags: f.flags, list: [] });
+			groups.get(key).list.push(f);
+		}
+		for (const g of groups.values()) {
+			g.list.sort((a, b) => a.taxel - b.taxel);
+			const worst = FAULTS.find((x) => g.flags.includes(x.name));
+			const raws = g.list.map((f) => f.raw).filter((r) => r !== undefined);
+			const one = g.list.length === 1 ? g.list[0] : null;
+			row({ part: hp.name, kind: "taxel", taxel: g.list[0].taxel, taxels: g.list.map((f) => f.taxel),
+				board: g.board, triangle: g.triangle,
+				what: g.flags.join(", ") + (one && one.raw !== undefined ? ` (raw ${one.raw}, baseline ${one.baseline})` :
+					raws.length ? ` (raw ${Math.min(...raws)}–${Math.max(...raws)})` : ""),
+				since_ns: Math.min(...g.list.map((f) => f.since_ns)),
+				color: worst ? worst.color : "#444444", fault: worst ? worst.name : g.flags[0] });
 		}
 		if (hp.faults_more > 0) {
 			d.count += hp.faults_more;
@@ -107,6 +121,22 @@ function age(ms) {
 	return `${(s / 3600).toFixed(1)} h ago`;
 }
 
+// taxel ids as runs ("228–233, 235", iCub's 0-based ids), with the port
+// positions of a single one
+function taxelList(ids) {
+	if (ids.length === 1)
+		return `${ids[0]} (port ${ids[0] + 1})`;
+	const runs = [];
+	for (const i of ids) {
+		const r = runs[runs.length - 1];
+		if (r && i === r[1] + 1)
+			r[1] = i;
+		else
+			runs.push([i, i]);
+	}
+	return runs.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ") + ` (${ids.length} taxels)`;
+}
+
 // fill <tbody> @tb with @rows (only the parts in @only, when given)
 export function fillTable(tb, rows, only, onPick) {
 	const want = only ? rows.filter((r) => only.has(r.part)) : rows;
@@ -123,14 +153,16 @@ export function fillTable(tb, rows, only, onPick) {
 		const tr = tb.insertRow();
 		tr.dataset.part = r.part;
 		tr.dataset.fault = r.fault;
-		if (r.taxel !== null)
+		if (r.taxel !== null) {
 			tr.dataset.taxel = r.taxel;
+			tr.dataset.taxels = (r.taxels || [r.taxel]).join(" ");
+		}
 		if (r.board !== null && r.board !== undefined)
 			tr.dataset.board = r.board;
 		const cells = [r.part,
 			r.board === null || r.board === undefined || r.board < 0 ? "–" : (r.bus ? `${r.bus}:${r.board}` : String(r.board)),
 			r.triangle === null || r.triangle < 0 ? (r.kind === "board" ? "all" : "–") : String(r.triangle),
-			r.taxel === null ? "–" : `${r.taxel} (port ${r.taxel + 1})`,
+			r.taxel === null ? "–" : taxelList(r.taxels || [r.taxel]),
 			r.what,
 			`${new Date(r.since).toTimeString().slice(0, 8)} (${age(r.since)})`];
 		for (const c of cells)
