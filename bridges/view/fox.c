@@ -110,7 +110,7 @@ static const char health_schema[] =
 	"\"properties\":{\"time_ns\":{\"type\":\"integer\"},"
 	"\"skind\":{\"type\":\"object\",\"properties\":{\"connected\":{\"type\":\"boolean\"},"
 	"\"generation\":{\"type\":[\"integer\",\"null\"]},\"status\":{\"type\":[\"object\",\"null\"]},"
-	"\"faults\":{\"type\":\"boolean\"}}},"
+	"\"faults\":{\"type\":\"boolean\"},\"faults_truncated\":{\"type\":\"boolean\"}}},"
 	"\"parts\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
 	"\"name\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
 	"\"samples\":{\"type\":\"integer\"},\"lost\":{\"type\":\"integer\"},"

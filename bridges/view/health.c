@@ -77,7 +77,8 @@ struct health {
 	struct skin_client *c;
 	enum cmd expect[8];
 	unsigned int n_expect;
-	bool in_round, poked, faults_ok, said_no_faults, said_away, said_big;
+	bool in_round, poked, faults_ok, faults_truncated;
+	bool said_no_faults, said_away, said_big;
 	uint64_t round_ns, last_round_ns, last_try_ns, last_pub_ns;
 	json_object *status;
 	struct h_part *parts;
@@ -436,9 +437,14 @@ static void on_line(struct health *h, const char *line)
 
 		if (h->n_expect) {
 			memmove(h->expect, h->expect + 1, --h->n_expect * sizeof(*h->expect));
+			/* skind lists what fits its queue for us, then says
+			 * "error truncated": a fault list all the same */
+			bool truncated = !ok && !strcmp(str_of(o, "code", ""), "truncated");
+
 			if (front == C_FAULTS) {
-				h->faults_ok = ok;
-				if (!ok && !h->said_no_faults) {
+				h->faults_ok = ok || truncated;
+				h->faults_truncated = truncated;
+				if (!ok && !truncated && !h->said_no_faults) {
 					/* an older skind: no fault list, the rest as ever */
 					log_info("skind lists no faulty taxels (faults: %s): health without them",
 						 str_of(o, "message", "an error"));
@@ -688,6 +694,8 @@ static char *body(struct health *h, uint64_t now_real, size_t *len, int *err)
 		jw_null(&w);
 	jw_key(&w, "faults");
 	jw_bool(&w, h->c && h->faults_ok);
+	jw_key(&w, "faults_truncated");
+	jw_bool(&w, h->c && h->faults_ok && h->faults_truncated);
 	jw_key(&w, "status");
 	if (h->c && h->status) {
 		const char *s = json_object_to_json_string_ext(h->status, JSON_C_TO_STRING_PLAIN);

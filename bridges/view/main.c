@@ -4,15 +4,15 @@
  *
  * A process of its own on skind's public outputs, as the bridges are
  * (skin/follow.h: the socket's wakeups, the shared memory's copies), so
- * that no browser ever reaches skind's sample path.  Per part it keeps
- * three Foxglove channels, /skin/PART/values, /skin/PART/raw (the ROS 2
- * bridge's topics: tactile_msgs/TactileState) and /skin/PART/contacts
- * (TactileContacts, sent when there are contacts and once when they
- * end, as the ROS 2 bridge does), each sample encoded once in the ROS 2
- * bridge's CDR bytes (cdr.h) and handed to the server (server.h), which
- * sends it to the clients subscribed.  A part that a reload keeps (same
- * name and taxel count) keeps its channels; a part that goes loses them.
- * docs/VIEW.md.
+ * that no browser ever reaches skind's sample path.  This file is the
+ * command line and the follower: each of skind's objects sets the parts
+ * served and, for a new configuration, their layout (skind.conf read
+ * again), and each part's sample goes to view_publish_part() (view.h:
+ * the part channels and /skin/layout); the health (health.h: a second
+ * connection to skind's socket) is asked for a round when the follower
+ * sees a change, and publishes /skin/health.  A part that a reload keeps
+ * (same name and taxel count) keeps its channels; a part that goes loses
+ * them.  docs/VIEW.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>

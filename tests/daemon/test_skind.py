@@ -3890,7 +3890,10 @@ def t_view_state(env):
     assert touched and contacts, (touched, contacts)
     lf = [s_ for s_ in states if s_["topic"] == "/skin/left_forearm/state"]
     assert lf and len(lf[-1]["raw"]) == 384
-    assert "encoded" in log and "us each" in log, log[-2000:]
+    enc = re.search(r"encoded (\d+) part samples, ([\d.]+) us each", log)
+    assert enc and int(enc.group(1)) > 0, log[-2000:]
+    print("# skin-view encoded %s part samples, %s us each (four channels, this build)"
+          % enc.groups(), flush=True)
 
 
 ETH_COUNTERS = """\
@@ -3968,7 +3971,101 @@ def t_view_health(env):
     assert not lf1(hs[-1])["silent"], lf1(hs[-1])
     # frames of the muted board stood still while it was silent
     assert len({lf1(h)["frames"] for h in silent}) <= 2, [lf1(h)["frames"] for h in silent]
+    # (the fault list: "skin-view: skinsim's stuck, saturated and dead taxels ...")
     assert "health: skind's socket" not in log, log[-2000:]
+
+
+VIEW_FAULTS_CONFIG = """\
+[board]
+period_ms = 50
+[skind]
+calibration_s = 0.5
+persist_calibration = false
+stuck_s = 2
+saturated_s = 1
+dead_s = 0.5
+[bus can1]
+[part left_forearm]
+skin_part = left_forearm
+layout = forearm_v2
+geometry = {src}/tests/data/icub/positions/left_forearm_V2.txt
+patches = can1:13 can1:12
+"""
+
+# can1:13 is the forearm's first board: triangle 10 is slots 120..131
+VIEW_FAULTS_SCENARIO = """\
+config {conf}
+seed 3
+duration 40s
+at {t}s fault stuck left_forearm 40 for {d}s
+at {t}s fault saturate left_forearm 60 for {d}s
+at {t}s fault dead can1:13 triangle 10 for {d}s
+"""
+
+
+@case("skin-view: skinsim's stuck, saturated and dead taxels in /skin/health's faults and /skin/PART/state's flags, on the layout's board and triangle")
+def t_view_faults(env):
+    top = os.path.join(env.dir, "view-faults")
+    rings = os.path.join(top, "rings")
+    os.makedirs(rings)
+    conf = os.path.join(top, "skind.conf")
+    scn = os.path.join(top, "faults.scn")
+    t_fault, t_len = 6, 8
+    with open(conf, "w") as f:
+        f.write(VIEW_FAULTS_CONFIG.format(src=SRC))
+    with open(scn, "w") as f:
+        f.write(VIEW_FAULTS_SCENARIO.format(conf=conf, t=t_fault, d=t_len))
+    if not NODE_MODULES:
+        raise Skip("no npm Foxglove client (scripts/node-tree found no node or npm)")
+    t0 = time.monotonic_ns()
+    sim = subprocess.Popen([SKINSIM, "--ring", rings, scn], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    d = v = None
+    try:
+        assert wait_for(lambda: len(os.listdir(rings)) == 2 or sim.poll() is not None, 5), \
+            sim.stderr.read() if sim.poll() is not None else os.listdir(rings)
+        d = Daemon(env, extra=["-r", rings], config=conf, side="view-faults")
+        d.ready(calibrated=1)
+        with d.client() as c:
+            try:
+                c.command("faults")
+            except skin.CommandError as e:
+                raise Skip("skind lists no faulty taxels (%s): /skin/health's fault list "
+                           "is checked against a fake skind (tests/unit/test_view_health.c)" % e)
+        v = View(env, daemon=d)
+        left = t_fault + 4 - (time.monotonic_ns() - t0) / 1e9
+        p = ViewClient(v, max(left, 2), ["/skin/health", "/skin/layout",
+                                         "/skin/left_forearm/state"])
+        evs = p.events()
+    finally:
+        if v:
+            v.stop()
+        if d:
+            d.stop()
+        sim.kill()
+        sim.wait()
+    lay = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/layout"][-1]
+    lf = lay["parts"][0]
+    hs = [e["message"] for e in evs if e["ev"] == "json" and e["topic"] == "/skin/health"]
+    states = [e for e in evs if e["ev"] == "partstate"]
+    h = hs[-1]
+    assert h["skind"]["faults"] is True, h["skind"]
+    faults = {f_["taxel"]: f_ for f_ in h["parts"][0]["faults"]}
+    # which board, which triangle, what is wrong, since when
+    dead = [k for k in range(120, 132) if lf["kind"][k] == "t"]
+    assert faults[40]["flags"] == ["stuck"], faults.get(40)
+    assert "saturated" in faults[60]["flags"] and faults[60]["raw"] == 0, faults.get(60)
+    for k in dead:
+        assert faults[k]["flags"] == ["dead"], faults.get(k)
+        assert lf["board"][k] == 13 and lf["triangle"][k] == 10, (k, lf["board"][k])
+    assert all(t0 < f_["since_ns"] for f_ in faults.values()), faults
+    # the same taxels' fault bits in the PartState (shm 1.4: stuck 3,
+    # saturated 4, dead 5)
+    flags = states[-1]["flags"]
+    assert flags[40] & (1 << 3) and flags[60] & (1 << 4), (flags[40], flags[60])
+    assert all(flags[k] & (1 << 5) for k in dead), [flags[k] for k in dead]
+    assert not [k for k in range(len(flags)) if flags[k] & 0xf8 and k not in faults], \
+        [(k, flags[k]) for k in range(len(flags)) if flags[k] & 0xf8 and k not in faults]
 
 
 def next_layout(ws, after):

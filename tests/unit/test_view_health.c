@@ -5,11 +5,12 @@
  * The driver's counters from a sysfs-like tree and skin-eth's counters
  * file, each turned into its JSON; then the whole message from a fake
  * skind on a Unix socket answering as docs/PROTOCOL.md says (format
- * json): with the fault list the interfaces of issue 29 give skind's
- * `faults` (spec A: {"type":"fault","part","taxel","flags":"stuck,noisy",
- * "since_ns","raw","baseline"}), without it (an older skind answers an
- * error: no fault list, the rest as ever), and hung (the round given up
- * with its connection).  The daemon layer runs it against the real
+ * json): with the fault list of skind's `faults` ({"type":"fault","part",
+ * "taxel","flags":["stuck","noisy"],"since_ns","raw","baseline"}; the
+ * flags as one string "stuck,noisy" too), cut short ("error truncated":
+ * the lines listed), without it (an older skind answers an error: no
+ * fault list, the rest as ever), and hung (the round given up with its
+ * connection).  The daemon layer runs it against the real
  * skind (tests/daemon, "skin-view: /skin/health ...").
  */
 #define _GNU_SOURCE
@@ -172,7 +173,7 @@ static void test_eth(void **state)
 
 /* --- a fake skind ------------------------------------------------------- */
 
-enum mode { FAULTS, NO_FAULTS, HUNG };
+enum mode { FAULTS, TRUNCATED, NO_FAULTS, HUNG, CLOSES };
 
 struct fake {
 	enum mode mode;
@@ -196,6 +197,13 @@ static void answer(struct fake *f, const char *cmd)
 		say(f, "{\"type\":\"ok\",\"message\":\"format json\"}\n");
 	} else if (f->mode == HUNG) {
 		return;
+	} else if (f->mode == CLOSES && f->rounds == 1 && f->connections == 1 &&
+		   !strcmp(cmd, "status")) {
+		/* skind goes away in the middle of the second round: the
+		 * health reads the end of the connection in its handler */
+		f->cs = sd_event_source_disable_unref(f->cs);
+		close(f->cfd);
+		f->cfd = -1;
 	} else if (!strcmp(cmd, "status")) {
 		say(f, "{\"type\":\"status\",\"version\":\"0.1.0\",\"protocol\":1,\"pid\":4242,"
 		       "\"generation\":4,\"parts\":1,\"patches\":2}\n{\"type\":\"ok\"}\n");
@@ -218,8 +226,12 @@ static void answer(struct fake *f, const char *cmd)
 			say(f, "{\"type\":\"fault\",\"part\":\"fake\",\"taxel\":5,\"flags\":\"stuck,noisy\","
 			       "\"since_ns\":123456789,\"raw\":240,\"baseline\":12.5}\n"
 			       "{\"type\":\"fault\",\"part\":\"fake\",\"taxel\":200,\"flags\":[\"dead\"],"
-			       "\"since_ns\":5,\"raw\":0,\"baseline\":0}\n"
-			       "{\"type\":\"ok\"}\n");
+			       "\"since_ns\":5,\"raw\":0,\"baseline\":0}\n");
+		/* skind's reply when the list does not fit its queue for us */
+		if (f->mode == TRUNCATED)
+			say(f, "{\"type\":\"error\",\"code\":\"truncated\",\"message\":\"3 faulty taxels, 2 listed: the rest does not fit the connection's queue\"}\n");
+		else if (f->mode != NO_FAULTS)
+			say(f, "{\"type\":\"ok\"}\n");
 	} else if (!strcmp(cmd, "get add_threshold")) {
 		f->rounds++;
 		say(f, "{\"type\":\"param\",\"name\":\"add_threshold\",\"value\":\"7\"}\n{\"type\":\"ok\"}\n");
@@ -245,7 +257,7 @@ static int on_conn(sd_event_source *s, int fd, uint32_t revents, void *data)
 	}
 	f->len += (size_t)n;
 	f->buf[f->len] = 0;
-	while ((nl = strchr(f->buf, '\n'))) {
+	while (f->cfd >= 0 && (nl = strchr(f->buf, '\n'))) {
 		*nl = 0;
 		answer(f, f->buf);
 		f->len -= (size_t)(nl + 1 - f->buf);
@@ -304,6 +316,14 @@ static bool disconnected(struct health *h, struct fake *f)
 
 	(void)f;
 	return b && strstr(b, "\"connected\":false") && f->connections >= 1;
+}
+
+static bool round_on_second(struct health *h, struct fake *f)
+{
+	uint64_t n;
+	const char *b = health_last(h, &n);
+
+	return f->connections >= 2 && f->rounds >= 2 && b && strstr(b, "\"connected\":true");
 }
 
 static bool connected_again(struct health *h, struct fake *f)
@@ -373,7 +393,7 @@ static void with_fake(enum mode mode, json_object **out)
 	view_config_init(&cfg);
 	snprintf(cfg.eth_counters, sizeof(cfg.eth_counters), "%s/none", tmp);
 	assert_int_equal(health_new(&h, e, &cfg, sa.sun_path, &ops, &heard), 0);
-	run(e, mode == HUNG ? disconnected : two_rounds, h, &f);
+	run(e, mode == HUNG ? disconnected : mode == CLOSES ? round_on_second : two_rounds, h, &f);
 	*out = message(h);
 	/* what was published is that, with its time first */
 	assert_true(heard.messages >= 1);
@@ -407,6 +427,7 @@ static void test_skind_with_faults(void **state)
 	s = field(o, "skind");
 	assert_true(json_object_get_boolean(field(s, "connected")));
 	assert_true(json_object_get_boolean(field(s, "faults")));
+	assert_false(json_object_get_boolean(field(s, "faults_truncated")));
 	assert_int_equal(json_object_get_int(field(s, "generation")), 4);
 	assert_int_equal(json_object_get_int(field(field(s, "status"), "pid")), 4242);
 	assert_false(json_object_object_get_ex(field(s, "status"), "type", NULL));
@@ -433,6 +454,34 @@ static void test_skind_with_faults(void **state)
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(
 				    field(json_object_array_get_idx(fl, 1), "flags"), 0)), "dead");
 	assert_int_equal(json_object_get_int(field(p, "faults_more")), 0);
+	json_object_put(o);
+}
+
+/* A fault list cut short by skind ("error truncated"): what it listed */
+static void test_skind_truncated(void **state)
+{
+	json_object *o, *s, *p;
+
+	(void)state;
+	with_fake(TRUNCATED, &o);
+	s = field(o, "skind");
+	assert_true(json_object_get_boolean(field(s, "faults")));
+	assert_true(json_object_get_boolean(field(s, "faults_truncated")));
+	p = json_object_array_get_idx(field(o, "parts"), 0);
+	assert_int_equal(json_object_array_length(field(p, "faults")), 2);
+	json_object_put(o);
+}
+
+/* skind gone in the middle of a round (a restart): said, connected again,
+ * and the next rounds as ever */
+static void test_skind_closes(void **state)
+{
+	json_object *o;
+
+	(void)state;
+	with_fake(CLOSES, &o);
+	assert_true(json_object_get_boolean(field(field(o, "skind"), "connected")));
+	assert_int_equal(json_object_array_length(field(o, "parts")), 1);
 	json_object_put(o);
 }
 
@@ -486,8 +535,10 @@ int main(void)
 		cmocka_unit_test(test_driver),
 		cmocka_unit_test(test_eth),
 		cmocka_unit_test(test_skind_with_faults),
+		cmocka_unit_test(test_skind_truncated),
 		cmocka_unit_test(test_skind_without_faults),
 		cmocka_unit_test(test_skind_hung),
+		cmocka_unit_test(test_skind_closes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
