@@ -4879,7 +4879,7 @@ def t_view_page_replay(env):
 @case("skin-view: the page's actions, with the token only: a wrong one refused, calibrate and set add_threshold reach skind")
 def t_view_page_actions(env):
     d = env.daemon
-    v = View(env, token="page-test-token")
+    v = View(env, token="page-test-token-0123")
     b = None
     try:
         b = Browser(v, "#/part/pad")
@@ -4893,16 +4893,16 @@ def t_view_page_actions(env):
         msg = "document.getElementById('act-msg').textContent"
         b.eval(act % ("wrong", "act-calibrate"))
         assert "not authorised" in b.wait("/not authorised|done|calibrat/.test(%s) && %s" % (msg, msg))
-        b.eval(act % ("page-test-token", "act-calibrate"))
+        b.eval(act % ("page-test-token-0123", "act-calibrate"))
         assert "calibrat" in b.wait("/calibrat|done/.test(%s) && %s" % (msg, msg)), msg
         d.ready()
         b.eval("document.getElementById('act-value').value = '9'")
-        b.eval(act % ("page-test-token", "act-set-go"))
+        b.eval(act % ("page-test-token-0123", "act-set-go"))
         b.wait("/add_threshold = 9(\\.0)?$/.test(%s)" % msg)
         with d.client() as c:
             assert c.command("get add_threshold")[0].split()[2] in ("9", "9.0")
         b.eval("document.getElementById('act-value').value = '7'")
-        b.eval(act % ("page-test-token", "act-set-go"))
+        b.eval(act % ("page-test-token-0123", "act-set-go"))
         b.wait("/add_threshold = 7(\\.0)?$/.test(%s)" % msg)
         # the refusal is the server's answer, not a page error
         p = b.problems()
