@@ -4578,6 +4578,18 @@ def data_url(url, mime):
     return base64.b64decode(b64)
 
 
+@case("skin-view: the page's CDR reader decodes every field of PartStates npm's @foxglove/cdr writes, and refuses cut ones")
+def t_view_page_cdr(env):
+    if not NODE_MODULES:
+        raise Skip("no npm @foxglove/cdr (scripts/node-tree found no node or npm)")
+    r = subprocess.run(["node", os.path.join(SRC, "tests/daemon/cdrcheck.cjs"), "400"],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, SKIN_NODE_MODULES=NODE_MODULES))
+    assert r.returncode == 0, (r.stdout, r.stderr[-2000:])
+    m = re.match(r"cdrcheck: 400 messages, (\d+) truncations refused", r.stdout)
+    assert m and int(m.group(1)) > 300, r.stdout
+
+
 # every part of etc/skind.conf
 FULL_BODY = ["left_forearm", "left_hand", "left_upper_arm", "right_forearm", "right_hand",
              "right_upper_arm", "torso"]
