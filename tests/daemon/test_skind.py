@@ -4678,7 +4678,7 @@ ALL_TAXELS = """(() => { const p = '%s', n = window.skinView.parts[p].layout.n, 
 
 @case("skin-view: a press skinsim makes appears in the page on the taxels it pressed and no other; the taxel under the pointer and its last 30 s")
 def t_view_page_press(env):
-    press_s = 25
+    press_s = 30
     r = SimRobot(env, "seed 3\nduration 300s\n"
                  "at %ds press left_forearm taxel 37 radius 12mm force 80 name finger\n"
                  "at 120s release finger\n" % press_s, truth=True)
