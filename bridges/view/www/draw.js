@@ -193,6 +193,9 @@ export function scene(lp, st, o) {
 		if (thermal)	// a thermal pad: a square, never a pressure cell
 			prims.push({ t: "poly", pts: [[X - r, Y - r], [X + r, Y - r], [X + r, Y + r], [X - r, Y + r]],
 				fill, stroke, width, taxel: i, fault: f?.name });
+		else if (o.blobs && !silentTaxel)	// skinGui's look: a soft spot
+			prims.push({ t: "circle", x: X, y: Y, r: 2 * r, fill, blob: true, stroke: null, outline: stroke, taxel: i, fault: f?.name },
+				   ...(stroke ? [{ t: "circle", x: X, y: Y, r, stroke, width }] : []));
 		else
 			prims.push({ t: "circle", x: X, y: Y, r, fill, stroke, width, taxel: i, fault: f?.name });
 		if (i === o.hover)
@@ -276,7 +279,14 @@ export function paint(canvas, sc) {
 			ctx.fillText(p.text, p.x, p.y);
 			continue;
 		}
-		if (p.fill) {
+		if (p.blob) {
+			const g = ctx.createRadialGradient(p.x, p.y, 0, p.x, p.y, p.r);
+			g.addColorStop(0, p.fill);
+			g.addColorStop(0.45, p.fill + "cc");
+			g.addColorStop(1, p.fill + "00");
+			ctx.fillStyle = g;
+			ctx.fill();
+		} else if (p.fill) {
 			ctx.fillStyle = p.fill === "hatch" ? hatch : p.fill;
 			ctx.fill();
 		}
@@ -300,8 +310,14 @@ export function svg(sc, width, height, title, id = "hatch") {
 	const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
 		`<title>${esc(title)}</title>`,
 		`<defs><pattern id="${id}" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#e4e4e4"/><path d="M0 8L8 0M-2 2L2 -2M6 10L10 6" stroke="${SILENT_COLOR}" stroke-width="1.5"/></pattern></defs>`];
+	const blobs = new Set(sc.prims.filter((p) => p.blob).map((p) => p.fill));
+	if (blobs.size)
+		out.push(`<defs>${[...blobs].map((c) => `<radialGradient id="${id}-${c.slice(1)}">` +
+			`<stop offset="0" stop-color="${c}"/><stop offset="0.45" stop-color="${c}" stop-opacity="0.8"/>` +
+			`<stop offset="1" stop-color="${c}" stop-opacity="0"/></radialGradient>`).join("")}</defs>`);
 	for (const p of sc.prims) {
-		const fill = p.fill ? (p.fill === "hatch" ? `url(#${id})` : p.fill) : "none";
+		const fill = p.blob ? `url(#${id}-${p.fill.slice(1)})` :
+			p.fill ? (p.fill === "hatch" ? `url(#${id})` : p.fill) : "none";
 		const stroke = p.stroke ? ` stroke="${p.stroke}" stroke-width="${p.width || 1}"` : "";
 		let data = "";
 		if (p.taxel !== undefined)

@@ -23,7 +23,7 @@ const view = {
 	dig: digest(null, null),
 	replay: null,		// the newest /skin/replay
 	route: { name: "body" },
-	opts: { mode: "compensated", auto: true, min: 0, max: 100 },
+	opts: { mode: "compensated", auto: true, min: 0, max: 100, blobs: false },
 	hover: -1,
 	rings: null,		// the shown part's 30 s
 	scenes: new Map(),	// part -> the scene last painted
@@ -272,7 +272,7 @@ function taxelAt(part, i) {
 		fault: f ? f.name : null,
 		faults: names || [],
 		color: prim ? prim.fill : null,
-		outline: prim ? prim.stroke : null,
+		outline: prim ? (prim.blob ? prim.outline : prim.stroke) : null,
 	};
 }
 
@@ -514,6 +514,7 @@ function controls() {
 	});
 	const opts = () => {
 		view.opts.mode = $("mode").value;
+		view.opts.blobs = $("shape").value === "blobs";
 		view.opts.auto = $("auto").checked;
 		view.opts.min = Number($("min").value);
 		view.opts.max = Number($("max").value);
@@ -521,7 +522,7 @@ function controls() {
 		for (const p of view.lparts.keys())
 			view.dirty.add(p);
 	};
-	for (const id of ["mode", "auto", "min", "max"])
+	for (const id of ["mode", "shape", "auto", "min", "max"])
 		$(id).addEventListener("input", opts);
 	$("mode").addEventListener("change", () => {
 		// a fixed range that suits the mode
