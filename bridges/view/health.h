@@ -8,24 +8,22 @@
  * add_threshold` at once and reads the replies as they come in on the
  * sd-event loop, never waiting: the socket is non-blocking, a round
  * starts when the last one is answered (one in flight at a time), and a
- * round not answered within ROUND_TIMEOUT is given up with its
- * connection (skind hung: skin-view goes on).  Then the driver's
- * counters of each patch (/sys/class/skin/NAME/stats/, absent on a host
- * without the driver: "driver": null) and skin-eth's counters file
- * (eth_counters; absent: "eth": null) are read, and the message built
- * (docs/VIEW.md "/skin/health") is published when it differs from the
- * last one (its time aside) or a second has passed.  A skind without
- * the `faults` command (it answers an error) has no fault list
- * ("skind": {"faults": false}, every part's "faults" empty): nothing
- * else changes.
+ * round not answered within 5 s is given up with its connection (skind
+ * hung: skin-view goes on, and connects again a second later).  Then
+ * the driver's counters of each patch and skin-eth's counters file are
+ * read (counters.h), and the message built (docs/VIEW.md "/skin/health")
+ * is published when it differs from the last one (its time aside) or a
+ * second has passed.  A skind without the `faults` command (it answers
+ * an error) has no fault list ("skind": {"faults": false}, every part's
+ * "faults" empty): nothing else changes.  One that cuts the list short
+ * ("error truncated") gives the lines it listed.
  *
  * Rounds: every second, and at health_poke() (a part's state or fault
- * flags changed, skind attached or left), at most every POKE_GAP.
+ * flags changed, skind attached or left), at most every 250 ms.
  *
- * Bounds: at most MAX_PARTS parts, MAX_PATCHES patches per part,
- * MAX_FAULTS faults listed per part (the others counted in
- * "faults_more"), MAX_STATS driver files per patch, MAX_ETH lines of the
- * counters file (64 KiB at most); the message at most HEALTH_MAX bytes.
+ * Bounds: at most 64 parts, 32 patches per part, 256 faults listed per
+ * part (the others counted in "faults_more"), counters.h's; the message
+ * at most 1 MiB (past it: not published, said once).
  *
  * Ownership: the health owns its connection; its messages go to its
  * caller (health_ops: skin-view's /skin/health channel).  Errors:
@@ -61,20 +59,8 @@ void health_free(struct health *h);
 /* Something changed: a round soon */
 void health_poke(struct health *h);
 
-/* --- the parts the tests check on their own --------------------------- */
-
 /* The last message built, without its time_ns ({"skind":...}), and how
  * many were published; NULL before the first */
 const char *health_last(const struct health *h, uint64_t *published);
-
-/* Patch @name's driver counters under @root (/sys/class/skin): an
- * object of every file of NAME/stats ({"frames": 120, ...}; a value
- * that is no number as a string), or null when there is no such
- * directory or the name could not be a device's */
-void health_driver_json(struct jw *w, const char *root, const char *name);
-
-/* skin-eth's counters file at @path (docs/ETH.md "The counters file")
- * as the "eth" object, its age against @now_real_ns; null when absent */
-void health_eth_json(struct jw *w, const char *path, uint64_t now_real_ns);
 
 #endif /* VIEW_HEALTH_H */

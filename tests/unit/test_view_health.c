@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_view_health.c - skin-view's /skin/health (bridges/view/health.c)
+ * test_view_health.c - skin-view's /skin/health (bridges/view/health.c,
+ * counters.c)
  *
  * The driver's counters from a sysfs-like tree and skin-eth's counters
  * file, each turned into its JSON; then the whole message from a fake
@@ -34,6 +35,7 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "counters.h"
 #include "health.h"
 #include "jsonw.h"
 
@@ -81,13 +83,13 @@ static json_object *one(void (*fn)(struct jw *, const char *, const char *),
 
 static void driver(struct jw *w, const char *root, const char *name)
 {
-	health_driver_json(w, root, name);
+	counters_driver_json(w, root, name);
 }
 
 static void eth(struct jw *w, const char *path, const char *unused)
 {
 	(void)unused;
-	health_eth_json(w, path, (uint64_t)time(NULL) * 1000000000ull + 5000000000ull);
+	counters_eth_json(w, path, (uint64_t)time(NULL) * 1000000000ull + 5000000000ull);
 }
 
 static void test_driver(void **state)
