@@ -8,7 +8,7 @@
 
 import { FoxClient } from "./ws.js";
 import { readPartState } from "./cdr.js";
-import { scene, paint, svg, taxelAtPixel, shown, faultOf, FAULTS, TAXEL_TOUCHED, geometry } from "./draw.js";
+import { scene, paint, svg, taxelAtPixel, faultOf, FAULTS, TAXEL_TOUCHED, geometry } from "./draw.js";
 import { digest, fillTable } from "./health.js";
 import { Rings, plot } from "./rings.js";
 
