@@ -83,8 +83,8 @@ export function plot(canvas, rings, i, what, threshold) {
 	ctx.fillStyle = "#444444";
 	ctx.font = "10px sans-serif";
 	ctx.textBaseline = "middle";
-	ctx.fillText(hi.toFixed(hi - lo >= 10 ? 0 : 1), 2, y(hi));
-	ctx.fillText(lo.toFixed(hi - lo >= 10 ? 0 : 1), 2, y(lo));
+	ctx.fillText(hi.toFixed(hi - lo >= 10 ? 0 : 1), 2, y(hi) + 5);
+	ctx.fillText(lo.toFixed(hi - lo >= 10 ? 0 : 1), 2, y(lo) - 3);
 	ctx.fillText("-30 s", L, H - 6);
 	ctx.fillText("now", W - 24, H - 6);
 	if (threshold > 0) {
