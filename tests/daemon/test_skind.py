@@ -3640,7 +3640,7 @@ class View:
     """skin-view on the suite's skind, serving a copy of the page's files
     (env.dir/www: a file beside it must never be served)."""
 
-    def __init__(self, env, daemon=None, argv=None, ready="parts served", **keys):
+    def __init__(self, env, daemon=None, argv=None, ready="parts served", extra="", **keys):
         self.dir = os.path.join(env.dir, "view%d" % env.next_log())
         www = os.path.join(self.dir, "www")
         shutil.copytree(os.path.join(SRC, "bridges/view/www"), www)
@@ -3653,7 +3653,7 @@ class View:
         conf.update(keys)
         self.conf = os.path.join(self.dir, "skin-view.conf")
         with open(self.conf, "w") as f:
-            f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()))
+            f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()) + extra)
         self.log_path = os.path.join(self.dir, "skin-view.log")
         self.logf = open(self.log_path, "w")
         cmd = [SKIN_VIEW, "-c", self.conf] + (argv or [])
@@ -3894,7 +3894,8 @@ def t_view_http(env):
         www = os.path.join(v.dir, "www")
         for path, ctype, name in (("/", "text/html", "index.html"),
                                   ("/index.html", "text/html", "index.html"),
-                                  ("/view.js", "text/javascript", "view.js"),
+                                  ("/page.js", "text/javascript", "page.js"),
+                                  ("/cdr.js", "text/javascript", "cdr.js"),
                                   ("/view.css", "text/css", "view.css")):
             st, h, body = http_get(v.port, path)
             assert st == 200, (path, st, h)
@@ -3906,7 +3907,7 @@ def t_view_http(env):
         st, _, _ = http_get(v.port, "/nosuch.html")
         assert st == 404, st
         for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt",
-                     "/%2e%2e%2fsecret.txt", "/view.js/../../secret.txt",
+                     "/%2e%2e%2fsecret.txt", "/page.js/../../secret.txt",
                      "/./../secret.txt", "/..\\secret.txt", "//../secret.txt",
                      "/" + "../" * 12 + "etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
                      v.dir + "/secret.txt", "/www/../secret.txt"):
@@ -3915,7 +3916,7 @@ def t_view_http(env):
                 (path, st, body[:200])
             assert st != 200, (path, st, h)
         # the page's files still served after all that
-        assert http_get(v.port, "/view.js")[0] == 200
+        assert http_get(v.port, "/page.js")[0] == 200
         # both subprotocols are Foxglove's, the one asked for is chosen
         for proto in ("foxglove.websocket.v1", "foxglove.sdk.v1"):
             ws = WS(v.port, protocol=proto)
@@ -4766,7 +4767,7 @@ def t_view_hostile(env):
 
         def served_again():
             try:
-                return http_get(v.port, "/view.js", src="127.0.0.2")[0] == 200
+                return http_get(v.port, "/page.js", src="127.0.0.2")[0] == 200
             except (OSError, IndexError):
                 return False    # hung up: no reply
         assert wait_for(served_again, 15, 0.5), "127.0.0.2 still refused"
@@ -4801,6 +4802,609 @@ def t_view_hostile(env):
     assert replaced > 0, m.group(0)
     # the 8 quiet clients from 127.0.0.3 subscribed to nothing: idle
     assert idle >= 8, m.group(0)
+
+
+# --- skin-view's page in a browser (headless Chromium, playwright-core) -------
+
+BROWSER = os.path.join(SRC, "tests/daemon/browser.cjs")
+CHROMIUM = os.environ.get("SKIN_CHROMIUM", "/usr/bin/chromium")
+# the page's screenshots in docs/images, written by the cases when set
+SHOTS = os.environ.get("SKIN_VIEW_SHOTS", "")
+
+
+class Browser:
+    """browser.cjs: skin-view's page in headless Chromium, one JSON
+    command a line"""
+
+    def __init__(self, view, hash_="#/"):
+        if not NODE_MODULES or not os.path.isdir(os.path.join(NODE_MODULES, "playwright-core")):
+            raise Skip("no npm playwright-core (scripts/node-tree found no node or npm)")
+        if not os.access(CHROMIUM, os.X_OK):
+            raise Skip("no Chromium at %s (the chromium package)" % CHROMIUM)
+        self.err = os.path.join(view.dir, "browser.%d.err" % time.monotonic_ns())
+        self.p = subprocess.Popen(["node", BROWSER, "http://127.0.0.1:%d/" % view.port],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=open(self.err, "w"), text=True, bufsize=1,
+                                  env=dict(os.environ, SKIN_NODE_MODULES=NODE_MODULES,
+                                           SKIN_CHROMIUM=CHROMIUM))
+        self.goto(hash_)
+
+    def cmd(self, wait_s=60, **c):
+        self.p.stdin.write(json.dumps(c) + "\n")
+        self.p.stdin.flush()
+        r, _, _ = select.select([self.p.stdout], [], [], wait_s)
+        line = self.p.stdout.readline() if r else ""
+        if not line:
+            with open(self.err) as f:
+                raise RuntimeError("browser.cjs: no answer to %s: %s" % (c, f.read()[-2000:]))
+        ans = json.loads(line)
+        if not ans["ok"]:
+            raise AssertionError("browser: %s: %s" % (c, ans["error"]))
+        return ans
+
+    def goto(self, hash_):
+        self.cmd(op="goto", hash=hash_)
+
+    def hash(self, hash_):
+        self.cmd(op="hash", hash=hash_)
+
+    def eval(self, expr):
+        return self.cmd(op="eval", expr=expr).get("value")
+
+    def wait(self, expr, timeout=20):
+        """the value of @expr in the page once it is truthy"""
+        return self.cmd(wait_s=timeout + 30, op="wait", expr=expr, timeout=timeout).get("value")
+
+    def ready(self, timeout=30):
+        return self.wait("window.skinView && window.skinView.ready", timeout)
+
+    def shot(self, path, selector=None, full=False):
+        self.cmd(op="shot", path=path, selector=selector, full=full)
+
+    def problems(self):
+        p = self.cmd(op="problems")
+        return {k: p[k] for k in ("console", "failed", "pageerrors")}
+
+    def close(self):
+        if self.p.poll() is None:
+            try:
+                self.p.stdin.write(json.dumps({"op": "quit"}) + "\n")
+                self.p.stdin.flush()
+                self.p.wait(timeout=20)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                self.p.kill()
+                self.p.wait()
+
+
+def no_problems(b):
+    """nothing went wrong in the page: no console error or warning, no
+    failed request, no exception, no message it could not decode"""
+    p = b.problems()
+    assert p == {"console": [], "failed": [], "pageerrors": []}, p
+    assert b.eval("window.skinView.errors") == 0
+
+
+@case("skin-view: the page in headless Chromium loads with no console error or failed request and draws every part, whole body and each part")
+def t_view_page(env):
+    v = View(env)
+    b = None
+    try:
+        b = Browser(v)
+        b.ready()
+        parts = b.eval("Object.keys(window.skinView.parts)")
+        assert sorted(parts) == ["left_forearm", "pad"], parts
+        # the whole body: a card per part, its canvas drawn from a sample,
+        # and a health badge
+        for name in parts:
+            assert b.wait("document.querySelector('canvas.small[data-part=\"%s\"]')"
+                          ".dataset.sample !== ''" % name)
+            assert b.eval("document.querySelector('[data-part-badge=\"%s\"]').dataset.level"
+                          % name) in ("0", "1", "2")
+        # a click opens the part
+        b.eval("document.querySelector('a.card[data-part=\"pad\"]').click()")
+        b.wait("window.skinView.route.part === 'pad' && window.skinView.ready")
+        assert b.eval("document.getElementById('part-canvas').dataset.part") == "pad"
+        for name in parts:
+            b.goto("#/part/" + name)
+            b.ready()
+            n = b.eval("window.skinView.parts['%s'].layout.n" % name)
+            t = b.eval("window.skinView.taxelAt('%s', 0)" % name)
+            assert t["id"] == 0 and t["port"] == 1 and t["raw"] is not None, t
+            assert n == {"pad": 192, "left_forearm": 384}[name], n
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        v.stop()
+
+
+def layout_sections():
+    """the [layout PART] sections of the tree's skin-view.conf, their
+    files made absolute (relative ones are under /etc/skin, which is etc/
+    here); none when this skin-view.conf names no layout file"""
+    with open(os.path.join(SRC, "bridges/view/skin-view.conf")) as f:
+        text = f.read()
+    out, keep = [], False
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            keep = s.startswith("[layout ")
+        if not keep:
+            continue
+        m = re.match(r"^(\s*file\s*=\s*)(\S.*)$", line)
+        if m and not m.group(2).startswith("/"):
+            line = m.group(1) + os.path.join(SRC, "etc", m.group(2))
+        out.append(line)
+    return "\n".join(out) + "\n" if out else ""
+
+
+class SimRobot:
+    """The full body of etc/skind.conf simulated: skinsim writing ring
+    files (its scenario @scenario), a skind of its own on them (a short
+    calibration, fault limits of seconds), and skin-view on that skind
+    with the package's layouts.  t0: when skinsim started (its scenario's
+    clock, near enough)."""
+
+    def __init__(self, env, scenario, truth=False, **skind_keys):
+        self.dir = tempfile.mkdtemp(prefix="sim-", dir=env.dir)
+        for sub in ("rings", "run", "state"):
+            os.mkdir(os.path.join(self.dir, sub))
+        with open(os.path.join(SRC, "etc/skind.conf")) as f:
+            conf = f.read()
+        conf = re.sub(r"(?m)^geometry = (?!/)", "geometry = %s/etc/" % SRC, conf)
+        keys = dict(calibration_s=1, stuck_s=2, saturated_s=2, dead_s=1)
+        keys.update(skind_keys)
+        for k, v in keys.items():
+            conf = re.sub(r"(?m)^%s\s*=.*\n" % k, "", conf)
+        conf = conf.replace("[skind]\n", "[skind]\n" + "".join("%s = %s\n" % kv for kv in keys.items()), 1)
+        self.config = os.path.join(self.dir, "skind.conf")
+        with open(self.config, "w") as f:
+            f.write(conf)
+        scn = os.path.join(self.dir, "scenario.scn")
+        with open(scn, "w") as f:
+            f.write(scenario)
+        self.truth = os.path.join(self.dir, "truth.txt") if truth else None
+        self.procs = []
+        self.sim_err = open(os.path.join(self.dir, "skinsim.err"), "w")
+        self.t0 = time.monotonic()
+        self.sim = subprocess.Popen([SKINSIM, "-c", self.config, "--ring", os.path.join(self.dir, "rings")] +
+                                    (["--truth", self.truth] if truth else []) + [scn],
+                                    stdout=subprocess.DEVNULL, stderr=self.sim_err)
+        self.procs.append(self.sim)
+        self.sock = os.path.join(self.dir, "run", "skind.sock")
+        self.log_path = os.path.join(self.dir, "skind.log")
+        self.logf = open(self.log_path, "w")
+        # (skind waits for the ring files skinsim creates)
+        assert wait_for(lambda: len(os.listdir(os.path.join(self.dir, "rings"))) >= 18 or
+                        self.sim.poll() is not None, 20), self.sim_log()
+        assert self.sim.poll() is None, self.sim_log()
+        self.skind = subprocess.Popen([SKIND, "-c", self.config, "-r", os.path.join(self.dir, "rings"),
+                                       "-s", self.sock, "--shm", os.path.join(self.dir, "run", "skind.shm"),
+                                       "--state-dir", os.path.join(self.dir, "state"),
+                                       "--no-create-patches", "--no-evdev"],
+                                      stdout=self.logf, stderr=subprocess.STDOUT,
+                                      env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"))
+        self.procs.append(self.skind)
+        assert wait_for(lambda: os.path.exists(self.sock) or self.skind.poll() is not None, 20), self.log()
+        assert self.skind.poll() is None, self.log()
+        self.view = None
+        self.view = View(env, daemon=self, extra=layout_sections())
+
+    def sim_log(self):
+        self.sim_err.flush()
+        with open(self.sim_err.name) as f:
+            return f.read()[-2000:]
+
+    def log(self):
+        self.logf.flush()
+        with open(self.log_path) as f:
+            return f.read()[-3000:]
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def stop(self):
+        log = self.view.stop() if self.view else ""
+        for p in (self.skind, self.sim):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        self.logf.close()
+        self.sim_err.close()
+        return log
+
+
+def png_size(data):
+    """(width, height) of PNG @data, checked: its signature, its IHDR
+    first, and every chunk's CRC"""
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:16]
+    at, size, chunks = 8, None, []
+    while at < len(data):
+        n, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + n]
+        crc, = struct.unpack(">I", data[at + 8 + n:at + 12 + n])
+        assert zlib.crc32(kind + body) == crc, kind
+        if not chunks:
+            assert kind == b"IHDR", kind
+            size = struct.unpack(">II", body[:8])
+        chunks.append(kind)
+        at += 12 + n
+    assert chunks[-1] == b"IEND" and b"IDAT" in chunks, chunks
+    # the pixels inflate to the size IHDR says (8-bit RGBA or RGB)
+    raw = zlib.decompress(b"".join(data[a + 8:a + 8 + struct.unpack(">I", data[a:a + 4])[0]]
+                                   for a in png_chunks(data, b"IDAT")))
+    assert len(raw) in (size[1] * (1 + 4 * size[0]), size[1] * (1 + 3 * size[0])), (len(raw), size)
+    return size
+
+
+def png_chunks(data, kind):
+    at = 8
+    while at < len(data):
+        n, k = struct.unpack(">I4s", data[at:at + 8])
+        if k == kind:
+            yield at
+        at += 12 + n
+
+
+def data_url(url, mime):
+    import base64
+    head, _, b64 = url.partition(",")
+    assert head == "data:%s;base64" % mime, head
+    return base64.b64decode(b64)
+
+
+@case("skin-view: the page's CDR reader decodes every field of PartStates npm's @foxglove/cdr writes, and refuses cut ones")
+def t_view_page_cdr(env):
+    if not NODE_MODULES:
+        raise Skip("no npm @foxglove/cdr (scripts/node-tree found no node or npm)")
+    r = subprocess.run(["node", os.path.join(SRC, "tests/daemon/cdrcheck.cjs"), "400"],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, SKIN_NODE_MODULES=NODE_MODULES))
+    assert r.returncode == 0, (r.stdout, r.stderr[-2000:])
+    m = re.match(r"cdrcheck: 400 messages, (\d+) truncations refused", r.stdout)
+    assert m and int(m.group(1)) > 300, r.stdout
+
+
+# every part of etc/skind.conf
+FULL_BODY = ["left_forearm", "left_hand", "left_upper_arm", "right_forearm", "right_hand",
+             "right_upper_arm", "torso"]
+
+
+def shot(b, name, selector=None, full=False):
+    """a screenshot for docs/images when SKIN_VIEW_SHOTS names a directory"""
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        path = os.path.join(SHOTS, name)
+        b.shot(path, selector, full)
+        try:    # small for the repository: a palette of 256 colours
+            from PIL import Image
+            Image.open(path).convert("RGB").quantize(256, method=2).save(path, optimize=True)
+        except ImportError:
+            pass
+
+
+@case("skin-view: the page shows the whole simulated body, every part drawn and a health badge each, opens a part; its PNG and SVG export are the drawing")
+def t_view_page_body(env):
+    r = SimRobot(env, "seed 3\nduration 120s\n")
+    b = None
+    try:
+        b = Browser(r.view)
+        b.ready(60)
+        parts = b.eval("Object.keys(window.skinView.parts).sort()")
+        assert parts == FULL_BODY, parts
+        for name in parts:
+            # drawn from a sample of its own, with its layout's taxels
+            assert b.wait("document.querySelector('canvas.small[data-part=\"%s\"]')"
+                          ".dataset.sample !== ''" % name)
+            lp = b.eval("(() => { const l = window.skinView.parts['%s'].layout; "
+                        "return { n: l.n, placed: l.x.filter((x) => x !== null).length, "
+                        "outlines: l.outlines.length }; })()" % name)
+            assert lp["placed"] > 0 and lp["outlines"] > 0, (name, lp)
+            assert b.wait("document.querySelector('[data-part-badge=\"%s\"]').dataset.level >= 0"
+                          % name)
+        shot(b, "view-body.png", selector="#body-view")
+        # the whole body's PNG and SVG: every part's drawing
+        w, h = png_size(data_url(b.eval("window.skinView.exportPNG()"), "image/png"))
+        assert w >= 4 * 260 and h >= 2 * 190, (w, h)
+        placed = b.eval("Object.values(window.skinView.parts).reduce((a, p) => "
+                        "a + p.layout.x.filter((x) => x !== null).length, 0)")
+        svg = ET.fromstring(b.eval("window.skinView.exportSVG()"))
+        assert len([e for e in svg.iter() if e.get("data-taxel") is not None]) == placed, placed
+        # a click opens a part; its PNG is the canvas, its SVG one shape
+        # per drawn taxel
+        b.eval("document.querySelector('a.card[data-part=\"left_hand\"]').click()")
+        b.wait("window.skinView.route.part === 'left_hand' && window.skinView.ready")
+        size = b.eval("[document.getElementById('part-canvas').width, "
+                      "document.getElementById('part-canvas').height]")
+        w, h = png_size(data_url(b.eval("window.skinView.exportPNG()"), "image/png"))
+        assert [w, h] == size, (w, h, size)
+        placed = b.eval("window.skinView.parts.left_hand.layout.x.filter((x) => x !== null).length")
+        svg = ET.fromstring(b.eval("window.skinView.exportSVG()"))
+        assert svg.tag == "{http://www.w3.org/2000/svg}svg", svg.tag
+        assert [int(svg.get("width")), int(svg.get("height"))] == size, svg.attrib
+        taxels = {int(e.get("data-taxel")) for e in svg.iter() if e.get("data-taxel") is not None}
+        assert len(taxels) == placed, (len(taxels), placed)
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        r.stop()
+
+
+def truth_pressed(path, part):
+    """the taxels of @part skinsim pressed at some time (its ground truth)"""
+    patches, got = set(), set()
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "patch" and w[4] == part:
+                patches.add(w[1])
+            elif w and w[0] == "taxel" and w[1] in patches and float(w[4]) > 0:
+                got.add(int(w[3]))
+    return got
+
+
+# every taxel of the shown part as the page has it: [touched, compensated, color]
+ALL_TAXELS = """(() => { const p = '%s', n = window.skinView.parts[p].layout.n, o = {};
+    for (let i = 0; i < n; i++) { const t = window.skinView.taxelAt(p, i);
+      if (t.x !== null) o[i] = [t.touched, t.compensated, t.color]; }
+    return o; })()"""
+
+
+@case("skin-view: a press skinsim makes appears in the page on the taxels it pressed and no other; the taxel under the pointer and its last 30 s")
+def t_view_page_press(env):
+    press_s = 30
+    r = SimRobot(env, "seed 3\nduration 300s\n"
+                 "at %ds press left_forearm taxel 37 radius 12mm force 80 name finger\n"
+                 "at 120s release finger\n" % press_s, truth=True)
+    b = None
+    try:
+        b = Browser(r.view, "#/part/left_forearm")
+        b.ready(60)
+        # a fixed range: a colour says a value
+        b.eval("window.skinView.setMode('compensated', false, 0, 100)")
+        time.sleep(0.5)
+        if r.elapsed() > press_s - 2:
+            raise AssertionError("the page was ready only %.1f s into the scenario, after its press"
+                                 % r.elapsed())
+        before = b.eval(ALL_TAXELS % "left_forearm")
+        assert not [i for i, t in before.items() if t[0]], "touched before the press"
+        b.wait("window.skinView.taxelAt('left_forearm', 37).touched", press_s + 30)
+        time.sleep(1.5)
+        after = b.eval(ALL_TAXELS % "left_forearm")
+        pressed = truth_pressed(r.truth, "left_forearm")
+        touched = {int(i) for i, t in after.items() if t[0]}
+        assert 37 in touched and touched <= pressed, (sorted(touched), sorted(pressed))
+        changed = {int(i) for i in after if after[i][2] != before[i][2]}
+        assert touched <= changed, (sorted(touched), sorted(changed))
+        # every taxel skinsim did not press keeps its colour
+        assert changed <= pressed, (sorted(changed - pressed), sorted(pressed))
+        print("# pressed %d taxels (truth %d): %s" % (len(touched), len(pressed), sorted(touched)),
+              flush=True)
+        # the taxel under the pointer
+        at = b.eval("window.skinView.pixelOf(37)")
+        b.cmd(op="hover", selector="#part-canvas", x=at["x"], y=at["y"])
+        b.wait("document.getElementById('taxel').dataset.taxel === '37'", 10)
+        text = b.eval("document.getElementById('taxel-text').textContent")
+        assert "37 (port position 38)" in text, text
+        lp = b.eval("window.skinView.taxelAt('left_forearm', 37)")
+        for k in ("board", "triangle", "channel"):
+            assert ("%s%d" % (k, lp[k])) in text, (k, lp, text)
+        # its last 30 s: the CSV of the ring, before and during the press
+        csv = b.eval("window.skinView.exportCSV('left_forearm')").splitlines()
+        head = csv[0].split(",")
+        assert head[0] == "time_s" and "taxel_37" in head, head[:5]
+        col = head.index("taxel_37")
+        rows = [l.split(",") for l in csv[1:]]
+        assert len(rows) > 100, len(rows)
+        times = [float(x[0]) for x in rows]
+        assert times == sorted(times) and times[-1] - times[0] > 3, (times[0], times[-1])
+        vals = [float(x[col]) for x in rows]
+        assert min(vals) < 1 and max(vals) > 50, (min(vals), max(vals))
+        for i in set(range(1, len(head))) - {head.index("taxel_%d" % k) for k in pressed
+                                             if "taxel_%d" % k in head}:
+            assert all(float(x[i]) < 50 for x in rows), head[i]
+        shot(b, "view-part-press.png", selector="#part-view")
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        r.stop()
+
+
+def flagged(b):
+    """what the page flags: the health table's rows and the layout's faulty
+    taxels, per part"""
+    return b.eval("""(() => {
+        const rows = [...document.querySelectorAll('#health-table tbody tr[data-part]')].map((tr) =>
+            ({ part: tr.dataset.part, taxel: tr.dataset.taxel === undefined ? null : Number(tr.dataset.taxel),
+               taxels: (tr.dataset.taxels || '').split(' ').filter((x) => x).map(Number),
+               board: tr.dataset.board === undefined ? null : tr.dataset.board, fault: tr.dataset.fault }));
+        const drawn = {};
+        for (const [name, p] of Object.entries(window.skinView.parts)) {
+            drawn[name] = { silent: p.silent, taxels: {} };
+            for (let i = 0; i < p.layout.n; i++) {
+                const t = window.skinView.taxelAt(name, i);
+                if (t.fault || (p.silent.length && p.silent.includes(t.board) && t.x !== null))
+                    drawn[name].taxels[i] = { fault: t.fault, outline: t.outline, color: t.color,
+                                              board: t.board, triangle: t.triangle };
+            }
+        }
+        return { rows, drawn };
+    })()""")
+
+
+FAULT_COLORS = {"dead": "#111111", "saturated": "#e6194b", "stuck": "#b04cff", "noisy": "#ff8c00"}
+
+
+@case("skin-view: the taxels skinsim makes stuck, saturated, dead and noisy, and the board it silences, are flagged in the page's table and on its layout within seconds")
+def t_view_page_faults(env):
+    fault_s = 12
+    r = SimRobot(env, "seed 5\nduration 300s\n"
+                 "at 10s press left_forearm taxel 37 radius 12mm force 80 name finger\n"
+                 "at {t}s fault stuck left_forearm 40 value 200\n"
+                 "at {t}s fault saturate left_forearm 44\n"
+                 "at {t}s fault dead can0:12 triangle 3\n"
+                 "at {t}s fault noisy left_hand 110 amplitude 40\n"
+                 "at {t}s fault drop 1 board can1:14\n".format(t=fault_s))
+    b = None
+    try:
+        b = Browser(r.view, "#/")
+        b.ready(60)
+        lf = b.eval("window.skinView.parts.left_forearm.layout")
+        dead = {i for i in range(lf["n"]) if lf["board"][i] == 12 and lf["triangle"][i] == 3
+                and lf["kind"][i] == "t"}
+        # (its thermal pads may be flagged dead too)
+        dead_all = {i for i in range(lf["n"]) if lf["board"][i] == 12 and lf["triangle"][i] == 3}
+        assert dead, "no taxel of board 12 triangle 3 in the layout"
+        want = {("left_forearm", 40): "stuck", ("left_forearm", 44): "saturated",
+                ("left_hand", 110): "noisy"}
+        want.update({("left_forearm", i): "dead" for i in dead})
+        seen = {}
+        silent_at = None
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            f = flagged(b)
+            now = r.elapsed() - fault_s
+            # (a row per board, triangle and faults: its taxels listed)
+            rows = {(x["part"], t): x["fault"] for x in f["rows"] for t in x["taxels"]}
+            for k, fault in want.items():
+                t = f["drawn"][k[0]]["taxels"].get(str(k[1]))
+                if k not in seen and rows.get(k) == fault and t and t["fault"] == fault:
+                    assert t["outline"] == FAULT_COLORS[fault], (k, t)
+                    seen[k] = now
+            silent = [x for x in f["rows"] if x["part"] == "right_hand" and x["fault"] == "silent"]
+            if silent_at is None and silent and 14 in f["drawn"]["right_hand"]["silent"]:
+                greyed = f["drawn"]["right_hand"]["taxels"]
+                assert greyed and all(t["color"] == "#9a9a9a" for t in greyed.values()), greyed
+                silent_at = now
+            if len(seen) == len(want) and silent_at is not None:
+                break
+            time.sleep(0.5)
+        missing = sorted(set(want) - set(seen))
+        assert not missing and silent_at is not None, \
+            ("not flagged in 60 s", [(k, want[k]) for k in missing], silent_at, f["rows"])
+        # nothing else is flagged: no taxel of another part or board
+        extra = [(x["part"], t) for x in f["rows"] for t in x["taxels"]
+                 if (x["part"], t) not in want and
+                 not (x["part"] == "left_forearm" and t in dead_all)]
+        assert not extra, extra
+        print("# flagged after the fault: %s; the silent board after %.1f s"
+              % (", ".join("%s %.1f s" % (want[k], t) for k, t in sorted(seen.items())
+                           if k[1] not in dead or k[1] == min(dead)), silent_at), flush=True)
+        # the seconds they took: the limits set (stuck_s, saturated_s 2,
+        # dead_s 1; noisy_s skind's) plus the page's second of health
+        assert max(seen.values()) < 30 and silent_at < 30, (seen, silent_at)
+        shot(b, "view-body-faults.png", selector="#body-view")
+        shot(b, "view-health.png", selector="#health")
+        b.hash("#/part/left_forearm")
+        b.ready(30)
+        time.sleep(1)
+        shot(b, "view-part-faults.png", selector="#part-view")
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        r.stop()
+
+
+@case("skin-view: the page's replay timeline plays, pauses, seeks and sets the speed of a recorded press (skin-view --replay)")
+def t_view_page_replay(env):
+    # skinsim's candump log of the full body: rest, a press of
+    # left_forearm's taxel 37 from 7 to 9 s, rest (spec C: the recording
+    # served through the same stack as skind, with /skin/replay)
+    d = tempfile.mkdtemp(prefix="replay-", dir=env.dir)
+    scn, log = os.path.join(d, "press.scn"), os.path.join(d, "press.log")
+    conf = os.path.join(SRC, "etc/skind.conf")
+    with open(scn, "w") as f:
+        f.write("config %s\nseed 1\nduration 11s\nat 7s press left_forearm taxel 37 radius 12mm "
+                "force 80 name finger\nat 9s release finger\n" % conf)
+    r = subprocess.run([SKINSIM, "--log", log, "--fast", "--epoch", "1700000000", scn],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    v = View(env, argv=["--replay", log, "--skind-config", conf], ready="replaying",
+             extra=layout_sections(), skind_config=conf)
+    b = None
+    try:
+        b = Browser(v, "#/part/left_forearm")
+        b.ready(60)
+        # the timeline, shown because the server advertises /skin/replay
+        b.wait("!document.getElementById('replay').hidden && window.skinView.replay")
+        rep = b.eval("window.skinView.replay")
+        assert 10 <= rep["duration_s"] <= 12 and rep["file"], rep
+        touched = "window.skinView.taxelAt('left_forearm', 37).touched"
+        # pause, with the button
+        if b.eval("window.skinView.replay.playing"):
+            b.eval("document.getElementById('replay-play').click()")
+        b.wait("window.skinView.replay && !window.skinView.replay.playing", 10)
+        # seek into the press, then before it, with the slider
+        seek = ("(() => { const s = document.getElementById('replay-seek'); s.value = %g; "
+                "s.dispatchEvent(new Event('change')); return true; })()")
+        b.eval(seek % 8)
+        b.wait("Math.abs(window.skinView.replay.t_s - 8) < 0.5", 10)
+        b.wait(touched, 10)
+        assert not b.eval("window.skinView.replay.playing")
+        shot(b, "view-replay.png", selector="body")
+        b.eval(seek % 4)
+        b.wait("Math.abs(window.skinView.replay.t_s - 4) < 0.5", 10)
+        b.wait("!" + touched, 10)
+        # the speed, with its list; then play again
+        b.eval("(() => { const s = document.getElementById('replay-speed'); s.value = '2'; "
+               "s.dispatchEvent(new Event('change')); return true; })()")
+        b.wait("window.skinView.replay.speed === 2", 10)
+        b.eval("document.getElementById('replay-play').click()")
+        b.wait("window.skinView.replay.playing && window.skinView.replay.t_s > 4.5", 10)
+        # it plays on into the press
+        b.wait(touched, 20)
+        no_problems(b)
+    finally:
+        if b:
+            b.close()
+        v.stop()
+
+
+@case("skin-view: the page's actions, with the token only: a wrong one refused, calibrate and set add_threshold reach skind")
+def t_view_page_actions(env):
+    d = env.daemon
+    v = View(env, token="page-test-token-0123")
+    b = None
+    try:
+        b = Browser(v, "#/part/pad")
+        b.ready()
+        # shown because the server advertises the services; the value of
+        # the parameter is skind's (get, no token)
+        b.wait("!document.getElementById('actions').hidden", 10)
+        assert b.wait("document.getElementById('act-value').value", 10) in ("7", "7.0")
+        act = ("(() => { document.getElementById('act-token').value = '%s'; "
+               "document.getElementById('%s').click(); return true; })()")
+        msg = "document.getElementById('act-msg').textContent"
+        b.eval(act % ("wrong", "act-calibrate"))
+        assert "not authorised" in b.wait("/not authorised|done|calibrat/.test(%s) && %s" % (msg, msg))
+        b.eval(act % ("page-test-token-0123", "act-calibrate"))
+        assert "calibrat" in b.wait("/calibrat|done/.test(%s) && %s" % (msg, msg)), msg
+        d.ready()
+        b.eval("document.getElementById('act-value').value = '9'")
+        b.eval(act % ("page-test-token-0123", "act-set-go"))
+        b.wait("/add_threshold = 9(\\.0)?$/.test(%s)" % msg)
+        with d.client() as c:
+            assert c.command("get add_threshold")[0].split()[2] in ("9", "9.0")
+        b.eval("document.getElementById('act-value').value = '7'")
+        b.eval(act % ("page-test-token-0123", "act-set-go"))
+        b.wait("/add_threshold = 7(\\.0)?$/.test(%s)" % msg)
+        # the refusal is the server's answer, not a page error
+        p = b.problems()
+        assert p["failed"] == [] and p["pageerrors"] == [], p
+    finally:
+        if b:
+            b.close()
+        v.stop()
+        with d.client() as c:
+            c.command("set add_threshold 7")
 
 
 def main():
