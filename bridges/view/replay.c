@@ -146,30 +146,13 @@ static void publish_status(struct view_replay *v)
 	free(s);
 }
 
-/* lib/proc's SKIN_FAULT_* of a taxel as the shared memory's fault bits,
- * as skind sets them (skin/shm.h 1.4; none with an older header) */
-static uint8_t fault_bits(uint8_t f)
-{
-#ifdef SKIN_SHM_TAXEL_FAULTS
-	return (uint8_t)(((f & SKIN_FAULT_STUCK) ? SKIN_SHM_TAXEL_STUCK : 0) |
-			 ((f & SKIN_FAULT_SATURATED) ? SKIN_SHM_TAXEL_SATURATED : 0) |
-			 ((f & SKIN_FAULT_DEAD) ? SKIN_SHM_TAXEL_DEAD : 0) |
-			 ((f & SKIN_FAULT_NOISY) ? SKIN_SHM_TAXEL_NOISY : 0) |
-			 ((f & SKIN_FAULT_DIAG) ? SKIN_SHM_TAXEL_DIAG : 0));
-#else
-	(void)f;
-	return 0;
-#endif
-}
-
-/* The processor's contacts of part @i as the shared memory holds them:
- * records whose taxels are ranges of one array.  Their number, or -ENOMEM. */
+/* The processor's contacts of part @i as the shared memory holds them
+ * (lib/proc's one copy of that form).  Their number, or -ENOMEM. */
 static int copy_contacts(struct view_replay *v, unsigned int i, unsigned int *n_taxels)
 {
 	struct replay_part *p = &v->parts[i];
-	unsigned int size = v->r->m->parts[i].n_taxels;
 	const struct skin_contact *c;
-	unsigned int n = skin_proc_contacts(v->r->p, i, &c), k, j, nt = 0;
+	unsigned int n = skin_proc_contacts(v->r->p, i, &c);
 
 	if (n > p->contacts_cap) {
 		struct skin_contact_record *nc = realloc(p->contacts, n * sizeof(*nc));
@@ -179,19 +162,9 @@ static int copy_contacts(struct view_replay *v, unsigned int i, unsigned int *n_
 		p->contacts = nc;
 		p->contacts_cap = n;
 	}
-	for (k = 0; k < n; k++) {
-		struct skin_contact_record *o = &p->contacts[k];
-
-		*o = c[k].r;
-		o->first_taxel = nt;
-		o->n_taxels = 0;
-		for (j = 0; j < c[k].r.n_taxels && nt < size; j++) {
-			p->contact_taxels[nt++] = c[k].taxels[j];
-			o->n_taxels++;
-		}
-	}
-	*n_taxels = nt;
-	return (int)n;
+	return (int)skin_proc_shm_contacts(v->r->p, i, p->contacts, n,
+					   p->contact_taxels,
+					   v->r->m->parts[i].n_taxels, n_taxels);
 }
 
 /*
@@ -208,8 +181,6 @@ static void publish_part(struct view_replay *v, unsigned int i)
 	const struct skin_proc *proc = v->r->p;
 	const double *val = skin_proc_values(proc, i);
 	const double *thr = skin_proc_thresholds(proc, i);
-	const uint8_t *touched = skin_proc_touched(proc, i);
-	const uint8_t *faults = skin_proc_faults(proc, i);
 	enum skin_proc_state st = skin_proc_state(proc, i);
 	bool running = st == SKIN_PROC_RUNNING;
 	unsigned int k, nt = 0;
@@ -220,12 +191,9 @@ static void publish_part(struct view_replay *v, unsigned int i)
 		bool tactile = p->flags[k] & SKIN_SHM_TAXEL_TACTILE;
 
 		p->values[k] = (float)val[k];
-		p->flags[k] = (uint8_t)((p->flags[k] & (SKIN_SHM_TAXEL_TACTILE |
-							SKIN_SHM_TAXEL_THERMAL)) |
-					(touched[k] ? SKIN_SHM_TAXEL_TOUCHED : 0) |
-					fault_bits(faults[k]));
 		p->thresholds[k] = running && tactile ? thr[k] : 0;
 	}
+	skin_proc_shm_flags(proc, i, p->flags);
 	if (n < 0) {
 		log_warn("part %s: a sample not served: %s", mp->name, strerror(-n));
 		return;
