@@ -66,7 +66,6 @@ struct replay_part {
 	uint32_t *contact_taxels;	/* n_taxels: contacts share no taxel */
 	uint64_t samples;		/* outputs published */
 	uint64_t last_ns;		/* its newest output; 0: none yet */
-	bool fresh;			/* an output not published yet (seeking) */
 };
 
 struct view_replay {
@@ -218,7 +217,6 @@ static void publish_part(struct view_replay *v, unsigned int i)
 	});
 	if (rc)
 		log_warn("part %s: a sample not served: %s", mp->name, strerror(-rc));
-	p->fresh = false;
 	v->published++;
 }
 
@@ -239,10 +237,8 @@ static void take(struct view_replay *v)
 			       mp->n_taxels - first : SKIN_BOARD_VALUES);
 	}
 	v->pos_ns = s->ts_ns;
-	if (s->output) {
+	if (s->output)
 		p->last_ns = s->ts_ns;
-		p->fresh = true;
-	}
 	v->have_next = false;
 }
 
@@ -291,8 +287,8 @@ static void stop_at_end(struct view_replay *v)
 	publish_status(v);
 }
 
-/* A batch of a seek's processing; at its end, every part's newest
- * output published and the replay's time anchored there */
+/* A batch of a seek's processing; at its end, every part's state at the
+ * new time published and the replay's time anchored there */
 static void seek_step(struct view_replay *v)
 {
 	unsigned int n = 0, i;
@@ -308,9 +304,14 @@ static void seek_step(struct view_replay *v)
 	}
 	v->seeking = false;
 	anchor(v, v->seek_ns);
-	for (i = 0; i < v->n_parts; i++)
-		if (v->parts[i].fresh)
-			publish_part(v, i);
+	/* every part, as it is at the new time: one with no output yet (still
+	 * calibrating there) too, or a client would keep showing what the
+	 * part was at the time it came from */
+	for (i = 0; i < v->n_parts; i++) {
+		if (!v->parts[i].last_ns)
+			v->parts[i].last_ns = v->seek_ns;
+		publish_part(v, i);
+	}
 	log_info("replay: at %.3f s of %s (%llu samples processed in %.3f s)",
 		 (double)(v->seek_ns - v->first_ns) / 1e9, v->file,
 		 (unsigned long long)v->seek_samples,
@@ -379,7 +380,6 @@ static int open_log(struct view_replay *v)
 
 		memset(v->parts[i].raw, v->r->cfg->board.no_load, mp->n_taxels);
 		v->parts[i].last_ns = 0;
-		v->parts[i].fresh = false;
 	}
 	return 0;
 }
