@@ -134,30 +134,24 @@ static void copy_thresholds(struct skind_part *p)
 /* The contacts of the last clustering, into the part's preallocated arrays. */
 static void copy_contacts(struct skind_part *p)
 {
-	const struct skin_contact *c;
-	unsigned int n = skin_proc_contacts(p->skin->proc, p->index, &c);
 	const double *values = skin_proc_values(p->skin->proc, p->index);
 	bool flat = p->flat.x && p->flat.how == SKIN_FLATTEN_FLAT;
-	unsigned int i, k, nt = 0;
+	unsigned int i, nt, n;
 
+	n = skin_proc_shm_contacts(p->skin->proc, p->index, p->contacts,
+				   SKIND_MAX_CONTACTS, p->contact_taxels,
+				   p->n_taxels, &nt);
 	if (n > SKIND_MAX_CONTACTS) {
 		p->contacts_cut += n - SKIND_MAX_CONTACTS;
 		n = SKIND_MAX_CONTACTS;
 	}
+	/* the part's own flattened layout only (shm.h): NaN for positions
+	 * projected or unrolled.  Here, not at fan-out: shm publishes it
+	 * with the contact, and it costs a loop over the contact's taxels
+	 * (300 instructions a contact) */
 	for (i = 0; i < n; i++) {
 		struct skin_contact_record *o = &p->contacts[i];
 
-		*o = c[i].r;	/* the record; its taxels, flat: below */
-		o->first_taxel = nt;
-		o->n_taxels = 0;
-		for (k = 0; k < c[i].r.n_taxels && nt < p->n_taxels; k++) {
-			p->contact_taxels[nt++] = c[i].taxels[k];
-			o->n_taxels++;
-		}
-		/* the part's own flattened layout only (shm.h): NaN for
-		 * positions projected or unrolled.  Here, not at fan-out:
-		 * shm publishes it with the contact, and it costs a loop
-		 * over the contact's taxels (300 instructions a contact) */
 		o->flat[0] = o->flat[1] = NAN;
 		if (flat)
 			skin_flatten_centroid(&p->flat, &p->contact_taxels[o->first_taxel],
@@ -179,28 +173,15 @@ static void note_events(struct skind_part *p, int ev)
 		copy_thresholds(p);
 }
 
-/* lib/proc's SKIN_FAULT_* of a taxel as shm's SKIN_SHM_TAXEL_* fault bits
- * (skin/shm.h, 1.4): a few shifts, no table; a calibration's fault
- * (SKIN_FAULT_CALIBRATION) is the socket's alone */
-static inline uint8_t shm_fault_bits(uint8_t f)
-{
-	return (uint8_t)(((f & SKIN_FAULT_STUCK) ? SKIN_SHM_TAXEL_STUCK : 0) |
-			 ((f & SKIN_FAULT_SATURATED) ? SKIN_SHM_TAXEL_SATURATED : 0) |
-			 ((f & SKIN_FAULT_DEAD) ? SKIN_SHM_TAXEL_DEAD : 0) |
-			 ((f & SKIN_FAULT_NOISY) ? SKIN_SHM_TAXEL_NOISY : 0) |
-			 ((f & SKIN_FAULT_DIAG) ? SKIN_SHM_TAXEL_DIAG : 0));
-}
-
 /*
  * The part's processed state into its snapshot: state bits, values,
  * flags (touched, faults), contacts; published to shm and the fan-out.
- * [RT]: one pass over the part's taxels, no allocation.
+ * [RT]: two passes over the part's taxels, no allocation.
  */
 static void publish(struct skind_part *p)
 {
 	struct skind_skin *s = p->skin;
 	enum skin_proc_state st;
-	const uint8_t *touched, *faults;
 	const double *values;
 	unsigned int i;
 
@@ -208,15 +189,9 @@ static void publish(struct skind_part *p)
 	p->state = (p->state & ~(SKIN_SHM_PART_CALIBRATED | SKIN_SHM_PART_CALIBRATING)) |
 		   proc_state_bits(st);
 	values = skin_proc_values(s->proc, p->index);
-	touched = skin_proc_touched(s->proc, p->index);
-	faults = skin_proc_faults(s->proc, p->index);
-	for (i = 0; i < p->n_taxels; i++) {
+	for (i = 0; i < p->n_taxels; i++)
 		p->values[i] = (float)values[i];
-		p->flags[i] = (uint8_t)((p->flags[i] & (SKIN_SHM_TAXEL_TACTILE |
-							SKIN_SHM_TAXEL_THERMAL)) |
-					(touched[i] ? SKIN_SHM_TAXEL_TOUCHED : 0) |
-					shm_fault_bits(faults[i]));
-	}
+	skin_proc_shm_flags(s->proc, p->index, p->flags);
 	if (st == SKIN_PROC_RUNNING) {
 		skin_proc_cluster(s->proc, p->index);
 		copy_contacts(p);

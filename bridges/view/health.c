@@ -542,7 +542,7 @@ static char *body(struct health *h, uint64_t now_real, size_t *len, int *err)
 static void publish(struct health *h, bool force)
 {
 	uint64_t now = clock_monotonic_ns(), real = now_real_ns();
-	char head[48], *b, *msg;
+	char head[96], *b, *msg;
 	size_t len, hl;
 	int err = 0;
 
@@ -559,8 +559,12 @@ static void publish(struct health *h, bool force)
 		free(b);
 		return;
 	}
-	/* {"time_ns":T, then the body after its '{' */
-	hl = (size_t)snprintf(head, sizeof(head), "{\"time_ns\":%" PRIu64 ",", real);
+	/* {"time_ns":T,"monotonic_ns":M, then the body after its '{': the
+	 * two clocks at one instant, so that a reader turns the faults'
+	 * since_ns (skind's frame times, CLOCK_MONOTONIC) into dates */
+	hl = (size_t)snprintf(head, sizeof(head),
+			      "{\"time_ns\":%" PRIu64 ",\"monotonic_ns\":%" PRIu64 ",",
+			      real, now);
 	msg = malloc(hl + len);
 	if (msg) {
 		memcpy(msg, head, hl);

@@ -66,7 +66,6 @@ struct replay_part {
 	uint32_t *contact_taxels;	/* n_taxels: contacts share no taxel */
 	uint64_t samples;		/* outputs published */
 	uint64_t last_ns;		/* its newest output; 0: none yet */
-	bool fresh;			/* an output not published yet (seeking) */
 };
 
 struct view_replay {
@@ -146,30 +145,13 @@ static void publish_status(struct view_replay *v)
 	free(s);
 }
 
-/* lib/proc's SKIN_FAULT_* of a taxel as the shared memory's fault bits,
- * as skind sets them (skin/shm.h 1.4; none with an older header) */
-static uint8_t fault_bits(uint8_t f)
-{
-#ifdef SKIN_SHM_TAXEL_FAULTS
-	return (uint8_t)(((f & SKIN_FAULT_STUCK) ? SKIN_SHM_TAXEL_STUCK : 0) |
-			 ((f & SKIN_FAULT_SATURATED) ? SKIN_SHM_TAXEL_SATURATED : 0) |
-			 ((f & SKIN_FAULT_DEAD) ? SKIN_SHM_TAXEL_DEAD : 0) |
-			 ((f & SKIN_FAULT_NOISY) ? SKIN_SHM_TAXEL_NOISY : 0) |
-			 ((f & SKIN_FAULT_DIAG) ? SKIN_SHM_TAXEL_DIAG : 0));
-#else
-	(void)f;
-	return 0;
-#endif
-}
-
-/* The processor's contacts of part @i as the shared memory holds them:
- * records whose taxels are ranges of one array.  Their number, or -ENOMEM. */
+/* The processor's contacts of part @i as the shared memory holds them
+ * (lib/proc's one copy of that form).  Their number, or -ENOMEM. */
 static int copy_contacts(struct view_replay *v, unsigned int i, unsigned int *n_taxels)
 {
 	struct replay_part *p = &v->parts[i];
-	unsigned int size = v->r->m->parts[i].n_taxels;
 	const struct skin_contact *c;
-	unsigned int n = skin_proc_contacts(v->r->p, i, &c), k, j, nt = 0;
+	unsigned int n = skin_proc_contacts(v->r->p, i, &c);
 
 	if (n > p->contacts_cap) {
 		struct skin_contact_record *nc = realloc(p->contacts, n * sizeof(*nc));
@@ -179,19 +161,9 @@ static int copy_contacts(struct view_replay *v, unsigned int i, unsigned int *n_
 		p->contacts = nc;
 		p->contacts_cap = n;
 	}
-	for (k = 0; k < n; k++) {
-		struct skin_contact_record *o = &p->contacts[k];
-
-		*o = c[k].r;
-		o->first_taxel = nt;
-		o->n_taxels = 0;
-		for (j = 0; j < c[k].r.n_taxels && nt < size; j++) {
-			p->contact_taxels[nt++] = c[k].taxels[j];
-			o->n_taxels++;
-		}
-	}
-	*n_taxels = nt;
-	return (int)n;
+	return (int)skin_proc_shm_contacts(v->r->p, i, p->contacts, n,
+					   p->contact_taxels,
+					   v->r->m->parts[i].n_taxels, n_taxels);
 }
 
 /*
@@ -208,8 +180,6 @@ static void publish_part(struct view_replay *v, unsigned int i)
 	const struct skin_proc *proc = v->r->p;
 	const double *val = skin_proc_values(proc, i);
 	const double *thr = skin_proc_thresholds(proc, i);
-	const uint8_t *touched = skin_proc_touched(proc, i);
-	const uint8_t *faults = skin_proc_faults(proc, i);
 	enum skin_proc_state st = skin_proc_state(proc, i);
 	bool running = st == SKIN_PROC_RUNNING;
 	unsigned int k, nt = 0;
@@ -220,12 +190,9 @@ static void publish_part(struct view_replay *v, unsigned int i)
 		bool tactile = p->flags[k] & SKIN_SHM_TAXEL_TACTILE;
 
 		p->values[k] = (float)val[k];
-		p->flags[k] = (uint8_t)((p->flags[k] & (SKIN_SHM_TAXEL_TACTILE |
-							SKIN_SHM_TAXEL_THERMAL)) |
-					(touched[k] ? SKIN_SHM_TAXEL_TOUCHED : 0) |
-					fault_bits(faults[k]));
 		p->thresholds[k] = running && tactile ? thr[k] : 0;
 	}
+	skin_proc_shm_flags(proc, i, p->flags);
 	if (n < 0) {
 		log_warn("part %s: a sample not served: %s", mp->name, strerror(-n));
 		return;
@@ -250,7 +217,6 @@ static void publish_part(struct view_replay *v, unsigned int i)
 	});
 	if (rc)
 		log_warn("part %s: a sample not served: %s", mp->name, strerror(-rc));
-	p->fresh = false;
 	v->published++;
 }
 
@@ -271,10 +237,8 @@ static void take(struct view_replay *v)
 			       mp->n_taxels - first : SKIN_BOARD_VALUES);
 	}
 	v->pos_ns = s->ts_ns;
-	if (s->output) {
+	if (s->output)
 		p->last_ns = s->ts_ns;
-		p->fresh = true;
-	}
 	v->have_next = false;
 }
 
@@ -323,8 +287,8 @@ static void stop_at_end(struct view_replay *v)
 	publish_status(v);
 }
 
-/* A batch of a seek's processing; at its end, every part's newest
- * output published and the replay's time anchored there */
+/* A batch of a seek's processing; at its end, every part's state at the
+ * new time published and the replay's time anchored there */
 static void seek_step(struct view_replay *v)
 {
 	unsigned int n = 0, i;
@@ -340,9 +304,14 @@ static void seek_step(struct view_replay *v)
 	}
 	v->seeking = false;
 	anchor(v, v->seek_ns);
-	for (i = 0; i < v->n_parts; i++)
-		if (v->parts[i].fresh)
-			publish_part(v, i);
+	/* every part, as it is at the new time: one with no output yet (still
+	 * calibrating there) too, or a client would keep showing what the
+	 * part was at the time it came from */
+	for (i = 0; i < v->n_parts; i++) {
+		if (!v->parts[i].last_ns)
+			v->parts[i].last_ns = v->seek_ns;
+		publish_part(v, i);
+	}
 	log_info("replay: at %.3f s of %s (%llu samples processed in %.3f s)",
 		 (double)(v->seek_ns - v->first_ns) / 1e9, v->file,
 		 (unsigned long long)v->seek_samples,
@@ -411,7 +380,6 @@ static int open_log(struct view_replay *v)
 
 		memset(v->parts[i].raw, v->r->cfg->board.no_load, mp->n_taxels);
 		v->parts[i].last_ns = 0;
-		v->parts[i].fresh = false;
 	}
 	return 0;
 }

@@ -280,6 +280,32 @@ int skin_proc_fault_list(const struct skin_proc *p, int part,
 int skin_fault_names(unsigned int flags, char *buf, size_t len);
 
 /*
+ * Part @part's newest output in the shared memory's form (skin/shm.h),
+ * for whoever publishes it (skind; skin-view's replay).  [RT], no
+ * allocation.
+ *
+ * skin_proc_shm_flags(): each of the part's bytes of @flags keeps its
+ * kind bits (SKIN_SHM_TAXEL_TACTILE, THERMAL) and gets TOUCHED and the
+ * fault bits (STUCK, SATURATED, DEAD, NOISY, DIAG) of the newest sample.
+ *
+ * skin_proc_shm_contacts(): the contacts as records, at most @max into
+ * @rec, their taxels packed into @taxels (at most @max_taxels: contacts
+ * share no taxel, so the part's size always fits), each record's
+ * first_taxel and n_taxels its range; *n_taxels the taxels written.
+ * Returns how many contacts there are (may exceed @max: the rest are not
+ * written).  The records' flat[] are lib/proc's; a publisher with a
+ * flattening fills them.
+ */
+void skin_proc_shm_flags(const struct skin_proc *p, unsigned int part,
+			 uint8_t *flags);
+unsigned int skin_proc_shm_contacts(const struct skin_proc *p,
+				    unsigned int part,
+				    struct skin_contact_record *rec,
+				    unsigned int max, uint32_t *taxels,
+				    unsigned int max_taxels,
+				    unsigned int *n_taxels);
+
+/*
  * A contact: a connected group of touched neighbouring taxels of one part.
  * Positions in metres in the link frame; p = published (smoothed, not
  * binarized) value of each taxel.

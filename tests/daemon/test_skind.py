@@ -4200,22 +4200,8 @@ def t_view_health(env):
     assert "health: skind's socket" not in log, log[-2000:]
 
 
-VIEW_FAULTS_CONFIG = """\
-[board]
-period_ms = 50
-[skind]
-calibration_s = 0.5
-persist_calibration = false
-stuck_s = 2
-saturated_s = 1
-dead_s = 0.5
-[bus can1]
-[part left_forearm]
-skin_part = left_forearm
-layout = forearm_v2
-geometry = {src}/tests/data/icub/positions/left_forearm_V2.txt
-patches = can1:13 can1:12
-"""
+# the taxel-fault cases' forearm and short limits (FAULTS_CONFIG, above)
+VIEW_FAULTS_CONFIG = FAULTS_CONFIG
 
 # can1:13 is the forearm's first board: triangle 10 is slots 120..131
 VIEW_FAULTS_SCENARIO = """\

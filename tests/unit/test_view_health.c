@@ -404,6 +404,10 @@ static void with_fake(enum mode mode, json_object **out)
 	assert_non_null(sent);
 	assert_true(json_object_object_get_ex(sent, "time_ns", &t));
 	json_object_object_del(sent, "time_ns");
+	/* and the monotonic clock of the same instant, for the faults' dates */
+	assert_true(json_object_object_get_ex(sent, "monotonic_ns", &t));
+	assert_true(json_object_get_int64(t) > 0);
+	json_object_object_del(sent, "monotonic_ns");
 	assert_true(json_object_equal(sent, *out));
 	json_object_put(sent);
 	if (mode != HUNG)

@@ -12,14 +12,21 @@ const ETH_WORK = new Set(["addr", "name", "datagrams", "published", "frames", "r
 
 const firstSeen = new Map();	// row key -> page time (ms) it was first seen
 
-// a time of the report as ms since the epoch: since_ns is the frame time,
-// CLOCK_REALTIME once past 2001; a smaller one (monotonic) says nothing to
-// the page, which then says when it first saw the row
-function sinceMs(key, ns) {
+// a time of the report as ms since the epoch: since_ns is skind's frame
+// time, CLOCK_MONOTONIC, which the report's monotonic_ns and time_ns (the
+// server's two clocks at one instant) turn into a date; one already past
+// 2001 is CLOCK_REALTIME (a replay's recording); without either the page
+// says when it first saw the row
+function sinceMs(key, ns, health) {
 	if (!firstSeen.has(key))
 		firstSeen.set(key, Date.now());
-	if (typeof ns === "number" && ns > 1e18)
+	if (typeof ns !== "number")
+		return firstSeen.get(key);
+	if (ns > 1e18)
 		return ns / 1e6;
+	if (typeof health?.monotonic_ns === "number" && typeof health?.time_ns === "number" &&
+	    ns <= health.monotonic_ns)
+		return (health.time_ns - (health.monotonic_ns - ns)) / 1e6;
 	return firstSeen.get(key);
 }
 
@@ -36,7 +43,7 @@ export function digest(health, layout) {
 	const seen = new Set();
 	const row = (r) => {
 		r.key = [r.part, r.board, r.triangle, r.taxel, r.fault].join("|");
-		r.since = sinceMs(r.key, r.since_ns);
+		r.since = sinceMs(r.key, r.since_ns, health);
 		seen.add(r.key);
 		rows.push(r);
 	};
