@@ -4938,7 +4938,7 @@ class SimRobot:
         with open(os.path.join(SRC, "etc/skind.conf")) as f:
             conf = f.read()
         conf = re.sub(r"(?m)^geometry = (?!/)", "geometry = %s/etc/" % SRC, conf)
-        keys = dict(calibration_s=1, stuck_s=2, saturated_s=2, dead_s=1)
+        keys = dict(calibration_s=1, stuck_s=2, saturated_s=2, dead_s=1, noisy_s=2)
         keys.update(skind_keys)
         for k, v in keys.items():
             conf = re.sub(r"(?m)^%s\s*=.*\n" % k, "", conf)
