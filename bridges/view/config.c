@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf.h"
 #include "config.h"
@@ -139,7 +140,7 @@ static const struct conf_key view_keys[] = {
 	  .doc = "a client's message, at most; a longer one closes the connection (1009)" },
 	{ .name = "token", .type = CONF_CUSTOM, .parse = parse_token,
 	  .expected = "16 to 127 printable characters, no blanks",
-	  .doc = "what the actions (the services /skin/calibrate and /skin/set) need in their requests; none: no services, the server is read-only" },
+	  .doc = "what the actions (the services /skin/calibrate and /skin/set) need in their requests; none: no services, the server is read-only; a file holding one that other users may read is refused (chmod o-rw, group skin-admin)" },
 	{ .name = "socket", .type = CONF_CUSTOM, .parse = parse_socket,
 	  .expected = "a path of 1 to 107 characters",
 	  .doc = "skind's socket" },
@@ -329,11 +330,23 @@ int view_config_load(struct view_config *c, const char *path,
 {
 	size_t len;
 	char *buf = conf_read_file(path, &len, err);
+	struct stat st;
 	int rc;
 
 	if (!buf)
 		return -EINVAL;
 	rc = view_config_parse(c, buf, path, err);
 	free(buf);
-	return rc;
+	if (rc || !c->token[0])
+		return rc;
+	/* a secret every user can read is no secret: refused, as sshd
+	 * refuses a private key others can read, rather than guarding the
+	 * actions with it */
+	if (stat(path, &st) == 0 && (st.st_mode & (S_IROTH | S_IWOTH))) {
+		skin_error_set(err, path, 0, 0,
+			       "holds a token, and every user may read it: chmod o-rw %s (and group skin-admin: chgrp skin-admin)",
+			       path);
+		return -EACCES;
+	}
+	return 0;
 }

@@ -3654,6 +3654,7 @@ class View:
         self.conf = os.path.join(self.dir, "skin-view.conf")
         with open(self.conf, "w") as f:
             f.write("[view]\n" + "".join("%s = %s\n" % kv for kv in conf.items()) + extra)
+        os.chmod(self.conf, 0o640)      # one with a token others may read is refused
         self.log_path = os.path.join(self.dir, "skin-view.log")
         self.logf = open(self.log_path, "w")
         cmd = [SKIN_VIEW, "-c", self.conf] + (argv or [])

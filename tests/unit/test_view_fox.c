@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -267,6 +269,26 @@ static void test_config(void **state)
 	assert_string_equal(c.address, "::1");
 	assert_int_equal(c.port, 9000);
 	assert_string_equal(c.token, "0123456789abcdef");
+
+	/* a file with a token that every user may read is refused */
+	{
+		char tmp[] = "/tmp/skin-view-token.XXXXXX";
+		int fd = mkstemp(tmp);
+		static const char text[] = "[view]\ntoken = 0123456789abcdef\n";
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+		close(fd);
+		assert_int_equal(chmod(tmp, 0644), 0);
+		view_config_init(&c);
+		assert_int_equal(view_config_load(&c, tmp, &err), -EACCES);
+		assert_non_null(strstr(err.text, "holds a token, and every user may read it: chmod o-rw"));
+		assert_int_equal(chmod(tmp, 0640), 0);
+		view_config_init(&c);
+		assert_int_equal(view_config_load(&c, tmp, &err), 0);
+		assert_string_equal(c.token, "0123456789abcdef");
+		unlink(tmp);
+	}
 
 	view_config_init(&c);
 	assert_int_equal(view_config_parse(&c, "[view]\naddress = localhost\n", "t", &err), -EINVAL);
