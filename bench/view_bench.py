@@ -6,7 +6,8 @@
 etc/skind.conf's body (7 parts, 18 boards at their 50 ms period) played by
 skinsim on ring files with two held touches, skind on them; then, per
 phase, a skin-view of its own with N WebSocket clients (1, 10, 50), each
-subscribed to every part's /skin/PART/values (Foxglove's protocol on raw
+subscribed to every part's /skin/PART/values, or /skin/PART/state with
+BENCH_TOPIC=state, what the page draws from (Foxglove's protocol on raw
 sockets: the handshake, one subscribe, then every frame read):
 
   1. skin-view's CPU (utime + stime) per full-body sample (a publication
@@ -43,6 +44,10 @@ import time
 TOP = os.environ["SKIN_SOURCE_ROOT"]
 SECS = float(os.environ.get("BENCH_SECS", "15"))
 CLIENTS = [int(x) for x in os.environ.get("BENCH_CLIENTS", "1 10 50").split()]
+# the channel every client subscribes of each part: values (a Foxglove
+# plot), or state (what the page draws a part from: raw, values, flags,
+# baselines, thresholds, contacts)
+TOPIC = os.environ.get("BENCH_TOPIC", "values")
 CONF = os.path.join(TOP, "etc/skind.conf")
 
 
@@ -161,7 +166,7 @@ class View:
 
 
 class Client:
-    """A Foxglove client on a raw socket: subscribed to every values channel"""
+    """A Foxglove client on a raw socket: subscribed to every part's TOPIC"""
 
     def __init__(self, port):
         self.s = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -181,7 +186,7 @@ class Client:
                 m = json.loads(p)
                 if m["op"] == "advertise":
                     chans = [(c["id"], c["topic"].split("/")[2]) for c in m["channels"]
-                             if c["topic"].endswith("/values")]
+                             if c["topic"].endswith("/" + TOPIC)]
                     self.subs = {i + 1: part for i, (_, part) in enumerate(chans)}
                     self.send(json.dumps({"op": "subscribe", "subscriptions": [
                         {"id": i + 1, "channelId": cid} for i, (cid, _) in enumerate(chans)]}))
