@@ -15,13 +15,20 @@ export class Rings {
 	}
 
 	push(st) {
-		const t = st.stamp_ns;
-		if (this.t.length > this.head && t < this.t[this.t.length - 1]) {
-			// time went back (a replay seeked): a new recording
+		let t = st.stamp_ns;
+		const last = this.t.length > this.head ? this.t[this.t.length - 1] : -Infinity;
+		if (t < last - 1e9) {
+			// time went back a second or more (a replay seeked): a new
+			// recording
 			this.t = [];
 			this.raw = [];
 			this.values = [];
 			this.head = 0;
+		} else if (t < last) {
+			// a little: skind read a part's boards' rings one after the
+			// other after a pause (its stamp is the newest board
+			// sample's), the values are still the newest: kept, in order
+			t = last;
 		}
 		this.t.push(t);
 		this.raw.push(st.raw);
