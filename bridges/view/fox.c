@@ -78,10 +78,11 @@ static const char part_state_schema[] =
 	"float64[3] normal\n"
 	"uint32[] taxels\n";
 
-/* The JSON channels' schemas (JSON Schema 2020-12): what a message has
+/* The JSON channels' schemas (JSON Schema; no "$schema" URI, which
+ * would name a site in the package): what a message has
  * (docs/VIEW.md gives each field's meaning) */
 static const char layout_schema[] =
-	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"{"
 	"\"title\":\"skin.Layout\","
 	"\"description\":\"How each of skind's parts is drawn (skin-view, docs/VIEW.md): per slot of the part's vector (the taxel id, 0-based) its 2D position, kind (t tactile, h thermal, - none), board, triangle and channel; an outline per triangle\","
 	"\"type\":\"object\",\"required\":[\"generation\",\"parts\"],"
@@ -103,7 +104,7 @@ static const char layout_schema[] =
 	"\"radius\":{\"type\":\"number\"}}}}}}";
 
 static const char health_schema[] =
-	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"{"
 	"\"title\":\"skin.Health\","
 	"\"description\":\"skind's status, its parts and patches with their counters and faulty taxels, the driver's per-patch counters, skin-eth's counters (skin-view, docs/VIEW.md)\","
 	"\"type\":\"object\",\"required\":[\"time_ns\",\"skind\",\"parts\",\"eth\"],"
@@ -123,7 +124,7 @@ static const char health_schema[] =
 
 /* /skin/replay's messages (docs/VIEW.md, "Replay") */
 static const char replay_schema[] =
-	"{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+	"{"
 	"\"title\":\"skin.Replay\","
 	"\"type\":\"object\",\"properties\":{"
 	"\"t_s\":{\"type\":\"number\",\"description\":\"the recording's time shown, from its start\"},"
